@@ -1,0 +1,94 @@
+// Package activities holds every side effect of the Sandbox workflow: Docker
+// containers and volumes, the in-container supervisor, workspace backups.
+// Activities are methods on Activities, which holds their dependencies; each
+// is idempotent so Temporal may retry it after a worker crash.
+package activities
+
+import (
+	"net/http"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/internal/dockerrt"
+)
+
+// SupervisorPort is where the supervisor listens inside every sandbox.
+const SupervisorPort = "7070"
+
+// Activities is registered on the worker's shared and host task queues.
+type Activities struct {
+	Docker         *dockerrt.Runtime
+	HostID         string
+	Secret         string // derives supervisor tokens; never in history
+	SupervisorPath string // host path of the supervisor binary to mount
+	DefaultImage   string
+	InstanceTypes  config.InstanceTypes
+	Version        string
+	HTTP           *http.Client // to supervisors
+	Log            *zap.Logger
+}
+
+// Container is a booted sandbox container as the workflow records it. It
+// holds nothing secret: the supervisor token is derived from BootID.
+type Container struct {
+	ID     string `json:"id"`
+	Host   string `json:"host"`
+	Addr   string `json:"addr"`
+	BootID string `json:"bootId"`
+}
+
+// BootInput asks for a container for a sandbox.
+type BootInput struct {
+	Sandbox      string            `json:"sandbox"`
+	InstanceType string            `json:"instanceType"`
+	BootID       string            `json:"bootId"`
+	Env          map[string]string `json:"env,omitempty"`
+}
+
+// StopInput removes a sandbox's container (after backing up its workspace).
+type StopInput struct {
+	Sandbox   string    `json:"sandbox"`
+	Container Container `json:"container"`
+}
+
+// StopResult says what became of the workspace.
+type StopResult struct {
+	BackupID    string `json:"backupId,omitempty"`
+	BackupError string `json:"backupError,omitempty"`
+}
+
+// DestroyInput removes everything a sandbox has on this host.
+type DestroyInput struct {
+	Sandbox string `json:"sandbox"`
+}
+
+// EnvInput replaces the sandbox env layer of a running supervisor.
+type EnvInput struct {
+	Container Container         `json:"container"`
+	Env       map[string]string `json:"env"`
+}
+
+// Exit is how a container ended.
+type Exit struct {
+	Code      int64  `json:"code"`
+	OOMKilled bool   `json:"oomKilled,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// Idle is the supervisor's activity report, reduced to what the idle timer
+// needs.
+type Idle struct {
+	Reachable bool  `json:"reachable"`
+	IdleMs    int64 `json:"idleMs"`
+}
+
+// ContainerName is deterministic so a retried boot finds its own container.
+func ContainerName(sandbox string) string { return "berth-" + sandbox }
+
+// VolumeName is the workspace volume of a sandbox on one host.
+func VolumeName(sandbox string) string { return "berth-ws-" + sandbox }
+
+// heartbeatEvery paces heartbeats of long activities.
+const heartbeatEvery = 5 * time.Second

@@ -1,0 +1,131 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/berthdev/berth/internal/auth"
+	"github.com/berthdev/berth/internal/dockerrt"
+)
+
+// Boot starts the sandbox's container on this host and returns once its
+// supervisor answers and holds the sandbox env. A retry after a crash finds
+// the container of the same boot and adopts it instead of starting another.
+func (a *Activities) Boot(ctx context.Context, in BootInput) (Container, error) {
+	name := ContainerName(in.Sandbox)
+	ip, id, err := a.adoptOrRun(ctx, in, name)
+	if err != nil {
+		return Container{}, err
+	}
+	c := Container{ID: id, Host: a.HostID, Addr: net.JoinHostPort(ip, SupervisorPort), BootID: in.BootID}
+	activity.RecordHeartbeat(ctx, "waiting for supervisor")
+	if err := a.waitHealthy(ctx, c, 30*time.Second); err != nil {
+		return Container{}, err
+	}
+	if err := a.supervisorCall(ctx, c, http.MethodPut, "/v1/env", map[string]any{"env": nonNil(in.Env)}, nil); err != nil {
+		return Container{}, fmt.Errorf("apply env: %w", err)
+	}
+	return c, nil
+}
+
+// adoptOrRun returns the running container of this boot, or removes a stale
+// one (another boot, or exited) and runs a fresh one.
+func (a *Activities) adoptOrRun(ctx context.Context, in BootInput, name string) (ip, id string, err error) {
+	existing, err := a.Docker.Inspect(ctx, name)
+	if err != nil {
+		return "", "", err
+	}
+	if existing != nil {
+		if existing.Config.Labels[dockerrt.LabelBoot] == in.BootID && existing.State != nil && existing.State.Running {
+			return dockerrt.ContainerIP(existing), existing.ID, nil
+		}
+		if err := a.Docker.RemoveContainer(ctx, existing.ID); err != nil {
+			return "", "", fmt.Errorf("remove stale container %s: %w", name, err)
+		}
+	}
+	it, ok := a.InstanceTypes[in.InstanceType]
+	if !ok {
+		return "", "", temporal.NewNonRetryableApplicationError("unknown instance type "+in.InstanceType, "UNKNOWN_INSTANCE_TYPE", nil)
+	}
+	image := it.Image
+	if image == "" {
+		image = a.DefaultImage
+	}
+	if _, err := a.Docker.Client().ImageInspect(ctx, image); err != nil {
+		if dockerrt.IsNotFound(err) {
+			return "", "", temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("image %s is not on host %s: build it with `task image` or set BERTH_DEFAULT_IMAGE", image, a.HostID), "IMAGE_NOT_FOUND", nil)
+		}
+		return "", "", err
+	}
+	labels := a.labels(in.Sandbox)
+	if _, err := a.Docker.EnsureVolume(ctx, VolumeName(in.Sandbox), labels); err != nil {
+		return "", "", fmt.Errorf("workspace volume: %w", err)
+	}
+	labels[dockerrt.LabelBoot] = in.BootID
+	id, ip, err = a.Docker.Run(ctx, dockerrt.Spec{
+		Name: name, Image: image, Volume: VolumeName(in.Sandbox), SupervisorHost: a.SupervisorPath,
+		Env: []string{
+			"BERTH_BOOT_ID=" + in.BootID,
+			"BERTH_SUPERVISOR_TOKEN=" + auth.SupervisorToken(a.Secret, in.BootID),
+			"BERTH_SUPERVISOR_LISTEN=:" + SupervisorPort,
+		},
+		Labels:   labels,
+		NanoCPUs: it.NanoCPUs(), MemoryBytes: it.MemoryBytes(), Pids: it.Pids,
+	})
+	if err != nil && id != "" {
+		// Leave nothing half-started behind; the retry starts clean.
+		_ = a.Docker.RemoveContainer(context.WithoutCancel(ctx), id)
+	}
+	return ip, id, err
+}
+
+func (a *Activities) labels(sandbox string) map[string]string {
+	return map[string]string{
+		dockerrt.LabelManaged: "true",
+		dockerrt.LabelSandbox: sandbox,
+		dockerrt.LabelHost:    a.HostID,
+		dockerrt.LabelVersion: a.Version,
+	}
+}
+
+// waitHealthy polls the supervisor's health route until it names our boot.
+func (a *Activities) waitHealthy(ctx context.Context, c Container, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	delay := 2 * time.Millisecond
+	var last error
+	for {
+		var h supervisorHealth
+		reqCtx, reqCancel := context.WithTimeout(ctx, time.Second)
+		last = a.supervisorCall(reqCtx, c, http.MethodGet, "/v1/health", nil, &h)
+		reqCancel()
+		if last == nil && h.BootID == c.BootID {
+			return nil
+		}
+		if last == nil {
+			last = fmt.Errorf("supervisor answered for boot %q, want %q", h.BootID, c.BootID)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("supervisor of %s did not become healthy: %w", c.Addr, last)
+		case <-time.After(delay):
+		}
+		if delay < 100*time.Millisecond {
+			delay *= 2
+		}
+	}
+}
+
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/internal/devserver"
+	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/workflows"
+)
+
+// runDev is the embedded default: a Temporal dev server as a child process,
+// the worker and the gateway in this process. Ctrl-C sleeps the running
+// sandboxes (their workspaces stay), then stops everything it started.
+func runDev(ctx context.Context, args []string) error {
+	cfg := config.FromEnv()
+	fs := serverFlags("dev", &cfg)
+	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "gateway listen address (BERTH_LISTEN)")
+	fs.StringVar(&cfg.Supervisor, "supervisor", cfg.Supervisor, "path of the berth-supervisor binary (BERTH_SUPERVISOR)")
+	fs.StringVar(&cfg.DefaultImage, "default-image", cfg.DefaultImage, "sandbox image (BERTH_DEFAULT_IMAGE)")
+	port := fs.Int("temporal-port", 7233, "Temporal dev server port")
+	uiPort := fs.Int("ui-port", 8233, "Temporal UI port")
+	keepRunning := fs.Bool("keep-running", false, "leave running sandboxes running on exit instead of sleeping them")
+	_ = fs.Parse(args)
+	if err := cfg.EnsureSecrets(); err != nil {
+		return err
+	}
+	log := newLogger(true)
+	defer log.Sync()
+
+	cli, err := devserver.FindTemporalCLI(ctx, cfg.TemporalCLI, cfg.DataDir, os.Stderr)
+	if err != nil {
+		return err
+	}
+	if cfg.Supervisor, err = devserver.FindSupervisor(ctx, cfg.Supervisor, cfg.DataDir, os.Stderr); err != nil {
+		return err
+	}
+	if err := ensureImage(ctx, cfg.DefaultImage); err != nil {
+		return err
+	}
+	srv, err := devserver.Start(ctx, devserver.Options{CLI: cli, Dir: filepath.Join(cfg.DataDir, "temporal"),
+		Port: *port, UIPort: *uiPort, Namespace: cfg.Namespace})
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	cfg.TemporalAddress = srv.Address()
+	c, err := dialTemporal(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
+	url := "http://" + ln.Addr().String()
+	if err := writeClientConfig(cfg.DataDir, url, cfg.Token); err != nil {
+		return err
+	}
+
+	// The worker outlives the gateway on shutdown: it must carry out the
+	// sleeps of the running sandboxes.
+	workerCtx, stopWorker := context.WithCancel(context.Background())
+	gatewayCtx, stopGateway := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	errc := make(chan error, 2)
+	wg.Add(2)
+	go func() { defer wg.Done(); errc <- runWorker(workerCtx, cfg, c, log) }()
+	go func() { defer wg.Done(); errc <- runGateway(gatewayCtx, cfg, c, log, ln) }()
+
+	fmt.Printf("\nBerth is running.\n  gateway:     %s\n  Temporal UI: %s\n  token:       %s\n  (export BERTH_URL=%s BERTH_TOKEN=%s)\nCtrl-C stops it.\n\n",
+		url, srv.UIAddress(), cfg.Token, url, cfg.Token)
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errc:
+	}
+	stopGateway()
+	if !*keepRunning && runErr == nil {
+		sleepRunning(c, cfg.Namespace, log)
+	}
+	stopWorker()
+	wg.Wait()
+	return runErr
+}
+
+// sleepRunning puts every running sandbox to sleep so nothing of Berth's
+// keeps running after `berth dev` exits; their workspaces stay, and the next
+// start (or first command) wakes them.
+func sleepRunning(c client.Client, namespace string, log *zap.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: namespace,
+		Query: fmt.Sprintf("WorkflowType = '%s' AND BerthStatus = 'running' AND ExecutionStatus = 'Running'", workflows.WorkflowType)})
+	if err != nil {
+		log.Warn("could not list running sandboxes to sleep them", zap.Error(err))
+		return
+	}
+	var wg sync.WaitGroup
+	for _, e := range resp.GetExecutions() {
+		id := e.GetExecution().GetWorkflowId()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fmt.Printf("sleeping %s...\n", id)
+			h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: id, UpdateName: workflows.OpSleep,
+				WaitForStage: client.WorkflowUpdateStageCompleted})
+			if err == nil {
+				err = h.Get(ctx, nil)
+			}
+			if err != nil {
+				log.Warn("sleep on shutdown failed", zap.String("sandbox", id), zap.Error(err))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// ensureImage builds the default image with the repository's script when it
+// is missing (the first `berth dev` on a machine).
+func ensureImage(ctx context.Context, image string) error {
+	rt, err := dockerrt.New()
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	if _, err := rt.Client().ImageInspect(ctx, image); err == nil {
+		return nil
+	} else if !dockerrt.IsNotFound(err) {
+		return fmt.Errorf("docker: %w", err)
+	}
+	root, err := devserver.ModuleRoot()
+	if err != nil {
+		return fmt.Errorf("image %s is missing: build it with `task image` in the Berth source tree, or set BERTH_DEFAULT_IMAGE", image)
+	}
+	script := filepath.Join(root, "deploy", "images", "build.sh")
+	fmt.Fprintf(os.Stderr, "image %s is missing; building it with %s (the first time takes about a minute)...\n", image, script)
+	cmd := exec.CommandContext(ctx, script, image)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("build image %s: %w", image, err)
+	}
+	return nil
+}
+
+// writeClientConfig lets CLI verbs find the gateway without BERTH_URL.
+func writeClientConfig(dataDir, url, token string) error {
+	b, err := json.MarshalIndent(map[string]string{"url": url, "token": token}, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dataDir, "client.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return errors.New("write " + path + ": " + err.Error())
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/gateway"
+	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/internal/devserver"
+	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/worker"
+)
+
+// serverFlags binds the flags every server command shares onto cfg.
+func serverFlags(name string, cfg *config.Config) *flag.FlagSet {
+	fs := flag.NewFlagSet("berth "+name, flag.ExitOnError)
+	fs.StringVar(&cfg.TemporalAddress, "temporal-address", cfg.TemporalAddress, "Temporal frontend host:port (TEMPORAL_ADDRESS)")
+	fs.StringVar(&cfg.Namespace, "namespace", cfg.Namespace, "Temporal namespace (TEMPORAL_NAMESPACE)")
+	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "state directory (BERTH_DATA_DIR)")
+	fs.StringVar(&cfg.InstanceTypesFile, "instance-types", cfg.InstanceTypesFile, "JSON file of custom instance types (BERTH_INSTANCE_TYPES)")
+	return fs
+}
+
+func newLogger(console bool) *zap.Logger {
+	level := zap.InfoLevel
+	if l, err := zapcore.ParseLevel(os.Getenv("BERTH_LOG_LEVEL")); err == nil && os.Getenv("BERTH_LOG_LEVEL") != "" {
+		level = l
+	}
+	cfg := zap.NewProductionConfig()
+	if console {
+		cfg = zap.NewDevelopmentConfig()
+		cfg.DisableStacktrace = true
+	}
+	cfg.Level = zap.NewAtomicLevelAt(level)
+	log, err := cfg.Build()
+	if err != nil {
+		return zap.NewNop()
+	}
+	return log
+}
+
+// dialTemporal connects, retrying for a while: a worker often starts
+// before its Temporal.
+func dialTemporal(ctx context.Context, cfg config.Config, log *zap.Logger) (client.Client, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := client.DialContext(ctx, client.Options{
+			HostPort: cfg.TemporalAddress, Namespace: cfg.Namespace,
+			Logger: tlog.NewStructuredLogger(sdkLogger()),
+		})
+		if err == nil {
+			return c, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, fmt.Errorf("connect to Temporal at %s: %w", cfg.TemporalAddress, err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+func runWorkerCmd(ctx context.Context, args []string) error {
+	cfg := config.FromEnv()
+	fs := serverFlags("worker", &cfg)
+	fs.StringVar(&cfg.HostID, "host-id", cfg.HostID, "this host's id: its task queue is berth-host-<id> (BERTH_HOST_ID)")
+	fs.StringVar(&cfg.Supervisor, "supervisor", cfg.Supervisor, "path of the berth-supervisor binary (BERTH_SUPERVISOR)")
+	fs.StringVar(&cfg.DefaultImage, "default-image", cfg.DefaultImage, "sandbox image (BERTH_DEFAULT_IMAGE)")
+	_ = fs.Parse(args)
+	if err := cfg.RequireSecrets(false); err != nil {
+		return err
+	}
+	log := newLogger(false)
+	defer log.Sync()
+	c, err := dialTemporal(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return runWorker(ctx, cfg, c, log)
+}
+
+func runWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap.Logger) error {
+	types, err := config.LoadInstanceTypes(cfg.InstanceTypesFile)
+	if err != nil {
+		return err
+	}
+	sup, err := devserver.FindSupervisor(ctx, cfg.Supervisor, cfg.DataDir, os.Stderr)
+	if err != nil {
+		return err
+	}
+	docker, err := dockerrt.New()
+	if err != nil {
+		return err
+	}
+	defer docker.Close()
+	if err := worker.EnsureSearchAttributes(ctx, c, cfg.Namespace); err != nil {
+		return err
+	}
+	acts := &activities.Activities{
+		Docker: docker, HostID: cfg.HostID, Secret: cfg.Secret, SupervisorPath: sup,
+		DefaultImage: cfg.DefaultImage, InstanceTypes: types, Version: version,
+		HTTP: supervisorHTTPClient(), Log: log.Named("activities"),
+	}
+	log.Info("worker started", zap.String("host", cfg.HostID), zap.String("temporal", cfg.TemporalAddress))
+	return worker.Run(ctx, c, acts)
+}
+
+func runGatewayCmd(ctx context.Context, args []string) error {
+	cfg := config.FromEnv()
+	fs := serverFlags("gateway", &cfg)
+	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "listen address (BERTH_LISTEN)")
+	_ = fs.Parse(args)
+	if err := cfg.RequireSecrets(true); err != nil {
+		return err
+	}
+	log := newLogger(false)
+	defer log.Sync()
+	c, err := dialTemporal(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return err
+	}
+	log.Info("gateway listening", zap.String("addr", ln.Addr().String()))
+	return runGateway(ctx, cfg, c, log, ln)
+}
+
+func runGateway(ctx context.Context, cfg config.Config, c client.Client, log *zap.Logger, ln net.Listener) error {
+	types, err := config.LoadInstanceTypes(cfg.InstanceTypesFile)
+	if err != nil {
+		return err
+	}
+	gw := gateway.New(gateway.Options{
+		Temporal: c, Namespace: cfg.Namespace, Token: cfg.Token, Secret: cfg.Secret,
+		InstanceTypes: types, Log: log.Named("gateway"), ContinueAsNewAfter: continueAsNewAfter(),
+	})
+	return gw.Serve(ctx, ln)
+}
+
+// continueAsNewAfter lets tests force continue-as-new with a low threshold.
+func continueAsNewAfter() int {
+	var n int
+	fmt.Sscanf(os.Getenv("BERTH_CONTINUE_AS_NEW_AFTER"), "%d", &n)
+	return n
+}
+
+// supervisorHTTPClient keeps connections to supervisors alive and pooled.
+func supervisorHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 16
+	t.IdleConnTimeout = 90 * time.Second
+	return &http.Client{Transport: t}
+}

@@ -1,0 +1,305 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sort"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/schemas"
+	"github.com/berthdev/berth/workflows"
+)
+
+// Sandbox is the public shape of a sandbox (DESIGN §7).
+type Sandbox struct {
+	Name         string            `json:"name"`
+	InstanceType string            `json:"instanceType"`
+	Status       workflows.Status  `json:"status"`
+	SleepAfter   string            `json:"sleepAfter"`
+	KeepAlive    bool              `json:"keepAlive"`
+	Env          map[string]string `json:"env"`
+	LastBackupID string            `json:"lastBackupId,omitempty"`
+	Host         string            `json:"host,omitempty"`
+	LastEvent    string            `json:"lastEvent,omitempty"`
+	CreatedAt    time.Time         `json:"createdAt"`
+	UpdatedAt    time.Time         `json:"updatedAt"`
+}
+
+func publicView(v workflows.View) Sandbox {
+	return Sandbox{Name: v.Name, InstanceType: v.InstanceType, Status: v.Status, SleepAfter: v.SleepAfter,
+		KeepAlive: v.KeepAlive, Env: v.Env, LastBackupID: v.LastBackupID, Host: v.Host,
+		LastEvent: v.LastEvent, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}
+}
+
+type createRequest struct {
+	Name         string             `json:"name"`
+	InstanceType string             `json:"instanceType"`
+	SleepAfter   Duration           `json:"sleepAfter"`
+	KeepAlive    *bool              `json:"keepAlive"`
+	Env          map[string]*string `json:"env"`
+}
+
+// spec normalises a create request so that two identical creates compare
+// equal however they spelled their defaults.
+func (s *Server) spec(req createRequest) (schemas.CreateRequested, *APIError) {
+	if err := validName(req.Name); err != nil {
+		return schemas.CreateRequested{}, err
+	}
+	if req.InstanceType == "" {
+		req.InstanceType = config.DefaultInstanceType
+	}
+	if _, ok := s.types[req.InstanceType]; !ok {
+		return schemas.CreateRequested{}, badRequest(fmt.Sprintf("unknown instanceType %q: use one of %v", req.InstanceType, s.types.Names()))
+	}
+	if err := checkSleepAfter(req.SleepAfter); err != nil {
+		return schemas.CreateRequested{}, err
+	}
+	if !req.SleepAfter.Set {
+		req.SleepAfter.D = 10 * time.Minute
+	}
+	if err := checkEnv(req.Env, false); err != nil {
+		return schemas.CreateRequested{}, err
+	}
+	keep := req.KeepAlive != nil && *req.KeepAlive
+	spec := schemas.CreateRequested{Path: req.Name, InstanceType: req.InstanceType,
+		SleepAfter: req.SleepAfter.D.String(), KeepAlive: &keep}
+	if len(req.Env) > 0 {
+		spec.Env = map[string]string{}
+		for k, v := range req.Env {
+			spec.Env[k] = *v
+		}
+	}
+	return spec, nil
+}
+
+// create claims the name: 201 for a new claim, 200 when an identical create
+// already claimed it, 409 for a different config, 410 once destroyed.
+func (s *Server) create(c echo.Context) error {
+	var req createRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	spec, aerr := s.spec(req)
+	if aerr != nil {
+		return aerr
+	}
+	ctx := c.Request().Context()
+	_, err := s.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: workflows.WorkflowID(spec.Path), TaskQueue: workflows.SharedQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		Memo:                     map[string]any{workflows.MemoSpec: spec},
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			workflows.SABerthSandbox.ValueSet(spec.Path),
+			workflows.SABerthStatus.ValueSet(string(workflows.StatusCreated)),
+			workflows.SABerthInstanceType.ValueSet(spec.InstanceType)),
+	}, workflows.WorkflowType, workflows.Input{Spec: &spec, ContinueAsNewAfter: s.continueAsNewAfter})
+	if err == nil {
+		return c.JSON(http.StatusCreated, publicView(viewFromSpec(spec, time.Now())))
+	}
+	if !temporal.IsWorkflowExecutionAlreadyStartedError(err) {
+		return fromTemporal(err, spec.Path)
+	}
+	d, err := s.describe(ctx, spec.Path)
+	if err != nil {
+		return err
+	}
+	switch {
+	case d.view.Status == workflows.StatusDestroyed:
+		return apiErr(http.StatusGone, CodeSandboxDestroyed, fmt.Sprintf("sandbox %q was destroyed; names are never reused, pick a new one", spec.Path))
+	case !reflect.DeepEqual(d.spec, spec):
+		e := apiErr(http.StatusConflict, CodeNameConflict, fmt.Sprintf("sandbox %q already exists with a different configuration", spec.Path))
+		return e
+	}
+	return c.JSON(http.StatusOK, publicView(d.view))
+}
+
+func viewFromSpec(spec schemas.CreateRequested, at time.Time) workflows.View {
+	env := spec.Env
+	if env == nil {
+		env = map[string]string{}
+	}
+	d, _ := time.ParseDuration(spec.SleepAfter)
+	return workflows.View{Name: spec.Path, InstanceType: spec.InstanceType, Status: workflows.StatusCreated,
+		SleepAfter: d.String(), KeepAlive: spec.KeepAlive != nil && *spec.KeepAlive, Env: env,
+		CreatedAt: at, UpdatedAt: at}
+}
+
+type described struct {
+	spec schemas.CreateRequested
+	view workflows.View
+}
+
+// describe reads a sandbox from its workflow's memo: no worker needed.
+func (s *Server) describe(ctx context.Context, name string) (described, error) {
+	resp, err := s.temporal.DescribeWorkflowExecution(ctx, workflows.WorkflowID(name), "")
+	if err != nil {
+		return described{}, fromTemporal(err, name)
+	}
+	info := resp.GetWorkflowExecutionInfo()
+	var d described
+	fields := info.GetMemo().GetFields()
+	if p, ok := fields[workflows.MemoSpec]; ok {
+		_ = converter.GetDefaultDataConverter().FromPayload(p, &d.spec)
+	}
+	if p, ok := fields[workflows.MemoState]; ok && converter.GetDefaultDataConverter().FromPayload(p, &d.view) == nil {
+		return d, nil
+	}
+	d.view = viewFromSpec(d.spec, info.GetStartTime().AsTime())
+	return d, nil
+}
+
+func (s *Server) get(c echo.Context) error {
+	name := c.Param("name")
+	if err := validName(name); err != nil {
+		return sandboxNotFound(name)
+	}
+	d, err := s.describe(c.Request().Context(), name)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, publicView(d.view))
+}
+
+var listableStatus = map[string]bool{"created": true, "starting": true, "running": true, "stopping": true,
+	"stopped": true, "destroying": true, "destroyed": true}
+
+// list reads Temporal visibility; destroyed sandboxes are listed only when
+// asked for with ?status=destroyed.
+func (s *Server) list(c echo.Context) error {
+	status := c.QueryParam("status")
+	query := fmt.Sprintf("WorkflowType = '%s' AND BerthStatus != 'destroyed'", workflows.WorkflowType)
+	if status != "" {
+		if !listableStatus[status] {
+			return badRequest(fmt.Sprintf("unknown status %q", status))
+		}
+		query = fmt.Sprintf("WorkflowType = '%s' AND BerthStatus = '%s'", workflows.WorkflowType, status)
+	}
+	out := []Sandbox{}
+	var token []byte
+	for {
+		resp, err := s.temporal.ListWorkflow(c.Request().Context(), &workflowservice.ListWorkflowExecutionsRequest{
+			Namespace: s.namespace, Query: query, NextPageToken: token, PageSize: 1000})
+		if err != nil {
+			return fromTemporal(err, "")
+		}
+		for _, info := range resp.GetExecutions() {
+			if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+				continue // a closed run of a continued-as-new sandbox
+			}
+			fields := info.GetMemo().GetFields()
+			var v workflows.View
+			if p, ok := fields[workflows.MemoState]; ok && converter.GetDefaultDataConverter().FromPayload(p, &v) == nil {
+				out = append(out, publicView(v))
+				continue
+			}
+			var spec schemas.CreateRequested
+			if p, ok := fields[workflows.MemoSpec]; ok && converter.GetDefaultDataConverter().FromPayload(p, &spec) == nil {
+				out = append(out, publicView(viewFromSpec(spec, info.GetStartTime().AsTime())))
+			}
+		}
+		if token = resp.GetNextPageToken(); len(token) == 0 {
+			break
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return c.JSON(http.StatusOK, out)
+}
+
+// update runs a lifecycle Update and waits for its result.
+func (s *Server) update(ctx context.Context, name, op string, args ...any) (workflows.View, error) {
+	h, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: workflows.WorkflowID(name), UpdateName: op, Args: args,
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	var v workflows.View
+	if err == nil {
+		err = h.Get(ctx, &v)
+	}
+	if err != nil {
+		return v, fromTemporal(err, name)
+	}
+	return v, nil
+}
+
+// lifecycle handles start, sleep, kill and destroy.
+func (s *Server) lifecycle(op string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		name := c.Param("name")
+		if err := validName(name); err != nil {
+			return sandboxNotFound(name)
+		}
+		v, err := s.update(c.Request().Context(), name, op)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, publicView(v))
+	}
+}
+
+type patchRequest struct {
+	SleepAfter Duration `json:"sleepAfter"`
+	KeepAlive  *bool    `json:"keepAlive"`
+}
+
+func (s *Server) patch(c echo.Context) error {
+	name := c.Param("name")
+	if err := validName(name); err != nil {
+		return sandboxNotFound(name)
+	}
+	var req patchRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if !req.SleepAfter.Set && req.KeepAlive == nil {
+		return badRequest("nothing to change: give sleepAfter and/or keepAlive")
+	}
+	if err := checkSleepAfter(req.SleepAfter); err != nil {
+		return err
+	}
+	p := workflows.PatchRequest{KeepAlive: req.KeepAlive}
+	if req.SleepAfter.Set {
+		p.SleepAfter = &req.SleepAfter.D
+	}
+	v, err := s.update(c.Request().Context(), name, workflows.OpPatch, p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, publicView(v))
+}
+
+type envRequest struct {
+	Env map[string]*string `json:"env"`
+}
+
+func (s *Server) setEnv(c echo.Context) error {
+	name := c.Param("name")
+	if err := validName(name); err != nil {
+		return sandboxNotFound(name)
+	}
+	var req envRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if len(req.Env) == 0 {
+		return badRequest(`env must name at least one variable: {"env": {"KEY": "value" | null}}`)
+	}
+	if err := checkEnv(req.Env, true); err != nil {
+		return err
+	}
+	v, err := s.update(c.Request().Context(), name, workflows.OpConfigure, workflows.ConfigureRequest{Env: req.Env})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, publicView(v))
+}

@@ -1,0 +1,128 @@
+// Package gateway is Berth's Echo HTTP API: lifecycle routes that drive the
+// sandbox workflows through Temporal, and hot-path routes (processes) that
+// go straight to the sandbox's supervisor.
+package gateway
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"go.temporal.io/sdk/client"
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/workflows"
+)
+
+// Options configure a gateway.
+type Options struct {
+	Temporal      client.Client
+	Namespace     string
+	Token         string // bearer token every route but health needs
+	Secret        string // derives supervisor tokens
+	InstanceTypes config.InstanceTypes
+	Log           *zap.Logger
+	// ContinueAsNewAfter is passed to new sandboxes (tests force it low).
+	ContinueAsNewAfter int
+}
+
+// Server is the HTTP API.
+type Server struct {
+	echo               *echo.Echo
+	temporal           client.Client
+	namespace          string
+	token              string
+	secret             string
+	types              config.InstanceTypes
+	log                *zap.Logger
+	continueAsNewAfter int
+}
+
+// New builds the router.
+func New(o Options) *Server {
+	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
+		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = errorHandler(o.Log)
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true}))
+	e.Use(s.accessLog)
+	e.GET("/healthz", s.health)
+	e.GET("/v1/healthz", s.health)
+	v1 := e.Group("/v1", s.auth)
+	json := middleware.BodyLimit("1M")
+	v1.POST("/sandboxes", s.create, json)
+	v1.GET("/sandboxes", s.list)
+	v1.GET("/sandboxes/:name", s.get)
+	v1.PATCH("/sandboxes/:name", s.patch, json)
+	v1.DELETE("/sandboxes/:name", s.lifecycle(workflows.OpDestroy))
+	v1.POST("/sandboxes/:name/start", s.lifecycle(workflows.OpStart))
+	v1.POST("/sandboxes/:name/sleep", s.lifecycle(workflows.OpSleep))
+	v1.POST("/sandboxes/:name/kill", s.lifecycle(workflows.OpKill))
+	v1.PATCH("/sandboxes/:name/env", s.setEnv, json)
+	s.echo = e
+	return s
+}
+
+// Handler is the gateway as an http.Handler (tests, embedding).
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Echo exposes the router (e.g. to list routes).
+func (s *Server) Echo() *echo.Echo { return s.echo }
+
+// Serve listens on addr until ctx ends, then drains in-flight requests.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: s.echo, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err := srv.Shutdown(shutdown)
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = srv.Close()
+		}
+		return err
+	}
+}
+
+func (s *Server) health(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// auth checks the bearer token in constant time.
+func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
+	want := []byte(s.token)
+	return func(c echo.Context) error {
+		h := c.Request().Header.Get("Authorization")
+		got, ok := strings.CutPrefix(h, "Bearer ")
+		if !ok || s.token == "" || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="berth"`)
+			return apiErr(http.StatusUnauthorized, CodeUnauthorized, "missing or wrong bearer token (Authorization: Bearer $BERTH_TOKEN)")
+		}
+		return next(c)
+	}
+}
+
+func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		s.log.Debug("request", zap.String("method", c.Request().Method), zap.String("path", c.Path()),
+			zap.Int("status", c.Response().Status), zap.Duration("took", time.Since(start)))
+		return nil
+	}
+}

@@ -1,0 +1,123 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/berthdev/berth/workflows"
+)
+
+var (
+	nameRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+	envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,255}$`)
+)
+
+const maxEnvValue = 32 << 10
+
+func validName(name string) *APIError {
+	if !nameRE.MatchString(name) {
+		return badRequest(fmt.Sprintf("sandbox name %q is invalid: use 1-63 lowercase letters, digits and '-', starting with a letter or digit", name))
+	}
+	return nil
+}
+
+// decodeJSON reads a JSON body strictly: unknown fields and trailing data
+// are errors, so a typo never silently does nothing.
+func decodeJSON(c echo.Context, v any) *APIError {
+	body, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		var mbe *echo.HTTPError
+		if errors.As(err, &mbe) || strings.Contains(err.Error(), "too large") {
+			return apiErr(413, CodePayloadTooLarge, "request body too large")
+		}
+		return badRequest("could not read the request body")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return badRequest("request body must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return badRequest("malformed JSON body: " + err.Error())
+	}
+	if dec.More() {
+		return badRequest("malformed JSON body: trailing data after the object")
+	}
+	return nil
+}
+
+// Duration accepts "30s", "3m", "1h" or a number of seconds.
+type Duration struct {
+	D   time.Duration
+	Set bool
+}
+
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	d.Set = true
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err == nil {
+		secs, err := strconv.ParseFloat(string(n), 64)
+		if err != nil {
+			return fmt.Errorf("sleepAfter: %q is not a number of seconds", n)
+		}
+		d.D = time.Duration(secs * float64(time.Second))
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return errors.New(`sleepAfter must be a duration such as "30s", "3m", "1h" or a number of seconds`)
+	}
+	if secs, err := strconv.ParseFloat(s, 64); err == nil {
+		d.D = time.Duration(secs * float64(time.Second))
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf(`sleepAfter %q is not a duration such as "30s", "3m" or "1h"`, s)
+	}
+	d.D = v
+	return nil
+}
+
+func checkSleepAfter(d Duration) *APIError {
+	if d.Set && (d.D < workflows.MinSleepAfter || d.D > workflows.MaxSleepAfter) {
+		return badRequest(fmt.Sprintf("sleepAfter %s is out of range: use 1s to 168h", d.D))
+	}
+	return nil
+}
+
+// checkEnv validates keys and values; nil values (unset) are allowed only
+// where allowNull says so. Values are never echoed in errors: they may be
+// secrets pasted by mistake.
+func checkEnv(env map[string]*string, allowNull bool) *APIError {
+	if len(env) > workflows.MaxEnvVars {
+		return badRequest(fmt.Sprintf("too many env variables (%d > %d)", len(env), workflows.MaxEnvVars))
+	}
+	for k, v := range env {
+		if !envKeyRE.MatchString(k) {
+			return badRequest(fmt.Sprintf("env key %q is invalid: use letters, digits and '_', not starting with a digit", k))
+		}
+		if v == nil {
+			if !allowNull {
+				return badRequest(fmt.Sprintf("env %s: null is only allowed when changing env", k))
+			}
+			continue
+		}
+		if len(*v) > maxEnvValue || strings.IndexByte(*v, 0) >= 0 {
+			return badRequest(fmt.Sprintf("env %s: value must be at most 32 KiB without NUL bytes", k))
+		}
+		if err := checkSecretMaterial(k, *v); err != nil {
+			return badRequest(err.Error())
+		}
+	}
+	return nil
+}

@@ -1,0 +1,136 @@
+package config
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Config is the settings of one Berth process (dev, worker or gateway).
+type Config struct {
+	DataDir           string // BERTH_DATA_DIR, default .berth
+	Listen            string // BERTH_LISTEN, default 127.0.0.1:8080
+	Token             string // BERTH_TOKEN: gateway bearer token
+	Secret            string // BERTH_SECRET: derives per-boot supervisor tokens
+	DefaultImage      string // BERTH_DEFAULT_IMAGE
+	TemporalAddress   string // TEMPORAL_ADDRESS, default 127.0.0.1:7233
+	Namespace         string // TEMPORAL_NAMESPACE, default "default"
+	HostID            string // BERTH_HOST_ID, default the hostname
+	Supervisor        string // BERTH_SUPERVISOR: path of the supervisor binary
+	TemporalCLI       string // BERTH_TEMPORAL_CLI
+	BackupURL         string // BERTH_BACKUP_URL, default file://<data>/backups
+	InstanceTypesFile string // BERTH_INSTANCE_TYPES: JSON list of custom types
+}
+
+// DefaultImage is the Debian-based image `task image` builds.
+const DefaultImage = "berth/sandbox:latest"
+
+// FromEnv reads the environment; flags may override fields afterwards.
+func FromEnv() Config {
+	host, _ := os.Hostname()
+	c := Config{
+		DataDir:           getenv("BERTH_DATA_DIR", ".berth"),
+		Listen:            getenv("BERTH_LISTEN", "127.0.0.1:8080"),
+		Token:             os.Getenv("BERTH_TOKEN"),
+		Secret:            os.Getenv("BERTH_SECRET"),
+		DefaultImage:      getenv("BERTH_DEFAULT_IMAGE", DefaultImage),
+		TemporalAddress:   getenv("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
+		Namespace:         getenv("TEMPORAL_NAMESPACE", "default"),
+		HostID:            getenv("BERTH_HOST_ID", sanitizeHost(host)),
+		Supervisor:        os.Getenv("BERTH_SUPERVISOR"),
+		TemporalCLI:       os.Getenv("BERTH_TEMPORAL_CLI"),
+		BackupURL:         os.Getenv("BERTH_BACKUP_URL"),
+		InstanceTypesFile: os.Getenv("BERTH_INSTANCE_TYPES"),
+	}
+	return c
+}
+
+func getenv(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// sanitizeHost keeps a host id usable in a task queue name and a label.
+func sanitizeHost(h string) string {
+	h = strings.ToLower(h)
+	var b strings.Builder
+	for _, r := range h {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	if b.Len() == 0 {
+		return "local"
+	}
+	return b.String()
+}
+
+// EnsureSecrets fills Token and Secret from the data dir, generating them on
+// first use (dev only: production sets BERTH_TOKEN and BERTH_SECRET).
+func (c *Config) EnsureSecrets() error {
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		return err
+	}
+	var err error
+	if c.Token == "" {
+		if c.Token, err = loadOrCreate(filepath.Join(c.DataDir, "token")); err != nil {
+			return err
+		}
+	}
+	if c.Secret == "" {
+		if c.Secret, err = loadOrCreate(filepath.Join(c.DataDir, "secret")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func loadOrCreate(path string) (string, error) {
+	if b, err := os.ReadFile(path); err == nil {
+		if s := strings.TrimSpace(string(b)); s != "" {
+			return s, nil
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	buf := make([]byte, 32)
+	if _, err := rand.Read(buf); err != nil {
+		return "", err
+	}
+	s := hex.EncodeToString(buf)
+	if err := os.WriteFile(path, []byte(s+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// RequireSecrets fails fast when a production process lacks its secrets.
+func (c *Config) RequireSecrets(needToken bool) error {
+	if c.Secret == "" {
+		return errors.New("BERTH_SECRET is required (the same value on every worker and gateway)")
+	}
+	if needToken && c.Token == "" {
+		return errors.New("BERTH_TOKEN is required: the gateway never runs without auth")
+	}
+	return nil
+}
+
+// BackupStoreURL is the configured backup store, defaulting to the data dir.
+func (c *Config) BackupStoreURL() (string, error) {
+	if c.BackupURL != "" {
+		return c.BackupURL, nil
+	}
+	abs, err := filepath.Abs(filepath.Join(c.DataDir, "backups"))
+	if err != nil {
+		return "", err
+	}
+	return "file://" + abs, nil
+}

@@ -1,0 +1,86 @@
+// Package config holds Berth's settings: instance types and the process
+// configuration read from flags and BERTH_* environment variables.
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+)
+
+// InstanceType fixes a sandbox's resources and image for its whole life.
+type InstanceType struct {
+	Name      string  `json:"name"`
+	VCPU      float64 `json:"vcpu"`
+	MemoryMiB int64   `json:"memoryMiB"`
+	Pids      int64   `json:"pids"`
+	// Image overrides the default image for this type.
+	Image string `json:"image,omitempty"`
+}
+
+// NanoCPUs is the CPU limit in Docker's unit.
+func (t InstanceType) NanoCPUs() int64 { return int64(t.VCPU * 1e9) }
+
+// MemoryBytes is the memory limit in bytes.
+func (t InstanceType) MemoryBytes() int64 { return t.MemoryMiB << 20 }
+
+// DefaultInstanceType is used when a create names none.
+const DefaultInstanceType = "basic"
+
+// InstanceTypes maps names to types.
+type InstanceTypes map[string]InstanceType
+
+// BuiltinInstanceTypes are the types of DESIGN §3.
+func BuiltinInstanceTypes() InstanceTypes {
+	types := InstanceTypes{}
+	for _, t := range []InstanceType{
+		{Name: "lite", VCPU: 1.0 / 16, MemoryMiB: 256, Pids: 256},
+		{Name: "basic", VCPU: 0.25, MemoryMiB: 1024, Pids: 512},
+		{Name: "standard-1", VCPU: 0.5, MemoryMiB: 4096, Pids: 1024},
+		{Name: "standard-2", VCPU: 1, MemoryMiB: 6144, Pids: 2048},
+		{Name: "standard-3", VCPU: 2, MemoryMiB: 8192, Pids: 4096},
+		{Name: "standard-4", VCPU: 4, MemoryMiB: 12288, Pids: 4096},
+	} {
+		types[t.Name] = t
+	}
+	return types
+}
+
+// LoadInstanceTypes returns the built-in types plus those of a JSON file
+// (a list of InstanceType) when path is set; a file entry replaces a builtin
+// of the same name.
+func LoadInstanceTypes(path string) (InstanceTypes, error) {
+	types := BuiltinInstanceTypes()
+	if path == "" {
+		return types, nil
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("instance types: %w", err)
+	}
+	var custom []InstanceType
+	if err := json.Unmarshal(raw, &custom); err != nil {
+		return nil, fmt.Errorf("instance types %s: %w", path, err)
+	}
+	for _, t := range custom {
+		if t.Name == "" || t.VCPU <= 0 || t.MemoryMiB <= 0 {
+			return nil, fmt.Errorf("instance types %s: %q needs name, vcpu > 0 and memoryMiB > 0", path, t.Name)
+		}
+		if t.Pids == 0 {
+			t.Pids = 1024
+		}
+		types[t.Name] = t
+	}
+	return types, nil
+}
+
+// Names lists the type names in order, for error messages.
+func (ts InstanceTypes) Names() []string {
+	names := make([]string, 0, len(ts))
+	for n := range ts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,117 @@
+package dockerrt
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/mount"
+	"github.com/docker/docker/api/types/network"
+)
+
+// SupervisorPath is where the supervisor binary is mounted (read-only) in
+// every sandbox; it is the container's entrypoint, so any image works.
+const SupervisorPath = "/.berth/supervisor"
+
+// WorkspacePath is where the workspace volume is mounted.
+const WorkspacePath = "/workspace"
+
+// Spec describes one sandbox container.
+type Spec struct {
+	Name           string // container name, deterministic per sandbox
+	Image          string
+	Volume         string // workspace volume name
+	SupervisorHost string // host path of the supervisor binary
+	Env            []string
+	Labels         map[string]string
+	NanoCPUs       int64
+	MemoryBytes    int64
+	Pids           int64
+}
+
+// capabilities a sandbox keeps: enough for package managers and ordinary
+// root-in-container work, nothing that reaches the host (no SYS_ADMIN,
+// NET_ADMIN, SYS_PTRACE, MKNOD, NET_RAW...).
+var keptCapabilities = []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID", "SETPCAP", "NET_BIND_SERVICE", "SYS_CHROOT", "AUDIT_WRITE"}
+
+// Run creates and starts the container and returns its id and its IP on the
+// sandbox network.
+func (r *Runtime) Run(ctx context.Context, s Spec) (id, ip string, err error) {
+	pids := s.Pids
+	cfg := &container.Config{
+		Image:      s.Image,
+		Entrypoint: []string{SupervisorPath},
+		Cmd:        []string{},
+		Env:        s.Env,
+		Labels:     s.Labels,
+		WorkingDir: WorkspacePath,
+		Hostname:   "sandbox",
+	}
+	host := &container.HostConfig{
+		Mounts: []mount.Mount{
+			{Type: mount.TypeVolume, Source: s.Volume, Target: WorkspacePath},
+			{Type: mount.TypeBind, Source: s.SupervisorHost, Target: SupervisorPath, ReadOnly: true},
+		},
+		NetworkMode:   container.NetworkMode(NetworkName),
+		RestartPolicy: container.RestartPolicy{Name: container.RestartPolicyDisabled},
+		CapDrop:       []string{"ALL"},
+		CapAdd:        keptCapabilities,
+		SecurityOpt:   []string{"no-new-privileges:true"},
+		Resources: container.Resources{
+			NanoCPUs:   s.NanoCPUs,
+			Memory:     s.MemoryBytes,
+			MemorySwap: s.MemoryBytes, // no swap beyond the memory limit
+			PidsLimit:  &pids,
+		},
+	}
+	created, err := r.cli.ContainerCreate(ctx, cfg, host, &network.NetworkingConfig{}, nil, s.Name)
+	if err != nil {
+		return "", "", fmt.Errorf("create container %s: %w", s.Name, err)
+	}
+	if err := r.cli.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
+		return created.ID, "", fmt.Errorf("start container %s: %w", s.Name, err)
+	}
+	info, err := r.cli.ContainerInspect(ctx, created.ID)
+	if err != nil {
+		return created.ID, "", err
+	}
+	ip = ContainerIP(&info)
+	if ip == "" {
+		return created.ID, "", fmt.Errorf("container %s has no address on %s", s.Name, NetworkName)
+	}
+	return created.ID, ip, nil
+}
+
+// ContainerIP is the container's address on the sandbox network.
+func ContainerIP(c *container.InspectResponse) string {
+	if c.NetworkSettings == nil {
+		return ""
+	}
+	if ep, ok := c.NetworkSettings.Networks[NetworkName]; ok && ep != nil {
+		return ep.IPAddress
+	}
+	return ""
+}
+
+// Wait blocks until the container is no longer running and returns its exit
+// code; a missing container counts as exited.
+func (r *Runtime) Wait(ctx context.Context, id string) (int64, error) {
+	okCh, errCh := r.cli.ContainerWait(ctx, id, container.WaitConditionNotRunning)
+	select {
+	case res := <-okCh:
+		return res.StatusCode, nil
+	case err := <-errCh:
+		if IsNotFound(err) {
+			return -1, nil
+		}
+		return 0, err
+	}
+}
+
+// Pause freezes every process of the container (cgroup freezer).
+func (r *Runtime) Pause(ctx context.Context, id string) error { return r.cli.ContainerPause(ctx, id) }
+
+// Unpause thaws a paused container.
+func (r *Runtime) Unpause(ctx context.Context, id string) error {
+	return r.cli.ContainerUnpause(ctx, id)
+}

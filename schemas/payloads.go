@@ -1,0 +1,50 @@
+package schemas
+
+// Payloads of the seed's events. Field names follow the seed (camelCase JSON).
+
+// SandboxConfig is the durable configuration of a sandbox as the created event
+// records it.
+type SandboxConfig struct {
+	Name         string            `json:"name"`
+	InstanceType string            `json:"instanceType"`
+	SleepAfter   string            `json:"sleepAfter"`
+	KeepAlive    bool              `json:"keepAlive"`
+	Env          map[string]string `json:"env,omitempty"`
+}
+
+// CreateRequested lands on the catalogue stream: the atomic name claim.
+type CreateRequested struct {
+	Path         string            `json:"path"`
+	InstanceType string            `json:"instanceType"`
+	SleepAfter   string            `json:"sleepAfter,omitempty"`
+	KeepAlive    *bool             `json:"keepAlive,omitempty"`
+	Env          map[string]string `json:"env,omitempty"`
+}
+
+// Created confirms the sandbox exists; no container is running yet.
+type Created struct {
+	Config SandboxConfig `json:"config"`
+}
+
+// Configured is the env map set in one change; a nil value unsets the key.
+type Configured struct {
+	Env map[string]*string `json:"env"`
+}
+
+// BackupCreated names the backup the next start restores.
+type BackupCreated struct {
+	BackupID string `json:"backupId"`
+}
+
+// BackupFailed says why a snapshot failed; the container still stops.
+type BackupFailed struct {
+	Error string `json:"error"`
+}
+
+// WorkspaceRestored names the backup restored into a fresh container.
+type WorkspaceRestored struct {
+	BackupID string `json:"backupId"`
+}
+
+// Empty is the payload of every event the seed gives no fields.
+type Empty struct{}

@@ -1,0 +1,208 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/schemas"
+)
+
+// acts is only used for its method values: the workflow never calls them.
+var acts *activities.Activities
+
+// apply runs one intent to completion and answers its update, if any. It
+// returns an error only to end the run (continue-as-new on kill).
+func (s *sandbox) apply(ctx workflow.Context, in Intent) error {
+	var err error
+	switch lookup(s.st.Status, in.Op) {
+	case actReject:
+		err = destroyedError(s.st.Config.Name)
+	case actNothing:
+	case actBoot:
+		err = s.boot(ctx)
+	case actSleep:
+		s.sleep(ctx, in.Op == opSleep)
+	case actDestroy:
+		s.destroy(ctx)
+	case actConfigure:
+		s.configure(ctx, in)
+	case actExited:
+		s.exited(ctx)
+	case actKill:
+		s.record(ctx, schemas.TypeKillRequested, schemas.Empty{})
+		s.answer(in, nil)
+		return s.continueAsNew(ctx)
+	}
+	s.answer(in, err)
+	return nil
+}
+
+func (s *sandbox) answer(in Intent, err error) {
+	if in.FromUpdate {
+		s.results[in.Seq] = result{view: s.st.view(), err: err}
+	}
+}
+
+// boot starts a container, preferring the host that holds the workspace
+// volume and falling back to any host when that one does not pick it up.
+func (s *sandbox) boot(ctx workflow.Context) error {
+	from := s.st.Status
+	s.setStatus(ctx, StatusStarting)
+	s.record(ctx, schemas.TypeStartRequested, schemas.Empty{})
+	var bootID string
+	_ = workflow.SideEffect(ctx, func(workflow.Context) any { return uuid.NewString() }).Get(&bootID)
+	in := activities.BootInput{Sandbox: s.st.Config.Name, InstanceType: s.st.Config.InstanceType,
+		BootID: bootID, Env: s.st.Config.Env}
+	var c activities.Container
+	var err error
+	if s.st.Host != "" {
+		err = workflow.ExecuteActivity(bootOptions(ctx, HostQueue(s.st.Host), 30*time.Second), acts.Boot, in).Get(ctx, &c)
+	}
+	if s.st.Host == "" || isScheduleToStartTimeout(err) {
+		err = workflow.ExecuteActivity(bootOptions(ctx, SharedQueue, 0), acts.Boot, in).Get(ctx, &c)
+	}
+	if err != nil {
+		s.setStatus(ctx, from)
+		s.publish(ctx)
+		return temporal.NewNonRetryableApplicationError("boot failed: "+rootCause(err), ErrBoot, nil)
+	}
+	s.st.Container, s.st.Host = &c, c.Host
+	s.setStatus(ctx, StatusRunning)
+	s.record(ctx, schemas.TypeStarted, schemas.Empty{})
+	return nil
+}
+
+// sleep removes the container and keeps the workspace. requested is false
+// when the idle timer decided it.
+func (s *sandbox) sleep(ctx workflow.Context, requested bool) {
+	s.setStatus(ctx, StatusStopping)
+	if requested {
+		s.record(ctx, schemas.TypeSleepRequested, schemas.Empty{})
+	} else {
+		s.publish(ctx)
+	}
+	s.stopWatchers()
+	var res activities.StopResult
+	in := activities.StopInput{Sandbox: s.st.Config.Name, Container: *s.st.Container}
+	// Retries until the host answers: the container must not outlive a sleep.
+	_ = workflow.ExecuteActivity(hostOptions(ctx, s.st.Container.Host), acts.Stop, in).Get(ctx, &res)
+	switch {
+	case res.BackupID != "":
+		s.st.LastBackupID = res.BackupID
+		s.record(ctx, schemas.TypeBackupCreated, schemas.BackupCreated{BackupID: res.BackupID})
+	case res.BackupError != "":
+		s.record(ctx, schemas.TypeBackupFailed, schemas.BackupFailed{Error: res.BackupError})
+	}
+	s.st.Container = nil
+	s.setStatus(ctx, StatusStopped)
+	s.record(ctx, schemas.TypeStopped, schemas.Empty{})
+}
+
+// destroy removes container and volume and keeps the workflow open as the
+// name's tombstone, so the name can never be claimed again.
+func (s *sandbox) destroy(ctx workflow.Context) {
+	wasRunning := s.st.Status == StatusRunning
+	s.setStatus(ctx, StatusDestroying)
+	s.record(ctx, schemas.TypeDestroyRequested, schemas.Empty{})
+	s.stopWatchers()
+	in := activities.DestroyInput{Sandbox: s.st.Config.Name}
+	if s.st.Host != "" {
+		_ = workflow.ExecuteActivity(hostOptions(ctx, s.st.Host), acts.Destroy, in).Get(ctx, nil)
+	}
+	s.st.Container = nil
+	if wasRunning {
+		s.record(ctx, schemas.TypeStopped, schemas.Empty{})
+	}
+	s.setStatus(ctx, StatusDestroyed)
+	s.record(ctx, schemas.TypeDestroyed, schemas.Empty{})
+}
+
+func (s *sandbox) configure(ctx workflow.Context, in Intent) {
+	if p := in.Patch; p != nil {
+		if p.SleepAfter != nil {
+			s.st.Config.SleepAfter = *p.SleepAfter
+		}
+		if p.KeepAlive != nil {
+			s.st.Config.KeepAlive = *p.KeepAlive
+		}
+		s.resetIdle()
+		s.touch(ctx)
+		s.publish(ctx)
+		return
+	}
+	env := copyEnv(s.st.Config.Env)
+	for k, v := range in.Configure.Env {
+		if v == nil {
+			delete(env, k)
+		} else {
+			env[k] = *v
+		}
+	}
+	s.st.Config.Env = env
+	s.touch(ctx)
+	s.record(ctx, schemas.TypeConfigured, schemas.Configured{Env: in.Configure.Env})
+	if c := s.st.Container; c != nil && s.st.Status == StatusRunning {
+		// Best effort: a container that misses the push gets the env on its
+		// next boot; the change itself is already durable.
+		err := workflow.ExecuteActivity(quickOptions(ctx, c.Host), acts.ApplyEnv,
+			activities.EnvInput{Container: *c, Env: env}).Get(ctx, nil)
+		if err != nil {
+			workflow.GetLogger(ctx).Warn("env push to running sandbox failed", "error", err)
+		}
+	}
+}
+
+// exited records a container that died on its own; the volume stays.
+func (s *sandbox) exited(ctx workflow.Context) {
+	s.stopWatchers()
+	s.st.Container = nil
+	s.setStatus(ctx, StatusStopped)
+	s.record(ctx, schemas.TypeStopped, schemas.Empty{})
+}
+
+func (s *sandbox) setStatus(ctx workflow.Context, to Status) {
+	if s.st.Status == to {
+		return
+	}
+	if !canTransition(s.st.Status, to) {
+		// A bug: fail the workflow task so it shows in the UI and retries
+		// after a fix, instead of recording an illegal state.
+		panic(fmt.Sprintf("berth: illegal transition %s -> %s", s.st.Status, to))
+	}
+	s.st.Status = to
+	s.touch(ctx)
+}
+
+func (s *sandbox) touch(ctx workflow.Context) { s.st.UpdatedAt = workflow.Now(ctx) }
+
+func isScheduleToStartTimeout(err error) bool {
+	var te *temporal.TimeoutError
+	return errors.As(err, &te) && te.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START
+}
+
+// rootCause is the innermost message of an activity error, which is what a
+// user can act on.
+func rootCause(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
+	}
+}
+
+func copyEnv(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,78 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/berthdev/berth/schemas"
+)
+
+// published is what the search attributes last said, so they are upserted
+// only when they change.
+type published struct {
+	status, host string
+}
+
+// recordCreated writes the first events of a sandbox's own stream.
+func (s *sandbox) recordCreated(ctx workflow.Context) {
+	c := s.st.Config
+	s.record(ctx, schemas.TypeCreated, schemas.Created{Config: schemas.SandboxConfig{
+		Name: c.Name, InstanceType: c.InstanceType, SleepAfter: c.SleepAfter.String(),
+		KeepAlive: c.KeepAlive, Env: c.Env,
+	}})
+	if len(c.Env) > 0 {
+		env := make(map[string]*string, len(c.Env))
+		for k, v := range c.Env {
+			v := v
+			env[k] = &v
+		}
+		s.record(ctx, schemas.TypeConfigured, schemas.Configured{Env: env})
+	}
+}
+
+// record appends one domain event to the sandbox's stream: a memo upsert,
+// which history keeps as a WorkflowPropertiesModified event. The event
+// stream is read back from exactly these.
+func (s *sandbox) record(ctx workflow.Context, typ string, payload any) {
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		panic(fmt.Sprintf("berth: event %s payload: %v", typ, err))
+	}
+	env := schemas.Envelope{
+		Offset: s.st.NextOffset, Type: typ, Payload: raw,
+		CreatedAt: workflow.Now(ctx), Path: schemas.SandboxPath(s.st.Config.Name),
+	}
+	s.st.NextOffset++
+	s.st.LastEvent = strings.TrimPrefix(typ, "events.iterate.com/sandbox/")
+	s.upsert(ctx, map[string]any{MemoEvent: env, MemoState: s.st.view()})
+}
+
+// publish refreshes the state memo and search attributes without an event.
+func (s *sandbox) publish(ctx workflow.Context) {
+	s.upsert(ctx, map[string]any{MemoState: s.st.view()})
+}
+
+func (s *sandbox) upsert(ctx workflow.Context, memo map[string]any) {
+	if err := workflow.UpsertMemo(ctx, memo); err != nil {
+		panic(fmt.Sprintf("berth: upsert memo: %v", err))
+	}
+	now := published{status: string(s.st.Status), host: s.st.Host}
+	if now != s.published {
+		sas := []temporal.SearchAttributeUpdate{SABerthSandbox.ValueSet(s.st.Config.Name), SABerthStatus.ValueSet(now.status),
+			SABerthInstanceType.ValueSet(s.st.Config.InstanceType)}
+		if now.host != "" {
+			sas = append(sas, SABerthHost.ValueSet(now.host))
+		}
+		if err := workflow.UpsertTypedSearchAttributes(ctx, sas...); err != nil {
+			panic(fmt.Sprintf("berth: upsert search attributes: %v", err))
+		}
+		s.published = now
+	}
+	// Shown on the workflow's page in the Temporal UI.
+	workflow.SetCurrentDetails(ctx, fmt.Sprintf("**status:** %s  \n**last event:** %s  \n**host:** %s",
+		s.st.Status, s.st.LastEvent, s.st.Host))
+}

@@ -1,0 +1,70 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+)
+
+// ConfigureRequest changes the sandbox env; a nil value unsets the key.
+type ConfigureRequest struct {
+	Env map[string]*string `json:"env"`
+}
+
+// PatchRequest changes idle behaviour; nil fields stay as they are.
+type PatchRequest struct {
+	SleepAfter *time.Duration `json:"sleepAfter,omitempty"`
+	KeepAlive  *bool          `json:"keepAlive,omitempty"`
+}
+
+// Intent is one queued operation. Update handlers and signal handlers only
+// enqueue intents; the main loop applies them one at a time.
+type Intent struct {
+	Seq       int64             `json:"seq"`
+	Op        Op                `json:"op"`
+	Configure *ConfigureRequest `json:"configure,omitempty"`
+	Patch     *PatchRequest     `json:"patch,omitempty"`
+	// FromUpdate marks intents whose caller waits for a result.
+	FromUpdate bool `json:"fromUpdate,omitempty"`
+}
+
+// result is what an Update caller gets back for its intent.
+type result struct {
+	view View
+	err  error
+}
+
+// Limits on what a sandbox may be configured with.
+const (
+	MinSleepAfter = time.Second
+	MaxSleepAfter = 7 * 24 * time.Hour
+	MaxEnvVars    = 256
+)
+
+func validationError(msg string) error {
+	return temporal.NewNonRetryableApplicationError(msg, ErrValidation, nil)
+}
+
+func destroyedError(name string) error {
+	return temporal.NewNonRetryableApplicationError("sandbox "+name+" was destroyed; pick a new name", ErrDestroyed, nil)
+}
+
+func (r *PatchRequest) validate() error {
+	if r == nil || (r.SleepAfter == nil && r.KeepAlive == nil) {
+		return validationError("patch needs sleepAfter or keepAlive")
+	}
+	if d := r.SleepAfter; d != nil && (*d < MinSleepAfter || *d > MaxSleepAfter) {
+		return validationError("sleepAfter must be between 1s and 168h")
+	}
+	return nil
+}
+
+func (r *ConfigureRequest) validate() error {
+	if r == nil || len(r.Env) == 0 {
+		return validationError("env must name at least one variable")
+	}
+	if len(r.Env) > MaxEnvVars {
+		return validationError("too many env variables")
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+// Package workflows holds the Sandbox entity workflow: one long-running,
+// deterministic workflow per sandbox. No I/O here; activities do that.
+package workflows
+
+import "go.temporal.io/sdk/temporal"
+
+// Names shared by the workflow, the worker and the gateway. Changing one of
+// these breaks running workflows: treat them as a wire contract.
+const (
+	WorkflowType = "Sandbox"
+	// SharedQueue runs workflows and the boot activity; any host may take it.
+	SharedQueue = "berth"
+	// hostQueuePrefix + host id runs every activity on a booted container.
+	hostQueuePrefix = "berth-host-"
+
+	// Lifecycle operations: each is an Update (validated, returns the state)
+	// and a Signal of the same name for fire-and-forget callers.
+	OpStart     = "start"
+	OpSleep     = "sleep"
+	OpKill      = "kill"
+	OpDestroy   = "destroy"
+	OpConfigure = "configure" // env changes
+	OpPatch     = "patch"     // sleepAfter / keepAlive
+
+	QueryState = "state"
+
+	// Memo keys. MemoSpec is set at create (the name claim); MemoState holds
+	// the current view (read by the gateway without a worker); MemoEvent is
+	// upserted once per domain event and is the source of the event stream.
+	MemoSpec  = "berth.spec"
+	MemoState = "berth.state"
+	MemoEvent = "berth.event"
+)
+
+// HostQueue is the task queue of one worker host.
+func HostQueue(hostID string) string { return hostQueuePrefix + hostID }
+
+// WorkflowID is the durable identity of a sandbox.
+func WorkflowID(name string) string { return "sandbox/" + name }
+
+// Typed search attributes (Keyword), registered by `berth dev` and the worker.
+var (
+	SABerthSandbox      = temporal.NewSearchAttributeKeyKeyword("BerthSandbox")
+	SABerthStatus       = temporal.NewSearchAttributeKeyKeyword("BerthStatus")
+	SABerthInstanceType = temporal.NewSearchAttributeKeyKeyword("BerthInstanceType")
+	SABerthHost         = temporal.NewSearchAttributeKeyKeyword("BerthHost")
+)
+
+// SearchAttributeNames lists the attributes to register on a namespace.
+var SearchAttributeNames = []string{"BerthSandbox", "BerthStatus", "BerthInstanceType", "BerthHost"}
+
+// Error types carried by temporal.ApplicationError; the gateway maps them to
+// HTTP error codes of the same name.
+const (
+	ErrValidation = "VALIDATION_FAILED"
+	ErrDestroyed  = "SANDBOX_DESTROYED"
+	ErrBoot       = "BOOT_FAILED"
+)

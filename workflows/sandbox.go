@@ -1,0 +1,139 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/berthdev/berth/schemas"
+)
+
+// Sandbox is the entity workflow of one sandbox. Handlers only enqueue
+// intents; the main loop applies them one at a time through opTable, so
+// every change of the sandbox is serial and visible in history.
+func Sandbox(ctx workflow.Context, in Input) error {
+	s := &sandbox{in: in, results: map[int64]result{}}
+	if in.State != nil {
+		s.st = in.State
+	} else if in.Spec != nil {
+		s.st = initialState(ctx, in.Spec)
+	} else {
+		return validationError("workflow input needs spec or state")
+	}
+	s.intents = workflow.NewBufferedChannel(ctx, 1024)
+	if err := s.register(ctx); err != nil {
+		return err
+	}
+	if in.State == nil {
+		s.recordCreated(ctx)
+	} else {
+		s.publish(ctx)
+	}
+	return s.run(ctx)
+}
+
+// sandbox is the in-memory side of one workflow run.
+type sandbox struct {
+	in      Input
+	st      *State
+	intents workflow.Channel // intents from update handlers
+	results map[int64]result // answers for waiting update handlers
+
+	watch       workflow.Future // container watch while running
+	watchCancel workflow.CancelFunc
+	idle        workflow.Future // idle timer while running without keepAlive
+	idleCancel  workflow.CancelFunc
+	idleWait    time.Duration // next idle timer; 0 means a full sleepAfter
+
+	published published // what the search attributes last said
+}
+
+func initialState(ctx workflow.Context, spec *schemas.CreateRequested) *State {
+	now := workflow.Now(ctx)
+	sleepAfter, _ := time.ParseDuration(spec.SleepAfter)
+	keep := spec.KeepAlive != nil && *spec.KeepAlive
+	return &State{
+		Config: Config{Name: spec.Path, InstanceType: spec.InstanceType, SleepAfter: sleepAfter,
+			KeepAlive: keep, Env: copyEnv(spec.Env)},
+		Status: StatusCreated, NextOffset: 1, CreatedAt: now, UpdatedAt: now,
+	}
+}
+
+func (s *sandbox) run(ctx workflow.Context) error {
+	for {
+		s.ensureWatchers(ctx)
+		s.drain()
+		if len(s.st.Pending) == 0 && s.shouldContinueAsNew(ctx) {
+			return s.continueAsNew(ctx)
+		}
+		if len(s.st.Pending) == 0 {
+			s.waitForWork(ctx)
+			continue
+		}
+		next := s.st.Pending[0]
+		s.st.Pending = s.st.Pending[1:]
+		if err := s.apply(ctx, next); err != nil {
+			return err // only continue-as-new ends a run
+		}
+	}
+}
+
+// waitForWork blocks until an intent, a signal, the container watch or the
+// idle timer has something for the loop.
+func (s *sandbox) waitForWork(ctx workflow.Context) {
+	sel := workflow.NewSelector(ctx)
+	sel.AddReceive(s.intents, func(c workflow.ReceiveChannel, _ bool) {
+		var in Intent
+		c.Receive(ctx, &in)
+		s.st.Pending = append(s.st.Pending, in)
+	})
+	for _, name := range signalNames {
+		name := name
+		sel.AddReceive(workflow.GetSignalChannel(ctx, name), func(c workflow.ReceiveChannel, _ bool) {
+			s.acceptSignal(ctx, name, c)
+		})
+	}
+	if s.watch != nil {
+		sel.AddFuture(s.watch, func(f workflow.Future) { s.onWatch(ctx, f) })
+	}
+	if s.idle != nil {
+		sel.AddFuture(s.idle, func(f workflow.Future) { s.onIdleTimer(ctx, f) })
+	}
+	sel.Select(ctx)
+}
+
+// drain moves everything already delivered into Pending without blocking.
+func (s *sandbox) drain() {
+	for {
+		var in Intent
+		if ok := s.intents.ReceiveAsync(&in); !ok {
+			return
+		}
+		s.st.Pending = append(s.st.Pending, in)
+	}
+}
+
+func (s *sandbox) shouldContinueAsNew(ctx workflow.Context) bool {
+	info := workflow.GetInfo(ctx)
+	if info.GetContinueAsNewSuggested() {
+		return true
+	}
+	return s.in.ContinueAsNewAfter > 0 && info.GetCurrentHistoryLength() >= s.in.ContinueAsNewAfter
+}
+
+// continueAsNew carries the state (and any undelivered signal) into a fresh
+// run once every update handler has answered. The container is untouched.
+func (s *sandbox) continueAsNew(ctx workflow.Context) error {
+	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	s.drain()
+	for _, name := range signalNames {
+		ch := workflow.GetSignalChannel(ctx, name)
+		for ch.Len() > 0 {
+			s.acceptSignal(ctx, name, ch)
+		}
+	}
+	s.stopWatchers()
+	next := s.in
+	next.Spec, next.State = nil, s.st
+	return workflow.NewContinueAsNewError(ctx, Sandbox, next)
+}

@@ -1,0 +1,95 @@
+package workflows
+
+import (
+	"time"
+
+	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/schemas"
+)
+
+// Status of a sandbox. The only legal changes are those of transitions.go.
+type Status string
+
+const (
+	StatusCreated    Status = "created"
+	StatusStarting   Status = "starting"
+	StatusRunning    Status = "running"
+	StatusStopping   Status = "stopping"
+	StatusStopped    Status = "stopped"
+	StatusDestroying Status = "destroying"
+	StatusDestroyed  Status = "destroyed"
+)
+
+// Config is what a sandbox was created with, as changed by patch/configure.
+type Config struct {
+	Name         string            `json:"name"`
+	InstanceType string            `json:"instanceType"`
+	SleepAfter   time.Duration     `json:"sleepAfter"`
+	KeepAlive    bool              `json:"keepAlive"`
+	Env          map[string]string `json:"env,omitempty"`
+}
+
+// Container is the running container of a sandbox, as the boot activity
+// reported it. Addr and BootID let the gateway reach the supervisor directly.
+type Container = activities.Container
+
+// View is the sandbox as callers see it: the Update result, the query result
+// and the MemoState memo.
+type View struct {
+	Name         string            `json:"name"`
+	InstanceType string            `json:"instanceType"`
+	Status       Status            `json:"status"`
+	SleepAfter   string            `json:"sleepAfter"`
+	KeepAlive    bool              `json:"keepAlive"`
+	Env          map[string]string `json:"env"`
+	LastBackupID string            `json:"lastBackupId,omitempty"`
+	Host         string            `json:"host,omitempty"`
+	Container    *Container        `json:"container,omitempty"`
+	LastEvent    string            `json:"lastEvent,omitempty"`
+	CreatedAt    time.Time         `json:"createdAt"`
+	UpdatedAt    time.Time         `json:"updatedAt"`
+}
+
+// State is everything the workflow carries across continue-as-new.
+type State struct {
+	Config    Config     `json:"config"`
+	Status    Status     `json:"status"`
+	Container *Container `json:"container,omitempty"`
+	// Host holds the workspace volume (the last host that ran the container).
+	Host         string `json:"host,omitempty"`
+	LastBackupID string `json:"lastBackupId,omitempty"`
+	// NextOffset is the offset of the next event on the sandbox's stream.
+	NextOffset int64     `json:"nextOffset"`
+	LastEvent  string    `json:"lastEvent,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	UpdatedAt  time.Time `json:"updatedAt"`
+	// Pending intents (signals received but not yet applied) survive
+	// continue-as-new so no fire-and-forget call is lost.
+	Pending   []Intent `json:"pending,omitempty"`
+	IntentSeq int64    `json:"intentSeq"`
+}
+
+// Input starts (or continues) the workflow.
+type Input struct {
+	// Spec is set on the first run only: the create request.
+	Spec *schemas.CreateRequested `json:"spec,omitempty"`
+	// State is set on every continued run.
+	State *State `json:"state,omitempty"`
+	// ContinueAsNewAfter forces continue-as-new after this many history
+	// events (tests); 0 leaves it to the server's suggestion.
+	ContinueAsNewAfter int `json:"continueAsNewAfter,omitempty"`
+}
+
+func (s *State) view() View {
+	env := s.Config.Env
+	if env == nil {
+		env = map[string]string{}
+	}
+	v := View{
+		Name: s.Config.Name, InstanceType: s.Config.InstanceType, Status: s.Status,
+		SleepAfter: s.Config.SleepAfter.String(), KeepAlive: s.Config.KeepAlive, Env: env,
+		LastBackupID: s.LastBackupID, Host: s.Host, Container: s.Container,
+		LastEvent: s.LastEvent, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt,
+	}
+	return v
+}
