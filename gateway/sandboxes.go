@@ -98,7 +98,9 @@ func (s *Server) create(c echo.Context) error {
 		ID: workflows.WorkflowID(spec.Path), TaskQueue: workflows.SharedQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		Memo:                     map[string]any{workflows.MemoSpec: spec},
+		// Without this the SDK quietly returns the existing run.
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		Memo:                                     map[string]any{workflows.MemoSpec: spec},
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			workflows.SABerthSandbox.ValueSet(spec.Path),
 			workflows.SABerthStatus.ValueSet(string(workflows.StatusCreated)),

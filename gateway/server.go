@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/internal/eventlog"
 	"github.com/berthdev/berth/workflows"
 )
 
@@ -43,12 +44,14 @@ type Server struct {
 	types              config.InstanceTypes
 	log                *zap.Logger
 	continueAsNewAfter int
+	events             *eventlog.Hub
 }
 
 // New builds the router.
 func New(o Options) *Server {
 	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
 		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter}
+	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace}, eventlog.DefaultBuffer)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(o.Log)
@@ -67,6 +70,8 @@ func New(o Options) *Server {
 	v1.POST("/sandboxes/:name/sleep", s.lifecycle(workflows.OpSleep))
 	v1.POST("/sandboxes/:name/kill", s.lifecycle(workflows.OpKill))
 	v1.PATCH("/sandboxes/:name/env", s.setEnv, json)
+	v1.GET("/sandboxes/:name/events", s.sandboxEvents)
+	v1.GET("/events", s.catalogEvents)
 	s.echo = e
 	return s
 }
@@ -86,6 +91,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+		s.events.Close() // ends followers so Shutdown need not wait for them
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		err := srv.Shutdown(shutdown)
