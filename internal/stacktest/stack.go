@@ -1,0 +1,249 @@
+// Package stacktest runs a whole Berth for integration tests: a real
+// Temporal dev server, `berth worker` and `berth gateway` as real child
+// processes (so tests can SIGKILL and restart them), real Docker. Everything
+// it creates carries io.berth.host=<a per-run host id> and is removed on Close.
+package stacktest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/volume"
+	"go.temporal.io/sdk/client"
+
+	"github.com/berthdev/berth/internal/devserver"
+	"github.com/berthdev/berth/internal/dockerrt"
+)
+
+// TestImage is the minimal busybox image `deploy/images/build.sh test` builds.
+const TestImage = "berth/test:latest"
+
+// Options tune a stack.
+type Options struct {
+	Env []string // extra environment for worker and gateway
+}
+
+// Stack is one running Berth.
+type Stack struct {
+	Dir, Bin, Supervisor string
+	Token, Secret        string
+	HostID               string
+	URL                  string
+	listen               string
+	env                  []string
+	root                 string
+	temporal             *devserver.Server
+	worker, gateway      *exec.Cmd
+	Temporal             client.Client
+	Docker               *dockerrt.Runtime
+}
+
+// Start builds the binaries and the test image if needed and starts
+// Temporal, a worker and a gateway.
+func Start(ctx context.Context, o Options) (*Stack, error) {
+	root, err := devserver.ModuleRoot()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "berth-stack-")
+	if err != nil {
+		return nil, err
+	}
+	s := &Stack{Dir: dir, root: root, Token: randHex(16), Secret: randHex(32), HostID: "t" + randHex(4)}
+	s.Bin, s.Supervisor = filepath.Join(dir, "berth"), filepath.Join(dir, "berth-supervisor")
+	if err := s.build(ctx); err != nil {
+		return nil, err
+	}
+	if s.Docker, err = dockerrt.New(); err != nil {
+		return nil, err
+	}
+	if err := s.ensureImage(ctx); err != nil {
+		return nil, err
+	}
+	cli, err := temporalCLI(root)
+	if err != nil {
+		return nil, err
+	}
+	if s.temporal, err = devserver.Start(ctx, devserver.Options{CLI: cli, Dir: filepath.Join(dir, "temporal"), UIPort: -1}); err != nil {
+		return nil, err
+	}
+	if s.Temporal, err = client.Dial(client.Options{HostPort: s.temporal.Address()}); err != nil {
+		s.Close()
+		return nil, err
+	}
+	port, err := devserver.FreePort("127.0.0.1")
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.listen = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	s.URL = "http://" + s.listen
+	s.env = append([]string{
+		"TEMPORAL_ADDRESS=" + s.temporal.Address(), "BERTH_SECRET=" + s.Secret, "BERTH_TOKEN=" + s.Token,
+		"BERTH_HOST_ID=" + s.HostID, "BERTH_SUPERVISOR=" + s.Supervisor, "BERTH_DEFAULT_IMAGE=" + TestImage,
+		"BERTH_DATA_DIR=" + filepath.Join(dir, "data"), "BERTH_LISTEN=" + s.listen, "BERTH_LOG_LEVEL=warn",
+	}, o.Env...)
+	if err := s.StartWorker(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.StartGateway(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// TemporalAddress is the dev server's frontend.
+func (s *Stack) TemporalAddress() string { return s.temporal.Address() }
+
+func (s *Stack) build(ctx context.Context) error {
+	for _, b := range []struct{ out, pkg string }{{s.Bin, "./cmd/berth"}, {s.Supervisor, "./cmd/berth-supervisor"}} {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", b.out, b.pkg)
+		cmd.Dir = s.root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
+		}
+	}
+	return nil
+}
+
+func (s *Stack) ensureImage(ctx context.Context) error {
+	if _, err := s.Docker.Client().ImageInspect(ctx, TestImage); err == nil {
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(s.root, "deploy/images/build.sh"), "test", TestImage)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build %s: %v\n%s", TestImage, err, out)
+	}
+	return nil
+}
+
+// temporalCLI finds the Temporal CLI the way `berth dev` does, building it
+// into the repository's .berth/bin (shared across runs) when missing.
+func temporalCLI(root string) (string, error) {
+	if p := os.Getenv("BERTH_TEMPORAL_CLI"); p != "" {
+		return p, nil
+	}
+	return devserver.FindTemporalCLI(context.Background(), "", filepath.Join(root, ".berth"), os.Stderr)
+}
+
+func (s *Stack) spawn(role string) (*exec.Cmd, error) {
+	logf, err := os.OpenFile(filepath.Join(s.Dir, role+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(s.Bin, role)
+	cmd.Env = append(os.Environ(), s.env...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() { _ = cmd.Wait(); logf.Close() }()
+	return cmd, nil
+}
+
+// StartWorker starts `berth worker`.
+func (s *Stack) StartWorker() error {
+	var err error
+	s.worker, err = s.spawn("worker")
+	return err
+}
+
+// StartGateway starts `berth gateway` and waits until it answers.
+func (s *Stack) StartGateway() error {
+	var err error
+	if s.gateway, err = s.spawn("gateway"); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.DialTimeout("tcp", s.listen, 100*time.Millisecond); err == nil {
+			c.Close()
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("gateway did not listen on %s (see %s)", s.listen, filepath.Join(s.Dir, "gateway.log"))
+}
+
+// StopWorker ends the worker with sig (SIGKILL simulates a crash).
+func (s *Stack) StopWorker(sig syscall.Signal) { stop(s.worker, sig) }
+
+// StopGateway ends the gateway with sig.
+func (s *Stack) StopGateway(sig syscall.Signal) { stop(s.gateway, sig) }
+
+func stop(cmd *exec.Cmd, sig syscall.Signal) {
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	_ = cmd.Process.Signal(sig)
+	for i := 0; i < 100; i++ {
+		if err := cmd.Process.Signal(syscall.Signal(0)); err != nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = cmd.Process.Kill()
+}
+
+// Logs returns the tail of a role's log, for failure messages.
+func (s *Stack) Logs(role string) string {
+	b, _ := os.ReadFile(filepath.Join(s.Dir, role+".log"))
+	if len(b) > 8000 {
+		b = b[len(b)-8000:]
+	}
+	return string(b)
+}
+
+// Close stops everything and removes this stack's containers and volumes.
+func (s *Stack) Close() {
+	s.StopGateway(syscall.SIGTERM)
+	s.StopWorker(syscall.SIGTERM)
+	if s.Temporal != nil {
+		s.Temporal.Close()
+	}
+	if s.temporal != nil {
+		s.temporal.Stop()
+	}
+	if s.Docker != nil {
+		s.removeDockerObjects()
+		s.Docker.Close()
+	}
+	os.RemoveAll(s.Dir)
+}
+
+func (s *Stack) removeDockerObjects() {
+	ctx := context.Background()
+	f := filters.NewArgs(filters.Arg("label", dockerrt.LabelHost+"="+s.HostID))
+	cs, _ := s.Docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: f})
+	for _, c := range cs {
+		_ = s.Docker.RemoveContainer(ctx, c.ID)
+	}
+	vs, _ := s.Docker.Client().VolumeList(ctx, volume.ListOptions{Filters: f})
+	for _, v := range vs.Volumes {
+		_ = s.Docker.RemoveVolume(ctx, v.Name)
+	}
+	// The sandbox network is shared by every Berth on this engine; remove
+	// it only when nothing uses it any more.
+	_ = s.Docker.Client().NetworkRemove(ctx, dockerrt.NetworkName)
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,40 @@
+// Package tests holds Berth's integration tests: real Docker, a real
+// Temporal dev server, the real berth worker and gateway processes.
+package tests
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/berthdev/berth/internal/stacktest"
+)
+
+// stack is shared by the package's tests; each test uses its own sandbox
+// names. Every sandbox continues-as-new after a few dozen history events, so
+// the whole suite also exercises continue-as-new.
+var stack *stacktest.Stack
+
+func TestMain(m *testing.M) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_CONTINUE_AS_NEW_AFTER=60"}})
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "start the Berth stack:", err)
+		os.Exit(1)
+	}
+	stack = s
+	code := m.Run()
+	if code != 0 {
+		fmt.Fprintf(os.Stderr, "--- worker log ---\n%s\n--- gateway log ---\n%s\n", s.Logs("worker"), s.Logs("gateway"))
+	}
+	s.Close()
+	os.Exit(code)
+}
+
+// name gives each test its own sandbox names.
+func name(t *testing.T, suffix string) string {
+	return fmt.Sprintf("%s-%s-%d", suffix, stack.HostID, time.Now().UnixNano()%1e6)
+}
