@@ -241,6 +241,7 @@ func (s *Server) lifecycle(op string) echo.HandlerFunc {
 		if err := validName(name); err != nil {
 			return sandboxNotFound(name)
 		}
+		s.targets.drop(name) // the container may change under this op
 		v, err := s.update(c.Request().Context(), name, op)
 		if err != nil {
 			return err

@@ -45,12 +45,15 @@ type Server struct {
 	log                *zap.Logger
 	continueAsNewAfter int
 	events             *eventlog.Hub
+	targets            targets
+	supervisors        *http.Client
 }
 
 // New builds the router.
 func New(o Options) *Server {
 	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
 		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter}
+	s.supervisors = &http.Client{Transport: supervisorTransport()}
 	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace}, eventlog.DefaultBuffer)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -75,6 +78,10 @@ func New(o Options) *Server {
 	v1.PATCH("/sandboxes/:name/env", s.setEnv, json)
 	v1.GET("/sandboxes/:name/events", s.sandboxEvents)
 	v1.GET("/events", s.catalogEvents)
+	// Processes: the hot path, straight to the supervisor. Bodies are
+	// limited there, not here (stdin may be large).
+	v1.Any("/sandboxes/:name/processes", s.processes)
+	v1.Any("/sandboxes/:name/processes/*", s.processes)
 	s.echo = e
 	return s
 }

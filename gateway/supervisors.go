@@ -1,0 +1,100 @@
+package gateway
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/berthdev/berth/workflows"
+)
+
+// target is where a sandbox's supervisor answers, for one boot.
+type target struct {
+	addr, bootID string
+}
+
+// targets caches each sandbox's supervisor address and boot id so the hot
+// path (processes, files) never waits on Temporal. An entry is dropped when
+// the supervisor stops answering or answers for another boot (401: its
+// token is derived from its boot id).
+type targets struct {
+	mu sync.Mutex
+	m  map[string]target
+}
+
+func (t *targets) get(name string) (target, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	v, ok := t.m[name]
+	return v, ok
+}
+
+func (t *targets) put(name string, v target) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.m == nil {
+		t.m = map[string]target{}
+	}
+	t.m[name] = v
+}
+
+func (t *targets) drop(name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.m, name)
+}
+
+// errNoContainer: the sandbox exists but runs no container right now.
+type noContainer struct{ status workflows.Status }
+
+func (e *noContainer) Error() string { return "sandbox has no container (" + string(e.status) + ")" }
+
+// resolve finds the supervisor of a sandbox; with wake it starts a sandbox
+// that is not running (the implicit start of exec, files and terminals).
+func (s *Server) resolve(ctx context.Context, name string, wake bool) (target, error) {
+	if t, ok := s.targets.get(name); ok {
+		return t, nil
+	}
+	d, err := s.describe(ctx, name)
+	if err != nil {
+		return target{}, err
+	}
+	v := d.view
+	if v.Status == workflows.StatusDestroyed || v.Status == workflows.StatusDestroying {
+		return target{}, apiErr(http.StatusGone, CodeSandboxDestroyed, "sandbox "+name+" was destroyed")
+	}
+	if v.Status != workflows.StatusRunning || v.Container == nil {
+		if !wake {
+			return target{}, &noContainer{status: v.Status}
+		}
+		if v, err = s.update(ctx, name, workflows.OpStart); err != nil {
+			return target{}, err
+		}
+		if v.Container == nil {
+			return target{}, unavailable("the sandbox did not come up; retry")
+		}
+	}
+	t := target{addr: v.Container.Addr, bootID: v.Container.BootID}
+	s.targets.put(name, t)
+	return t, nil
+}
+
+func unavailable(msg string) *APIError {
+	e := apiErr(http.StatusServiceUnavailable, CodeContainerUnavailable, msg)
+	e.Retryable, e.RetryAfterMs = true, 1000
+	return e
+}
+
+// supervisorTransport pools keep-alive connections to supervisors.
+func supervisorTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 64
+	t.IdleConnTimeout = 90 * time.Second
+	t.ResponseHeaderTimeout = 0 // waits and log follows are long by design
+	t.DisableCompression = true
+	// A replaced container's address may not answer at all: fail fast.
+	t.DialContext = (&net.Dialer{Timeout: 2 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return t
+}
