@@ -1,0 +1,212 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// SandboxInfo is the state of a sandbox (DESIGN §7).
+type SandboxInfo struct {
+	Name         string
+	InstanceType string
+	Status       string // created, starting, running, stopping, stopped, destroying, destroyed
+	SleepAfter   time.Duration
+	KeepAlive    bool
+	Env          map[string]string
+	LastBackupID string
+	Host         string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+type sandboxWire struct {
+	Name         string            `json:"name"`
+	InstanceType string            `json:"instanceType"`
+	Status       string            `json:"status"`
+	SleepAfter   json.RawMessage   `json:"sleepAfter"`
+	KeepAlive    bool              `json:"keepAlive"`
+	Env          map[string]string `json:"env"`
+	LastBackupID string            `json:"lastBackupId"`
+	Host         string            `json:"host"`
+	CreatedAt    time.Time         `json:"createdAt"`
+	UpdatedAt    time.Time         `json:"updatedAt"`
+}
+
+// UnmarshalJSON accepts sleepAfter as a duration string ("10m0s") or a
+// number of seconds.
+func (s *SandboxInfo) UnmarshalJSON(b []byte) error {
+	var w sandboxWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	d, err := parseDurationJSON(w.SleepAfter)
+	if err != nil {
+		return err
+	}
+	*s = SandboxInfo{
+		Name: w.Name, InstanceType: w.InstanceType, Status: w.Status, SleepAfter: d,
+		KeepAlive: w.KeepAlive, Env: w.Env, LastBackupID: w.LastBackupID, Host: w.Host,
+		CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
+	}
+	return nil
+}
+
+func parseDurationJSON(raw json.RawMessage) (time.Duration, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return 0, err
+		}
+		if s == "" {
+			return 0, nil
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return time.Duration(f * float64(time.Second)), nil
+		}
+		return time.ParseDuration(s)
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return 0, errors.New("berth: bad duration " + string(raw))
+	}
+	return time.Duration(f * float64(time.Second)), nil
+}
+
+// CreateRequest claims a sandbox name. Zero values take the server defaults
+// (instance type basic, sleepAfter 10m).
+type CreateRequest struct {
+	Name         string
+	InstanceType string
+	SleepAfter   time.Duration
+	KeepAlive    bool
+	Env          map[string]string
+}
+
+func (r CreateRequest) MarshalJSON() ([]byte, error) {
+	w := map[string]any{"name": r.Name}
+	if r.InstanceType != "" {
+		w["instanceType"] = r.InstanceType
+	}
+	if r.SleepAfter != 0 {
+		w["sleepAfter"] = durationString(r.SleepAfter)
+	}
+	if r.KeepAlive {
+		w["keepAlive"] = true
+	}
+	if len(r.Env) > 0 {
+		w["env"] = r.Env
+	}
+	return json.Marshal(w)
+}
+
+func sandboxPath(name string, rest ...string) string {
+	p := "/v1/sandboxes/" + url.PathEscape(name)
+	for _, r := range rest {
+		p += "/" + r
+	}
+	return p
+}
+
+// Create claims a sandbox. created is true for a new claim (201) and false
+// when an identical create already claimed the name (200). A different
+// config under the same name is ErrNameConflict; a destroyed name is
+// ErrSandboxDestroyed (names are never reused).
+func (c *Client) Create(ctx context.Context, req CreateRequest) (info *SandboxInfo, created bool, err error) {
+	info = new(SandboxInfo)
+	status, err := c.call(ctx, request{method: http.MethodPost, path: "/v1/sandboxes", body: req}, info)
+	if err != nil {
+		return nil, false, err
+	}
+	return info, status == http.StatusCreated, nil
+}
+
+// List lists sandboxes, optionally only those in one status ("" for all).
+func (c *Client) List(ctx context.Context, status string) ([]SandboxInfo, error) {
+	var q url.Values
+	if status != "" {
+		q = url.Values{"status": {status}}
+	}
+	var raw json.RawMessage
+	if _, err := c.call(ctx, request{method: http.MethodGet, path: "/v1/sandboxes", query: q}, &raw); err != nil {
+		return nil, err
+	}
+	// A bare array, or an object wrapping it (for pagination later).
+	var list []SandboxInfo
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '{' {
+		var wrapped struct {
+			Sandboxes []SandboxInfo `json:"sandboxes"`
+		}
+		err := json.Unmarshal(t, &wrapped)
+		return wrapped.Sandboxes, err
+	}
+	err := json.Unmarshal(raw, &list)
+	return list, err
+}
+
+func (c *Client) sandboxCall(ctx context.Context, method, path string, body any) (*SandboxInfo, error) {
+	info := new(SandboxInfo)
+	if _, err := c.call(ctx, request{method: method, path: path, body: body}, info); err != nil {
+		return nil, err
+	}
+	if info.Name == "" {
+		return nil, nil // the route answered without a body
+	}
+	return info, nil
+}
+
+// Get returns a sandbox's state (ErrSandboxNotFound if there is none).
+func (c *Client) Get(ctx context.Context, name string) (*SandboxInfo, error) {
+	return c.sandboxCall(ctx, http.MethodGet, sandboxPath(name), nil)
+}
+
+// Start boots the sandbox's container (restoring /workspace).
+func (c *Client) Start(ctx context.Context, name string) (*SandboxInfo, error) {
+	return c.sandboxCall(ctx, http.MethodPost, sandboxPath(name, "start"), nil)
+}
+
+// Sleep backs up /workspace and removes the container.
+func (c *Client) Sleep(ctx context.Context, name string) (*SandboxInfo, error) {
+	return c.sandboxCall(ctx, http.MethodPost, sandboxPath(name, "sleep"), nil)
+}
+
+// Kill restarts the sandbox's workflow run; the container keeps running.
+func (c *Client) Kill(ctx context.Context, name string) (*SandboxInfo, error) {
+	return c.sandboxCall(ctx, http.MethodPost, sandboxPath(name, "kill"), nil)
+}
+
+// Destroy removes the container and volume and tombstones the name.
+func (c *Client) Destroy(ctx context.Context, name string) (*SandboxInfo, error) {
+	return c.sandboxCall(ctx, http.MethodDelete, sandboxPath(name), nil)
+}
+
+// Patch changes sleepAfter and/or keepAlive; nil fields are left alone.
+func (c *Client) Patch(ctx context.Context, name string, sleepAfter *time.Duration, keepAlive *bool) (*SandboxInfo, error) {
+	body := map[string]any{}
+	if sleepAfter != nil {
+		body["sleepAfter"] = durationString(*sleepAfter)
+	}
+	if keepAlive != nil {
+		body["keepAlive"] = *keepAlive
+	}
+	return c.sandboxCall(ctx, http.MethodPatch, sandboxPath(name), body)
+}
+
+// SetEnv changes the sandbox env: a nil value unsets the variable. It
+// applies to processes started afterwards.
+func (c *Client) SetEnv(ctx context.Context, name string, env map[string]*string) (*SandboxInfo, error) {
+	return c.sandboxCall(ctx, http.MethodPatch, sandboxPath(name, "env"), map[string]any{"env": env})
+}
+
+// Ptr returns a pointer to v, for env maps (map[string]*string, where nil
+// means unset) and optional Patch fields.
+func Ptr[T any](v T) *T { return &v }

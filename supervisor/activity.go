@@ -1,0 +1,69 @@
+package supervisor
+
+import (
+	"sync"
+	"time"
+)
+
+// activity feeds the worker's idle timer: the sandbox is busy while a
+// request is in flight or a process runs, and idle since the last of those
+// ended.
+type activity struct {
+	mu        sync.Mutex
+	inFlight  int
+	running   int
+	terminals int
+	last      time.Time
+}
+
+func newActivity(now time.Time) *activity { return &activity{last: now} }
+
+func (a *activity) requestStarted() {
+	a.mu.Lock()
+	a.inFlight++
+	a.mu.Unlock()
+}
+
+func (a *activity) requestEnded() {
+	a.mu.Lock()
+	a.inFlight--
+	a.last = time.Now()
+	a.mu.Unlock()
+}
+
+func (a *activity) processStarted() {
+	a.mu.Lock()
+	a.running++
+	a.last = time.Now()
+	a.mu.Unlock()
+}
+
+func (a *activity) processExited() {
+	a.mu.Lock()
+	a.running--
+	a.last = time.Now()
+	a.mu.Unlock()
+}
+
+// activityReport is the body of GET /v1/activity.
+type activityReport struct {
+	BootID         string    `json:"bootId"`
+	InFlight       int       `json:"inFlight"`
+	Processes      int       `json:"processes"`
+	Terminals      int       `json:"terminals"`
+	LastActivityAt time.Time `json:"lastActivityAt"`
+	IdleMs         int64     `json:"idleMs"`
+}
+
+func (a *activity) report(bootID string) activityReport {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r := activityReport{
+		BootID: bootID, InFlight: a.inFlight, Processes: a.running,
+		Terminals: a.terminals, LastActivityAt: a.last.UTC(),
+	}
+	if a.inFlight == 0 && a.running == 0 && a.terminals == 0 {
+		r.IdleMs = time.Since(a.last).Milliseconds()
+	}
+	return r
+}

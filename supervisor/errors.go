@@ -1,0 +1,93 @@
+package supervisor
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+)
+
+// Error codes. The first group is shared with the gateway (DESIGN §7); the
+// rest are specific to the process API.
+const (
+	CodeValidation        = "VALIDATION_FAILED"      // 400
+	CodeUnauthorized      = "UNAUTHORIZED"           // 401
+	CodeNotFound          = "NOT_FOUND"              // 404 unknown route
+	CodeMethodNotAllowed  = "METHOD_NOT_ALLOWED"     // 405
+	CodeProcessNotFound   = "PROCESS_NOT_FOUND"      // 404
+	CodeStaleHandle       = "STALE_PROCESS_HANDLE"   // 409
+	CodeInvalidCursor     = "INVALID_PROCESS_CURSOR" // 400
+	CodePayloadTooLarge   = "PAYLOAD_TOO_LARGE"      // 413
+	CodeExecutableMissing = "EXECUTABLE_NOT_FOUND"   // 422
+	CodeInvalidCwd        = "INVALID_CWD"            // 422
+	CodeExecFailed        = "EXEC_FAILED"            // 422 exec(2) refused the file
+	CodeWaitTimeout       = "WAIT_TIMEOUT"           // 408 only the wait ended
+	CodeNotRunning        = "PROCESS_NOT_RUNNING"    // 409
+	CodeProcessExited     = "PROCESS_EXITED"         // 409 exited before a wait condition held
+	CodeStdinNotPiped     = "STDIN_NOT_PIPED"        // 409
+	CodeStdinClosed       = "STDIN_CLOSED"           // 409
+	CodeInternal          = "INTERNAL"               // 500 a supervisor bug or OS failure
+)
+
+// apiError is an error that knows its HTTP form. Handlers return it and
+// writeError renders it as {"error":{...}}.
+type apiError struct {
+	Status    int            `json:"-"`
+	Code      string         `json:"code"`
+	Message   string         `json:"message"`
+	Retryable bool           `json:"retryable"`
+	Context   map[string]any `json:"context,omitempty"`
+}
+
+func (e *apiError) Error() string { return e.Code + ": " + e.Message }
+
+func newError(status int, code, msg string) *apiError {
+	return &apiError{Status: status, Code: code, Message: msg}
+}
+
+func (e *apiError) with(key string, v any) *apiError {
+	if e.Context == nil {
+		e.Context = map[string]any{}
+	}
+	e.Context[key] = v
+	return e
+}
+
+func badRequest(msg string) *apiError { return newError(http.StatusBadRequest, CodeValidation, msg) }
+
+func waitTimeout(msg string) *apiError {
+	e := newError(http.StatusRequestTimeout, CodeWaitTimeout, msg)
+	e.Retryable = true // the same wait can simply be issued again
+	return e
+}
+
+// writeError renders err; errors that are not *apiError become a 500
+// INTERNAL, which only a supervisor bug or an OS failure should produce.
+func writeError(w http.ResponseWriter, err error) {
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		ae = newError(http.StatusInternalServerError, CodeInternal, err.Error())
+	}
+	if ae.Status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="berth-supervisor"`)
+	}
+	writeJSON(w, ae.Status, map[string]any{"error": ae})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep "2>&1" readable in commands
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"error":{"code":"INTERNAL","message":"encoding response failed","retryable":false}}` + "\n")
+	}
+	body := buf.Bytes()
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}

@@ -1,0 +1,217 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type execRequest struct {
+	Argv    []string  `json:"argv"`
+	Cwd     string    `json:"cwd"`
+	Env     envLayer  `json:"env"`
+	Timeout *duration `json:"timeout"`
+	Stdin   string    `json:"stdin"` // "" or "null": /dev/null; "pipe"
+}
+
+// createProcess answers once the process runs (execve succeeded), not when
+// it ends: 201 with the process as it started.
+func (s *Server) createProcess(w http.ResponseWriter, r *http.Request) error {
+	var req execRequest
+	if err := decodeJSON(r, &req, false); err != nil {
+		return err
+	}
+	if len(req.Argv) == 0 || req.Argv[0] == "" {
+		return badRequest("argv must be a non-empty array whose first element names the executable; no shell is added, use [\"sh\", \"-c\", \"...\"] for shell syntax")
+	}
+	for i, a := range req.Argv {
+		if strings.IndexByte(a, 0) >= 0 {
+			return badRequest("argv[" + strconv.Itoa(i) + "] contains a NUL byte")
+		}
+	}
+	var pipe bool
+	switch req.Stdin {
+	case "", "null":
+	case "pipe":
+		pipe = true
+	default:
+		return badRequest(`stdin must be "pipe" or "null", got ` + strconv.Quote(req.Stdin))
+	}
+	if err := validateEnv(req.Env); err != nil {
+		return err
+	}
+	cwd := req.Cwd
+	if cwd == "" {
+		cwd = s.cfg.DefaultCwd
+	}
+	if err := checkCwd(cwd); err != nil {
+		return err
+	}
+	env := buildEnv(s.cfg.BaseEnv, s.sandboxEnv(), req.Env)
+	path, aerr := resolveExecutable(req.Argv[0], cwd, env)
+	if aerr != nil {
+		return aerr
+	}
+	spec := spawnSpec{path: path, argv: req.Argv, cwd: cwd, env: env, stdinPipe: pipe}
+	if req.Timeout != nil {
+		spec.timeout = time.Duration(*req.Timeout)
+	}
+	p, aerr := s.procs.spawn(spec)
+	if aerr != nil {
+		return aerr
+	}
+	// The view as started: state "running" even if a fast process has
+	// already gone; the exit is what wait/output/logs are for.
+	writeJSON(w, http.StatusCreated, processView{
+		ID: p.id, PID: p.pid, Command: p.argv, Cwd: p.cwd, State: "running", StartedAt: p.started,
+	})
+	return nil
+}
+
+func (s *Server) listProcesses(w http.ResponseWriter, r *http.Request) error {
+	ps := s.procs.list()
+	out := make([]processView, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, p.view())
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) getProcess(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.lookup(r)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, p.view())
+	return nil
+}
+
+// kill signals the process group (grandchildren included). Killing a
+// process that already exited is a no-op answered with its final state, so
+// racing a natural exit is never an error.
+func (s *Server) kill(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.lookup(r)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Signal *signalSpec `json:"signal"`
+	}
+	if err := decodeJSON(r, &req, true); err != nil {
+		return err
+	}
+	sig := syscall.SIGTERM
+	if req.Signal != nil {
+		sig = syscall.Signal(*req.Signal)
+	}
+	if err := s.procs.signalGroup(p, sig); err != nil {
+		return newError(http.StatusInternalServerError, CodeInternal, "kill: "+err.Error())
+	}
+	writeJSON(w, http.StatusOK, p.view())
+	return nil
+}
+
+// maxStdinBody bounds one stdin write.
+const maxStdinBody = 8 << 20
+
+// writeStdin writes the request body to the process's stdin pipe. The body
+// is raw bytes, or with Content-Type application/json {"data": base64} or
+// {"text": "..."}. The write blocks while the pipe is full and gives up when
+// the client goes away.
+func (s *Server) writeStdin(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.lookup(r)
+	if err != nil {
+		return err
+	}
+	if p.stdin == nil {
+		return newError(http.StatusConflict, CodeStdinNotPiped, `stdin of this process is /dev/null; start it with "stdin": "pipe" to write to it`).with("id", p.id)
+	}
+	data, err := readStdinBody(r)
+	if err != nil {
+		return err
+	}
+	p.stdinWrite.Lock()
+	defer p.stdinWrite.Unlock()
+	if p.exited() {
+		return newError(http.StatusConflict, CodeNotRunning, "process "+p.id+" has exited").with("id", p.id)
+	}
+	if p.stdinIsClosed() {
+		return stdinClosedError(p)
+	}
+	stop := context.AfterFunc(r.Context(), func() { p.stdin.SetWriteDeadline(time.Now()) })
+	n, werr := p.stdin.Write(data)
+	if !stop() {
+		p.stdin.SetWriteDeadline(time.Time{})
+	}
+	switch {
+	case werr == nil:
+	case errors.Is(werr, os.ErrClosed) || errors.Is(werr, syscall.EPIPE):
+		return stdinClosedError(p).with("written", n)
+	case errors.Is(werr, os.ErrDeadlineExceeded):
+		return nil // the client is gone; nobody to answer
+	default:
+		return newError(http.StatusInternalServerError, CodeInternal, "stdin write: "+werr.Error())
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"written": n})
+	return nil
+}
+
+func stdinClosedError(p *process) *apiError {
+	return newError(http.StatusConflict, CodeStdinClosed, "stdin of process "+p.id+" is closed").with("id", p.id)
+}
+
+func readStdinBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxStdinBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, newError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
+				"stdin write larger than "+strconv.Itoa(maxStdinBody)+" bytes; split it")
+		}
+		return nil, badRequest("reading request body: " + err.Error())
+	}
+	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		return body, nil
+	}
+	var req struct {
+		Data *string `json:"data"`
+		Text *string `json:"text"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, badRequest("invalid JSON body: " + err.Error())
+	}
+	switch {
+	case req.Data != nil && req.Text == nil:
+		b, err := base64.StdEncoding.DecodeString(*req.Data)
+		if err != nil {
+			return nil, badRequest("data must be standard base64: " + err.Error())
+		}
+		return b, nil
+	case req.Text != nil && req.Data == nil:
+		return []byte(*req.Text), nil
+	}
+	return nil, badRequest(`JSON stdin body must be {"data": "<base64>"} or {"text": "..."}`)
+}
+
+// closeStdin sends EOF to the process. Idempotent.
+func (s *Server) closeStdin(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.lookup(r)
+	if err != nil {
+		return err
+	}
+	if p.stdin == nil {
+		return newError(http.StatusConflict, CodeStdinNotPiped, "stdin of this process is /dev/null; there is nothing to close").with("id", p.id)
+	}
+	p.closeStdin()
+	writeJSON(w, http.StatusOK, map[string]any{"id": p.id, "stdinClosed": true})
+	return nil
+}

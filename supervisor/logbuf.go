@@ -1,0 +1,165 @@
+package supervisor
+
+import (
+	"sync"
+	"time"
+)
+
+// Stream identifies where a log chunk came from.
+type stream uint8
+
+const (
+	streamStdout stream = iota + 1
+	streamStderr
+	streamExit
+)
+
+func (s stream) String() string {
+	switch s {
+	case streamStdout:
+		return "stdout"
+	case streamStderr:
+		return "stderr"
+	case streamExit:
+		return "exit"
+	}
+	return "unknown"
+}
+
+// chunk is one log event: a read from stdout/stderr, or the final exit.
+// Chunks are immutable once appended, so readers may keep references to
+// them after releasing the buffer's lock.
+type chunk struct {
+	seq    uint64
+	stream stream
+	at     time.Time
+	data   []byte
+	exit   *exitStatus
+}
+
+// chunkOverhead approximates the bookkeeping cost of a chunk so that a
+// stream of tiny writes cannot grow memory far beyond the byte budget.
+const chunkOverhead = 64
+
+// logBuffer keeps the newest output of one process within a byte budget.
+// Writers (the pipe readers) never block on readers: a reader that falls
+// behind finds its position evicted and is told so with a truncated event.
+type logBuffer struct {
+	mu      sync.Mutex
+	chunks  []chunk // chunks[i].seq == first+i
+	start   int     // chunks[:start] are evicted, kept only until compaction
+	first   uint64  // seq of chunks[start]; seqs start at 1
+	next    uint64  // seq of the next append
+	size    int     // retained bytes incl. overhead
+	limit   int
+	evicted [3]int64 // evicted data bytes per stream (index stream-1)
+	closed  bool     // the exit event is in
+	changed chan struct{}
+}
+
+func newLogBuffer(limit int) *logBuffer {
+	return &logBuffer{first: 1, next: 1, limit: limit, changed: make(chan struct{})}
+}
+
+// append adds a chunk, evicting the oldest ones beyond the budget (the new
+// chunk itself is always kept), and wakes every waiting reader.
+func (b *logBuffer) append(s stream, data []byte, exit *exitStatus) {
+	now := time.Now().UTC()
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return
+	}
+	b.chunks = append(b.chunks, chunk{seq: b.next, stream: s, at: now, data: data, exit: exit})
+	b.next++
+	b.size += len(data) + chunkOverhead
+	for b.size > b.limit && b.start < len(b.chunks)-1 {
+		c := &b.chunks[b.start]
+		b.size -= len(c.data) + chunkOverhead
+		b.evicted[c.stream-1] += int64(len(c.data))
+		*c = chunk{} // drop the data reference now
+		b.start++
+		b.first++
+	}
+	if b.start > 64 && b.start > len(b.chunks)/2 {
+		b.chunks = append(b.chunks[:0:0], b.chunks[b.start:]...)
+		b.start = 0
+	}
+	if exit != nil {
+		b.closed = true
+	}
+	close(b.changed)
+	b.changed = make(chan struct{})
+	b.mu.Unlock()
+}
+
+// maxBatch bounds how many chunks one read copies out while holding the lock.
+const maxBatch = 256
+
+// snapshot describes what a reader positioned after seq `after` can see now.
+type snapshot struct {
+	chunks    []chunk       // up to maxBatch retained chunks with seq > after (a copy)
+	truncated bool          // chunks between after and the first retained one were evicted
+	resumeAt  uint64        // seq a truncated event stands for: just before the oldest retained chunk
+	last      uint64        // seq of the newest chunk (0 when empty)
+	closed    bool          // the exit chunk is the last one
+	changed   chan struct{} // closed on the next append
+}
+
+func (b *logBuffer) read(after uint64) snapshot {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := snapshot{last: b.next - 1, closed: b.closed, changed: b.changed}
+	if after+1 < b.first {
+		s.truncated = true
+		s.resumeAt = b.first - 1
+		after = b.first - 1
+	}
+	if after < b.next-1 {
+		// Copy the headers: eviction clears slots in place. The data slices
+		// themselves are never written after append.
+		i := b.start + int(after+1-b.first)
+		j := min(len(b.chunks), i+maxBatch)
+		s.chunks = append([]chunk(nil), b.chunks[i:j]...)
+	}
+	return s
+}
+
+// lastSeq is the seq of the newest event, 0 when there is none.
+func (b *logBuffer) lastSeq() uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.next - 1
+}
+
+// collect concatenates the retained bytes of one stream, keeping at most the
+// last max bytes (max <= 0: no limit). truncated reports whether anything of
+// that stream is missing from the result.
+func (b *logBuffer) collect(s stream, max int) (out []byte, truncated bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	total := 0
+	for _, c := range b.chunks[b.start:] {
+		if c.stream == s {
+			total += len(c.data)
+		}
+	}
+	skip := 0
+	if max > 0 && total > max {
+		skip = total - max
+		truncated = true
+	}
+	out = make([]byte, 0, total-skip)
+	for _, c := range b.chunks[b.start:] {
+		if c.stream != s {
+			continue
+		}
+		d := c.data
+		if skip > 0 {
+			n := min(skip, len(d))
+			d, skip = d[n:], skip-n
+		}
+		out = append(out, d...)
+	}
+	return out, truncated || b.evicted[s-1] > 0
+}

@@ -1,0 +1,165 @@
+package supervisor
+
+import (
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// drainGrace is how long output pipes may stay open after the process
+// itself exited: background grandchildren holding stdout must not keep the
+// process "running" forever, but the leader's last bytes must not be lost.
+const drainGrace = 250 * time.Millisecond
+
+// exitStatus is the "exit" object of the API.
+type exitStatus struct {
+	Code     int  `json:"code"`
+	Signal   int  `json:"signal,omitempty"`
+	TimedOut bool `json:"timedOut"`
+}
+
+func exitFrom(ws syscall.WaitStatus, timedOut bool) exitStatus {
+	e := exitStatus{Code: ws.ExitStatus(), TimedOut: timedOut}
+	if ws.Signaled() {
+		e.Signal = int(ws.Signal())
+		e.Code = 128 + e.Signal // the shell convention
+	}
+	return e
+}
+
+// processView is the JSON shape of a process (DESIGN §7).
+type processView struct {
+	ID        string      `json:"id"`
+	PID       int         `json:"pid"`
+	Command   []string    `json:"command"`
+	Cwd       string      `json:"cwd"`
+	State     string      `json:"state"` // running | exited | error
+	StartedAt time.Time   `json:"startedAt"`
+	EndedAt   *time.Time  `json:"endedAt,omitempty"`
+	Exit      *exitStatus `json:"exit,omitempty"`
+}
+
+// process is one supervised process, leader of its own process group.
+type process struct {
+	id      string
+	num     uint64
+	pid     int
+	argv    []string
+	cwd     string
+	started time.Time
+	log     *logBuffer
+
+	// leaderExit receives the wait status from the reaper; done closes once
+	// the exit is recorded and the exit event appended.
+	leaderExit chan syscall.WaitStatus
+	done       chan struct{}
+	timedOut   atomic.Bool
+	deadline   *time.Timer
+
+	stdin       *os.File   // nil unless stdin:"pipe"
+	stdinWrite  sync.Mutex // serialises writers so their bytes do not interleave
+	stdinMu     sync.Mutex // guards stdinClosed; never held across a write
+	stdinClosed bool
+
+	mu    sync.Mutex
+	ended time.Time
+	exit  *exitStatus
+}
+
+func (p *process) view() processView {
+	v := processView{ID: p.id, PID: p.pid, Command: p.argv, Cwd: p.cwd, State: "running", StartedAt: p.started}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.exit != nil {
+		e, t := *p.exit, p.ended
+		v.State, v.Exit, v.EndedAt = "exited", &e, &t
+	}
+	return v
+}
+
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// readBuf is the pump's read size; with the pipe enlarged to match, a fast
+// writer produces few large chunks instead of many 4 KiB ones.
+const readBuf = 256 << 10
+
+// pump copies one output pipe into the log until EOF or the read deadline.
+// Each read is copied out of the reused buffer into an exact-size chunk, so
+// memory follows the data (a fresh zeroed buffer per read cost more).
+func (p *process) pump(r *os.File, s stream, wg *sync.WaitGroup) {
+	defer wg.Done()
+	buf := make([]byte, readBuf)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			p.log.append(s, append([]byte(nil), buf[:n]...), nil)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// supervise runs for the life of the process: it collects output, waits for
+// the reaper to deliver the leader's status, records the exit and calls
+// onExit. It never calls wait itself; the reaper owns all waiting.
+func (p *process) supervise(stdout, stderr *os.File, onExit func(*process)) {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go p.pump(stdout, streamStdout, &wg)
+	go p.pump(stderr, streamStderr, &wg)
+	drained := make(chan struct{})
+	go func() { wg.Wait(); close(drained) }()
+
+	ws := <-p.leaderExit
+	select {
+	case <-drained:
+	case <-time.After(drainGrace):
+		now := time.Now()
+		stdout.SetReadDeadline(now)
+		stderr.SetReadDeadline(now)
+		<-drained
+	}
+	stdout.Close()
+	stderr.Close()
+	if p.deadline != nil {
+		p.deadline.Stop()
+	}
+	p.closeStdin()
+
+	exit := exitFrom(ws, p.timedOut.Load())
+	p.mu.Lock()
+	p.exit, p.ended = &exit, time.Now().UTC()
+	p.mu.Unlock()
+	p.log.append(streamExit, nil, &exit)
+	close(p.done)
+	onExit(p)
+}
+
+// closeStdin closes the stdin pipe once; reports whether it was open.
+// Closing also unblocks a writer stuck on a full pipe.
+func (p *process) closeStdin() bool {
+	p.stdinMu.Lock()
+	defer p.stdinMu.Unlock()
+	if p.stdin == nil || p.stdinClosed {
+		return false
+	}
+	p.stdinClosed = true
+	p.stdin.Close()
+	return true
+}
+
+func (p *process) stdinIsClosed() bool {
+	p.stdinMu.Lock()
+	defer p.stdinMu.Unlock()
+	return p.stdinClosed
+}

@@ -1,0 +1,55 @@
+package supervisor
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// prSetChildSubreaper is PR_SET_CHILD_SUBREAPER from <linux/prctl.h>.
+const prSetChildSubreaper = 36
+
+// becomeSubreaper makes orphaned descendants re-parent to us when we are
+// not PID 1 (tests, or a runtime that injects its own init), so that the
+// reaper below still collects them.
+func becomeSubreaper() error {
+	if os.Getpid() == 1 {
+		return nil
+	}
+	_, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// reap is the only place that waits for children. A single wait4(-1) loop
+// collects every exited child — our processes and any orphan re-parented to
+// us — and dispatches each status by pid, so tracked processes never lose
+// their status to an anonymous reap and zombies never pile up.
+// It returns when stop is closed.
+func reap(dispatch func(pid int, ws syscall.WaitStatus), stop <-chan struct{}) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGCHLD)
+	defer signal.Stop(sigs)
+	for {
+		// Drain everything that is ready: SIGCHLDs coalesce, so one signal
+		// may stand for many exits.
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil || pid <= 0 {
+				break
+			}
+			dispatch(pid, ws)
+		}
+		select {
+		case <-sigs:
+		case <-stop:
+			return
+		}
+	}
+}
