@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/dockerrt"
 )
@@ -28,6 +29,10 @@ type Activities struct {
 	Version        string
 	HTTP           *http.Client // to supervisors
 	Log            *zap.Logger
+	DataDir        string     // worker-local state (restore markers)
+	Backups        blob.Store // where workspaces are backed up
+	BackupTTL      time.Duration
+	BackupKeep     int // newest backups kept per sandbox
 }
 
 // Container is a booted sandbox container as the workflow records it. It
@@ -45,6 +50,22 @@ type BootInput struct {
 	InstanceType string            `json:"instanceType"`
 	BootID       string            `json:"bootId"`
 	Env          map[string]string `json:"env,omitempty"`
+	// VolumeHost last ran the sandbox: its local volume is the freshest copy.
+	VolumeHost string `json:"volumeHost,omitempty"`
+	// RestoreBackupID is the newest good backup, restored when this host's
+	// volume is missing or stale.
+	RestoreBackupID string `json:"restoreBackupId,omitempty"`
+}
+
+// BootResult is the booted container and the backup restored for it.
+type BootResult struct {
+	Container        Container `json:"container"`
+	RestoredBackupID string    `json:"restoredBackupId,omitempty"`
+}
+
+// SnapshotResult names the backup of a running sandbox.
+type SnapshotResult struct {
+	BackupID string `json:"backupId"`
 }
 
 // StopInput removes a sandbox's container (after backing up its workspace).

@@ -17,41 +17,41 @@ import (
 // Boot starts the sandbox's container on this host and returns once its
 // supervisor answers and holds the sandbox env. A retry after a crash finds
 // the container of the same boot and adopts it instead of starting another.
-func (a *Activities) Boot(ctx context.Context, in BootInput) (Container, error) {
+func (a *Activities) Boot(ctx context.Context, in BootInput) (BootResult, error) {
 	name := ContainerName(in.Sandbox)
-	ip, id, err := a.adoptOrRun(ctx, in, name)
+	ip, id, restored, err := a.adoptOrRun(ctx, in, name)
 	if err != nil {
-		return Container{}, err
+		return BootResult{}, err
 	}
 	c := Container{ID: id, Host: a.HostID, Addr: net.JoinHostPort(ip, SupervisorPort), BootID: in.BootID}
 	activity.RecordHeartbeat(ctx, "waiting for supervisor")
 	if err := a.waitHealthy(ctx, c, 30*time.Second); err != nil {
-		return Container{}, err
+		return BootResult{}, err
 	}
 	if err := a.supervisorCall(ctx, c, http.MethodPut, "/v1/env", map[string]any{"env": nonNil(in.Env)}, nil); err != nil {
-		return Container{}, fmt.Errorf("apply env: %w", err)
+		return BootResult{}, fmt.Errorf("apply env: %w", err)
 	}
-	return c, nil
+	return BootResult{Container: c, RestoredBackupID: restored}, nil
 }
 
 // adoptOrRun returns the running container of this boot, or removes a stale
-// one (another boot, or exited) and runs a fresh one.
-func (a *Activities) adoptOrRun(ctx context.Context, in BootInput, name string) (ip, id string, err error) {
+// one (another boot, or exited), prepares the workspace and runs a fresh one.
+func (a *Activities) adoptOrRun(ctx context.Context, in BootInput, name string) (ip, id, restored string, err error) {
 	existing, err := a.Docker.Inspect(ctx, name)
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	if existing != nil {
 		if existing.Config.Labels[dockerrt.LabelBoot] == in.BootID && existing.State != nil && existing.State.Running {
-			return dockerrt.ContainerIP(existing), existing.ID, nil
+			return dockerrt.ContainerIP(existing), existing.ID, existing.Config.Labels[labelRestored], nil
 		}
 		if err := a.Docker.RemoveContainer(ctx, existing.ID); err != nil {
-			return "", "", fmt.Errorf("remove stale container %s: %w", name, err)
+			return "", "", "", fmt.Errorf("remove stale container %s: %w", name, err)
 		}
 	}
 	it, ok := a.InstanceTypes[in.InstanceType]
 	if !ok {
-		return "", "", temporal.NewNonRetryableApplicationError("unknown instance type "+in.InstanceType, "UNKNOWN_INSTANCE_TYPE", nil)
+		return "", "", "", temporal.NewNonRetryableApplicationError("unknown instance type "+in.InstanceType, "UNKNOWN_INSTANCE_TYPE", nil)
 	}
 	image := it.Image
 	if image == "" {
@@ -59,16 +59,22 @@ func (a *Activities) adoptOrRun(ctx context.Context, in BootInput, name string) 
 	}
 	if _, err := a.Docker.Client().ImageInspect(ctx, image); err != nil {
 		if dockerrt.IsNotFound(err) {
-			return "", "", temporal.NewNonRetryableApplicationError(
+			return "", "", "", temporal.NewNonRetryableApplicationError(
 				fmt.Sprintf("image %s is not on host %s: build it with `task image` or set BERTH_DEFAULT_IMAGE", image, a.HostID), "IMAGE_NOT_FOUND", nil)
 		}
-		return "", "", err
+		return "", "", "", err
+	}
+	if restored, err = a.prepareVolume(ctx, in); err != nil {
+		return "", "", "", err
 	}
 	labels := a.labels(in.Sandbox)
 	if _, err := a.Docker.EnsureVolume(ctx, VolumeName(in.Sandbox), labels); err != nil {
-		return "", "", fmt.Errorf("workspace volume: %w", err)
+		return "", "", "", fmt.Errorf("workspace volume: %w", err)
 	}
 	labels[dockerrt.LabelBoot] = in.BootID
+	if restored != "" {
+		labels[labelRestored] = restored // a retried boot that adopts this container still reports it
+	}
 	id, ip, err = a.Docker.Run(ctx, dockerrt.Spec{
 		Name: name, Image: image, Volume: VolumeName(in.Sandbox), SupervisorHost: a.SupervisorPath,
 		Env: []string{
@@ -83,8 +89,11 @@ func (a *Activities) adoptOrRun(ctx context.Context, in BootInput, name string) 
 		// Leave nothing half-started behind; the retry starts clean.
 		_ = a.Docker.RemoveContainer(context.WithoutCancel(ctx), id)
 	}
-	return ip, id, err
+	return ip, id, restored, err
 }
+
+// labelRestored records on a container which backup its workspace came from.
+const labelRestored = "io.berth.restored"
 
 func (a *Activities) labels(sandbox string) map[string]string {
 	return map[string]string{

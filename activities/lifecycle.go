@@ -7,24 +7,78 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/internal/backup"
 )
 
-// Stop removes the sandbox's container and keeps its workspace volume.
-// Removing an already removed container succeeds, so retries are safe.
+// stopGrace is how long processes get to exit on SIGTERM before a sleep
+// kills them; longer than the supervisor's own kill grace.
+const stopGrace = 5 * time.Second
+
+// Stop puts a sandbox to sleep: stop the container (the workspace is then
+// quiescent), back the workspace up, remove the container. A failed backup
+// does not block the stop: it is reported, and the local volume stays as
+// the freshest copy. Every step is idempotent, so a retry after a worker
+// crash starts a clean backup (an interrupted one never got a manifest).
 func (a *Activities) Stop(ctx context.Context, in StopInput) (StopResult, error) {
-	if err := a.Docker.RemoveContainer(ctx, ContainerName(in.Sandbox)); err != nil {
+	name := ContainerName(in.Sandbox)
+	if err := a.Docker.Stop(ctx, name, stopGrace); err != nil {
+		return StopResult{}, fmt.Errorf("stop container: %w", err)
+	}
+	var res StopResult
+	m, err := a.backupVolume(ctx, in.Sandbox)
+	switch {
+	case ctx.Err() != nil:
+		return StopResult{}, ctx.Err() // cancelled or timed out: retry the whole stop
+	case err != nil:
+		res.BackupError = err.Error()
+		a.Log.Warn("backup failed; the local workspace volume is kept", zap.String("sandbox", in.Sandbox), zap.Error(err))
+	default:
+		res.BackupID = m.BackupID
+	}
+	if err := a.Docker.RemoveContainer(ctx, name); err != nil {
 		return StopResult{}, fmt.Errorf("remove container: %w", err)
 	}
-	return StopResult{}, nil
+	return res, nil
 }
 
-// Destroy removes the sandbox's container and workspace volume on this host.
+// Snapshot backs up a running sandbox without stopping it: its processes
+// are frozen (cgroup freezer) for the copy, so the snapshot is consistent.
+func (a *Activities) Snapshot(ctx context.Context, in StopInput) (SnapshotResult, error) {
+	name := ContainerName(in.Sandbox)
+	if err := a.Docker.Pause(ctx, name); err != nil {
+		return SnapshotResult{}, fmt.Errorf("freeze sandbox: %w", err)
+	}
+	defer func() {
+		if err := a.Docker.Unpause(context.WithoutCancel(ctx), name); err != nil {
+			a.Log.Error("unfreeze sandbox", zap.String("sandbox", in.Sandbox), zap.Error(err))
+		}
+	}()
+	m, err := a.backupVolume(ctx, in.Sandbox)
+	if err != nil {
+		if backup.IsPermanent(err) {
+			return SnapshotResult{}, temporal.NewNonRetryableApplicationError("backup: "+err.Error(), "BACKUP_FAILED", err)
+		}
+		return SnapshotResult{}, err
+	}
+	return SnapshotResult{BackupID: m.BackupID}, nil
+}
+
+// Destroy removes the sandbox's container and workspace volume on this host
+// and lets its backups expire by their TTL.
 func (a *Activities) Destroy(ctx context.Context, in DestroyInput) error {
 	if err := a.Docker.RemoveContainer(ctx, ContainerName(in.Sandbox)); err != nil {
 		return fmt.Errorf("remove container: %w", err)
 	}
 	if err := a.Docker.RemoveVolume(ctx, VolumeName(in.Sandbox)); err != nil {
 		return fmt.Errorf("remove workspace volume: %w", err)
+	}
+	if a.Backups != nil {
+		if err := backup.MarkDestroyed(ctx, a.Backups, in.Sandbox, time.Now()); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -69,6 +69,12 @@ func fromTemporal(err error, name string) *APIError {
 			return apiErr(http.StatusGone, CodeSandboxDestroyed, app.Message())
 		case workflows.ErrBoot:
 			return apiErr(http.StatusServiceUnavailable, CodeBootFailed, app.Message())
+		case workflows.ErrNotRunning:
+			return apiErr(http.StatusConflict, workflows.ErrNotRunning, app.Message())
+		case workflows.ErrBackup:
+			e := apiErr(http.StatusServiceUnavailable, workflows.ErrBackup, app.Message())
+			e.Retryable = true
+			return e
 		}
 	case errors.Is(err, context.DeadlineExceeded):
 		e := apiErr(http.StatusGatewayTimeout, CodeTimeout, "the operation did not finish in time; it goes on in the background")

@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
 
+	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/eventlog"
 	"github.com/berthdev/berth/workflows"
@@ -28,6 +29,7 @@ type Options struct {
 	Namespace     string
 	Token         string // bearer token every route but health needs
 	Secret        string // derives supervisor tokens
+	Backups       blob.Store
 	InstanceTypes config.InstanceTypes
 	Log           *zap.Logger
 	// ContinueAsNewAfter is passed to new sandboxes (tests force it low).
@@ -45,6 +47,7 @@ type Server struct {
 	log                *zap.Logger
 	continueAsNewAfter int
 	events             *eventlog.Hub
+	backups            blob.Store
 	targets            targets
 	supervisors        *http.Client
 }
@@ -52,7 +55,7 @@ type Server struct {
 // New builds the router.
 func New(o Options) *Server {
 	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
-		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter}
+		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter, backups: o.Backups}
 	s.supervisors = &http.Client{Transport: supervisorTransport()}
 	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace}, eventlog.DefaultBuffer)
 	e := echo.New()
@@ -78,6 +81,8 @@ func New(o Options) *Server {
 	v1.PATCH("/sandboxes/:name/env", s.setEnv, json)
 	v1.GET("/sandboxes/:name/events", s.sandboxEvents)
 	v1.GET("/events", s.catalogEvents)
+	v1.GET("/sandboxes/:name/backups", s.listBackups)
+	v1.POST("/sandboxes/:name/backups", s.createBackup)
 	// Processes: the hot path, straight to the supervisor. Bodies are
 	// limited there, not here (stdin may be large).
 	v1.Any("/sandboxes/:name/processes", s.processes)

@@ -35,6 +35,10 @@ func (s *sandbox) apply(ctx workflow.Context, in Intent) error {
 		s.configure(ctx, in)
 	case actExited:
 		s.exited(ctx)
+	case actSnapshot:
+		err = s.snapshot(ctx)
+	case actNotRunning:
+		err = temporal.NewNonRetryableApplicationError("sandbox "+s.st.Config.Name+" is not running; start it first", ErrNotRunning, nil)
 	case actKill:
 		s.record(ctx, schemas.TypeKillRequested, schemas.Empty{})
 		s.answer(in, nil)
@@ -59,23 +63,40 @@ func (s *sandbox) boot(ctx workflow.Context) error {
 	var bootID string
 	_ = workflow.SideEffect(ctx, func(workflow.Context) any { return uuid.NewString() }).Get(&bootID)
 	in := activities.BootInput{Sandbox: s.st.Config.Name, InstanceType: s.st.Config.InstanceType,
-		BootID: bootID, Env: s.st.Config.Env}
-	var c activities.Container
+		BootID: bootID, Env: s.st.Config.Env, VolumeHost: s.st.Host, RestoreBackupID: s.st.LastBackupID}
+	var res activities.BootResult
 	var err error
 	if s.st.Host != "" {
-		err = workflow.ExecuteActivity(bootOptions(ctx, HostQueue(s.st.Host), 30*time.Second), acts.Boot, in).Get(ctx, &c)
+		err = workflow.ExecuteActivity(bootOptions(ctx, HostQueue(s.st.Host), 30*time.Second), acts.Boot, in).Get(ctx, &res)
 	}
 	if s.st.Host == "" || isScheduleToStartTimeout(err) {
-		err = workflow.ExecuteActivity(bootOptions(ctx, SharedQueue, 0), acts.Boot, in).Get(ctx, &c)
+		err = workflow.ExecuteActivity(bootOptions(ctx, SharedQueue, 0), acts.Boot, in).Get(ctx, &res)
 	}
 	if err != nil {
 		s.setStatus(ctx, from)
 		s.publish(ctx)
 		return temporal.NewNonRetryableApplicationError("boot failed: "+rootCause(err), ErrBoot, nil)
 	}
+	c := res.Container
 	s.st.Container, s.st.Host = &c, c.Host
 	s.setStatus(ctx, StatusRunning)
 	s.record(ctx, schemas.TypeStarted, schemas.Empty{})
+	if res.RestoredBackupID != "" {
+		s.record(ctx, schemas.TypeWorkspaceRestored, schemas.WorkspaceRestored{BackupID: res.RestoredBackupID})
+	}
+	return nil
+}
+
+// snapshot backs up a running sandbox; it keeps running.
+func (s *sandbox) snapshot(ctx workflow.Context) error {
+	var res activities.SnapshotResult
+	in := activities.StopInput{Sandbox: s.st.Config.Name, Container: *s.st.Container}
+	if err := workflow.ExecuteActivity(snapshotOptions(ctx, s.st.Container.Host), acts.Snapshot, in).Get(ctx, &res); err != nil {
+		return temporal.NewNonRetryableApplicationError("backup failed: "+rootCause(err), ErrBackup, nil)
+	}
+	s.st.LastBackupID = res.BackupID
+	s.touch(ctx)
+	s.record(ctx, schemas.TypeBackupCreated, schemas.BackupCreated{BackupID: res.BackupID})
 	return nil
 }
 

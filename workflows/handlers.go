@@ -6,7 +6,7 @@ import (
 
 // signalNames in a fixed order: the selector must add channels
 // deterministically.
-var signalNames = []string{OpStart, OpSleep, OpKill, OpDestroy, OpConfigure, OpPatch}
+var signalNames = []string{OpStart, OpSleep, OpKill, OpDestroy, OpConfigure, OpPatch, OpBackup}
 
 // register installs the query, the Updates (validated; they wait for their
 // intent to be applied and return the resulting view) and nothing else:
@@ -20,7 +20,7 @@ func (s *sandbox) register(ctx workflow.Context) error {
 			func(ctx workflow.Context) (View, error) { return s.await(ctx, Intent{Op: op}) },
 			workflow.UpdateHandlerOptions{Validator: func() error { return s.validate(op) }})
 	}
-	for _, op := range []Op{opStart, opSleep, opKill, opDestroy} {
+	for _, op := range []Op{opStart, opSleep, opKill, opDestroy, opBackup} {
 		if err := plain(op); err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ const (
 	OpDestroy   = "destroy"
 	OpConfigure = "configure" // env changes
 	OpPatch     = "patch"     // sleepAfter / keepAlive
+	OpBackup    = "backup"    // snapshot a running sandbox
 
 	QueryState = "state"
 
@@ -55,4 +56,6 @@ const (
 	ErrValidation = "VALIDATION_FAILED"
 	ErrDestroyed  = "SANDBOX_DESTROYED"
 	ErrBoot       = "BOOT_FAILED"
+	ErrNotRunning = "SANDBOX_NOT_RUNNING"
+	ErrBackup     = "BACKUP_FAILED"
 )

@@ -29,8 +29,9 @@ func hostOptions(ctx workflow.Context, host string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           HostQueue(host),
 		StartToCloseTimeout: 30 * time.Minute,
-		HeartbeatTimeout:    30 * time.Second,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 30 * time.Second},
+		// Backups heartbeat every few MiB: a dead worker shows within 15 s.
+		HeartbeatTimeout: 15 * time.Second,
+		RetryPolicy:      &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 30 * time.Second},
 	})
 }
 
@@ -51,5 +52,16 @@ func quickOptions(ctx workflow.Context, host string) workflow.Context {
 		TaskQueue:           HostQueue(host),
 		StartToCloseTimeout: 15 * time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+	})
+}
+
+// snapshotOptions: a snapshot is asked for by a caller who waits, so it
+// gives up after a few attempts instead of retrying forever.
+func snapshotOptions(ctx workflow.Context, host string) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           HostQueue(host),
+		StartToCloseTimeout: 30 * time.Minute,
+		HeartbeatTimeout:    30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
 	})
 }

@@ -27,8 +27,8 @@ type harness struct {
 	boots int
 	// watchAfter is how long a container lives before it dies on its own.
 	watchAfter time.Duration
-	idleMs    int64
-	views     []View
+	idleMs     int64
+	views      []View
 }
 
 func newHarness(t *testing.T) *harness {
@@ -39,16 +39,17 @@ func newHarness(t *testing.T) *harness {
 	h.env.RegisterWorkflowWithOptions(Sandbox, workflow.RegisterOptions{Name: WorkflowType})
 	h.env.RegisterActivity(acts)
 	h.env.OnActivity(acts.Boot, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.BootInput) (activities.Container, error) {
+		func(_ context.Context, in activities.BootInput) (activities.BootResult, error) {
 			h.boots++
-			return activities.Container{ID: "c-" + in.BootID, Host: "h1", Addr: "10.0.0.2:7070", BootID: in.BootID}, nil
+			return activities.BootResult{Container: activities.Container{ID: "c-" + in.BootID, Host: "h1", Addr: "10.0.0.2:7070", BootID: in.BootID}}, nil
 		})
+	h.env.OnActivity(acts.Snapshot, mock.Anything, mock.Anything).Return(activities.SnapshotResult{BackupID: "b1"}, nil)
 	// The watch "runs" (on the workflow clock) until watchAfter, then reports
 	// the container dead.
 	h.env.OnActivity(acts.Watch, mock.Anything, mock.Anything).
 		AfterFn(func() time.Duration { return h.watchAfter }).
 		Return(Exit137, nil)
-	h.env.OnActivity(acts.Stop, mock.Anything, mock.Anything).Return(activities.StopResult{}, nil)
+	h.env.OnActivity(acts.Stop, mock.Anything, mock.Anything).Return(activities.StopResult{BackupID: "b0"}, nil)
 	h.env.OnActivity(acts.Destroy, mock.Anything, mock.Anything).Return(nil)
 	h.env.OnActivity(acts.ApplyEnv, mock.Anything, mock.Anything).Return(nil)
 	h.env.OnActivity(acts.CheckIdle, mock.Anything, mock.Anything).Return(

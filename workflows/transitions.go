@@ -39,6 +39,7 @@ const (
 	opDestroy   Op = OpDestroy
 	opConfigure Op = OpConfigure
 	opPatch     Op = OpPatch
+	opBackup    Op = OpBackup
 	opExited    Op = "container-exited"
 	opIdle      Op = "idle"
 )
@@ -47,33 +48,35 @@ const (
 type action int
 
 const (
-	actReject    action = iota // the op is not allowed in this status
-	actNothing                 // already there: answer with the current state
-	actBoot                    // start a container
-	actSleep                   // back up, remove the container
-	actDestroy                 // remove container and volume, tombstone
-	actKill                    // continue as a new run, container untouched
-	actConfigure               // change env / sleepAfter / keepAlive
-	actExited                  // the container died on its own
+	actReject     action = iota // the op is not allowed in this status
+	actNothing                  // already there: answer with the current state
+	actBoot                     // start a container
+	actSleep                    // back up, remove the container
+	actDestroy                  // remove container and volume, tombstone
+	actKill                     // continue as a new run, container untouched
+	actConfigure                // change env / sleepAfter / keepAlive
+	actExited                   // the container died on its own
+	actSnapshot                 // back up a running sandbox, keep it running
+	actNotRunning               // the op needs a running sandbox
 )
 
 // opTable: rows are the statuses the main loop can be in between intents
 // (transient statuses never are), columns the ops.
 //
-//	status     start      sleep      kill     destroy     configure/patch  exited     idle
-//	created    boot       nothing    kill     destroy     configure        nothing    nothing
-//	running    nothing    sleep      kill     destroy     configure        exited     sleep
-//	stopped    boot       nothing    kill     destroy     configure        nothing    nothing
-//	destroyed  reject     reject     reject   reject      reject           nothing    nothing
+//	status     start    sleep    kill    destroy  configure/patch  backup       exited   idle
+//	created    boot     nothing  kill    destroy  configure        not-running  nothing  nothing
+//	running    nothing  sleep    kill    destroy  configure        snapshot     exited   sleep
+//	stopped    boot     nothing  kill    destroy  configure        not-running  nothing  nothing
+//	destroyed  reject   reject   reject  reject   reject           reject       nothing  nothing
 var opTable = map[Status]map[Op]action{
 	StatusCreated: {opStart: actBoot, opSleep: actNothing, opKill: actKill, opDestroy: actDestroy,
-		opConfigure: actConfigure, opPatch: actConfigure, opExited: actNothing, opIdle: actNothing},
+		opConfigure: actConfigure, opPatch: actConfigure, opBackup: actNotRunning, opExited: actNothing, opIdle: actNothing},
 	StatusRunning: {opStart: actNothing, opSleep: actSleep, opKill: actKill, opDestroy: actDestroy,
-		opConfigure: actConfigure, opPatch: actConfigure, opExited: actExited, opIdle: actSleep},
+		opConfigure: actConfigure, opPatch: actConfigure, opBackup: actSnapshot, opExited: actExited, opIdle: actSleep},
 	StatusStopped: {opStart: actBoot, opSleep: actNothing, opKill: actKill, opDestroy: actDestroy,
-		opConfigure: actConfigure, opPatch: actConfigure, opExited: actNothing, opIdle: actNothing},
+		opConfigure: actConfigure, opPatch: actConfigure, opBackup: actNotRunning, opExited: actNothing, opIdle: actNothing},
 	StatusDestroyed: {opStart: actReject, opSleep: actReject, opKill: actReject, opDestroy: actReject,
-		opConfigure: actReject, opPatch: actReject, opExited: actNothing, opIdle: actNothing},
+		opConfigure: actReject, opPatch: actReject, opBackup: actReject, opExited: actNothing, opIdle: actNothing},
 }
 
 func lookup(s Status, op Op) action {

@@ -1,13 +1,17 @@
 package workflows
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/berthdev/berth/activities"
 )
 
 // One test per row of opTable: reach the row's status, apply each op, check
@@ -36,6 +40,11 @@ func TestOpTableRows(t *testing.T) {
 			{op: OpSleep, status: map[Status]Status{StatusCreated: StatusCreated, StatusRunning: StatusStopped, StatusStopped: StatusStopped}[row.at]},
 			{op: OpConfigure, args: []any{ConfigureRequest{Env: env1}}, status: row.at},
 			{op: OpPatch, args: []any{patch}, status: row.at},
+			map[Status]step{
+				StatusCreated: {op: OpBackup, errType: ErrNotRunning},
+				StatusRunning: {op: OpBackup, status: StatusRunning},
+				StatusStopped: {op: OpBackup, errType: ErrNotRunning},
+			}[row.at],
 		}
 		for _, c := range cases {
 			t.Run(row.name+"/"+c.op, func(t *testing.T) {
@@ -61,7 +70,7 @@ func TestOpTableRows(t *testing.T) {
 func TestDestroyedRejectsEverything(t *testing.T) {
 	h := newHarness(t)
 	steps := []step{{op: OpStart, status: StatusRunning}, {op: OpDestroy, status: StatusDestroyed}}
-	for _, op := range []string{OpStart, OpSleep, OpKill, OpDestroy} {
+	for _, op := range []string{OpStart, OpSleep, OpKill, OpDestroy, OpBackup} {
 		steps = append(steps, step{op: op, errType: ErrDestroyed})
 	}
 	steps = append(steps,
@@ -108,4 +117,33 @@ func (h *harness) continuedWith() Input {
 	require.NoError(h.t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &in))
 	require.NotNil(h.t, in.State)
 	return in
+}
+
+func TestSleepAndSnapshotRecordBackups(t *testing.T) {
+	h := newHarness(t)
+	views := h.run(Input{Spec: spec("s1")}, []step{
+		{op: OpStart, status: StatusRunning},
+		{op: OpBackup, status: StatusRunning},
+		{op: OpSleep, status: StatusStopped},
+	})
+	require.Equal(t, "b1", views[1].LastBackupID)
+	require.Equal(t, "b0", views[2].LastBackupID)
+}
+
+func TestRestartPassesRestoreSource(t *testing.T) {
+	h := newHarness(t)
+	var boots []activities.BootInput
+	h.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
+		if info.ActivityType.Name == "Boot" {
+			var in activities.BootInput
+			require.NoError(t, args.Get(&in))
+			boots = append(boots, in)
+		}
+	})
+	h.run(Input{Spec: spec("s1")}, append(append([]step{}, toStopped...), step{op: OpStart, status: StatusRunning}))
+	require.Len(t, boots, 2)
+	require.Empty(t, boots[0].RestoreBackupID, "a new sandbox restores nothing")
+	require.Equal(t, "b0", boots[1].RestoreBackupID)
+	require.Equal(t, "h1", boots[1].VolumeHost)
+	require.NotEqual(t, boots[0].BootID, boots[1].BootID, "each boot has its own id")
 }

@@ -106,10 +106,16 @@ func runWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 	if err := worker.EnsureSearchAttributes(ctx, c, cfg.Namespace); err != nil {
 		return err
 	}
+	backups, err := cfg.OpenBackups(ctx)
+	if err != nil {
+		return err
+	}
+	go worker.RunRetention(ctx, backups, cfg.BackupKeep, time.Hour, log.Named("retention"))
 	acts := &activities.Activities{
 		Docker: docker, HostID: cfg.HostID, Secret: cfg.Secret, SupervisorPath: sup,
 		DefaultImage: cfg.DefaultImage, InstanceTypes: types, Version: version,
 		HTTP: supervisorHTTPClient(), Log: log.Named("activities"),
+		DataDir: cfg.DataDir, Backups: backups, BackupTTL: cfg.BackupTTL, BackupKeep: cfg.BackupKeep,
 	}
 	log.Info("worker started", zap.String("host", cfg.HostID), zap.String("temporal", cfg.TemporalAddress))
 	return worker.Run(ctx, c, acts)
@@ -143,8 +149,12 @@ func runGateway(ctx context.Context, cfg config.Config, c client.Client, log *za
 	if err != nil {
 		return err
 	}
+	backups, err := cfg.OpenBackups(ctx)
+	if err != nil {
+		return err
+	}
 	gw := gateway.New(gateway.Options{
-		Temporal: c, Namespace: cfg.Namespace, Token: cfg.Token, Secret: cfg.Secret,
+		Temporal: c, Namespace: cfg.Namespace, Token: cfg.Token, Secret: cfg.Secret, Backups: backups,
 		InstanceTypes: types, Log: log.Named("gateway"), ContinueAsNewAfter: continueAsNewAfter(),
 	})
 	return gw.Serve(ctx, ln)

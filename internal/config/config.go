@@ -1,29 +1,36 @@
 package config
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
+
+	"github.com/berthdev/berth/internal/blob"
 )
 
 // Config is the settings of one Berth process (dev, worker or gateway).
 type Config struct {
-	DataDir           string // BERTH_DATA_DIR, default .berth
-	Listen            string // BERTH_LISTEN, default 127.0.0.1:8080
-	Token             string // BERTH_TOKEN: gateway bearer token
-	Secret            string // BERTH_SECRET: derives per-boot supervisor tokens
-	DefaultImage      string // BERTH_DEFAULT_IMAGE
-	TemporalAddress   string // TEMPORAL_ADDRESS, default 127.0.0.1:7233
-	Namespace         string // TEMPORAL_NAMESPACE, default "default"
-	HostID            string // BERTH_HOST_ID, default the hostname
-	Supervisor        string // BERTH_SUPERVISOR: path of the supervisor binary
-	TemporalCLI       string // BERTH_TEMPORAL_CLI
-	BackupURL         string // BERTH_BACKUP_URL, default file://<data>/backups
-	InstanceTypesFile string // BERTH_INSTANCE_TYPES: JSON list of custom types
+	DataDir           string        // BERTH_DATA_DIR, default .berth
+	Listen            string        // BERTH_LISTEN, default 127.0.0.1:8080
+	Token             string        // BERTH_TOKEN: gateway bearer token
+	Secret            string        // BERTH_SECRET: derives per-boot supervisor tokens
+	DefaultImage      string        // BERTH_DEFAULT_IMAGE
+	TemporalAddress   string        // TEMPORAL_ADDRESS, default 127.0.0.1:7233
+	Namespace         string        // TEMPORAL_NAMESPACE, default "default"
+	HostID            string        // BERTH_HOST_ID, default the hostname
+	Supervisor        string        // BERTH_SUPERVISOR: path of the supervisor binary
+	TemporalCLI       string        // BERTH_TEMPORAL_CLI
+	BackupURL         string        // BERTH_BACKUP_URL, default file://<data>/backups
+	InstanceTypesFile string        // BERTH_INSTANCE_TYPES: JSON list of custom types
+	BackupTTL         time.Duration // BERTH_BACKUP_TTL, default 168h
+	BackupKeep        int           // BERTH_BACKUP_KEEP, default 3
 }
 
 // DefaultImage is the Debian-based image `task image` builds.
@@ -45,6 +52,14 @@ func FromEnv() Config {
 		TemporalCLI:       os.Getenv("BERTH_TEMPORAL_CLI"),
 		BackupURL:         os.Getenv("BERTH_BACKUP_URL"),
 		InstanceTypesFile: os.Getenv("BERTH_INSTANCE_TYPES"),
+		BackupTTL:         7 * 24 * time.Hour,
+		BackupKeep:        3,
+	}
+	if d, err := time.ParseDuration(os.Getenv("BERTH_BACKUP_TTL")); err == nil && d > 0 {
+		c.BackupTTL = d
+	}
+	if n, err := strconv.Atoi(os.Getenv("BERTH_BACKUP_KEEP")); err == nil && n > 0 {
+		c.BackupKeep = n
 	}
 	return c
 }
@@ -133,4 +148,23 @@ func (c *Config) BackupStoreURL() (string, error) {
 		return "", err
 	}
 	return "file://" + abs, nil
+}
+
+// OpenBackups opens the configured backup store (creating a file store's
+// directory).
+func (c *Config) OpenBackups(ctx context.Context) (blob.Store, error) {
+	url, err := c.BackupStoreURL()
+	if err != nil {
+		return nil, err
+	}
+	if strings.HasPrefix(url, "file://") {
+		if err := os.MkdirAll(strings.TrimPrefix(url, "file://"), 0o700); err != nil {
+			return nil, err
+		}
+	}
+	store, err := blob.Open(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("backup store %s: %w", url, err)
+	}
+	return store, nil
 }

@@ -3,6 +3,7 @@ package dockerrt
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/mount"
@@ -114,4 +115,16 @@ func (r *Runtime) Pause(ctx context.Context, id string) error { return r.cli.Con
 // Unpause thaws a paused container.
 func (r *Runtime) Unpause(ctx context.Context, id string) error {
 	return r.cli.ContainerUnpause(ctx, id)
+}
+
+// Stop asks the container to stop (SIGTERM to the supervisor, which ends
+// every process group) and kills it after grace; a missing or already
+// stopped container is not an error.
+func (r *Runtime) Stop(ctx context.Context, name string, grace time.Duration) error {
+	secs := int(grace.Seconds())
+	err := r.cli.ContainerStop(ctx, name, container.StopOptions{Timeout: &secs})
+	if IsNotFound(err) {
+		return nil
+	}
+	return err
 }

@@ -1,0 +1,110 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/internal/backup"
+)
+
+// The workspace volume lives on the host that last ran the sandbox; backups
+// make it survive that host. These helpers run inside Boot, Stop and
+// Snapshot.
+
+// prepareVolume makes the workspace volume ready for a boot on this host:
+// the local volume is used when it is the freshest copy (the sandbox last
+// ran here, or there is no backup to prefer), otherwise the newest good
+// backup is restored into a fresh volume. It reports the restored backup.
+func (a *Activities) prepareVolume(ctx context.Context, in BootInput) (restored string, err error) {
+	vol := VolumeName(in.Sandbox)
+	marker := a.restoreMarker(in.Sandbox)
+	_, statErr := os.Stat(marker)
+	interrupted := statErr == nil // a restore here died midway: its volume is not trustworthy
+	exists, err := a.Docker.VolumeExists(ctx, vol)
+	if err != nil {
+		return "", err
+	}
+	if exists && !interrupted && (in.VolumeHost == a.HostID || in.RestoreBackupID == "") {
+		return "", nil
+	}
+	if in.RestoreBackupID == "" {
+		if interrupted {
+			_ = os.Remove(marker)
+		}
+		return "", nil // a new sandbox: Boot creates an empty volume
+	}
+	if a.Backups == nil {
+		return "", temporal.NewNonRetryableApplicationError("this worker has no backup store configured", "NO_BACKUP_STORE", nil)
+	}
+	if err := os.MkdirAll(filepath.Dir(marker), 0o700); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(marker, []byte(in.RestoreBackupID), 0o600); err != nil {
+		return "", err
+	}
+	if err := a.Docker.RemoveVolume(ctx, vol); err != nil {
+		return "", fmt.Errorf("remove stale workspace volume: %w", err)
+	}
+	if _, err := a.Docker.EnsureVolume(ctx, vol, a.labels(in.Sandbox)); err != nil {
+		return "", err
+	}
+	dir, err := a.Docker.VolumeMountpoint(ctx, vol)
+	if err != nil {
+		return "", err
+	}
+	start := time.Now()
+	m, err := backup.Restore(ctx, a.Backups, in.Sandbox, in.RestoreBackupID, dir, a.progress(ctx, "restore"))
+	if err != nil {
+		// Never serve an empty or partial workspace: the volume goes, and a
+		// corrupt backup fails the start for good instead of being skipped.
+		_ = a.Docker.RemoveVolume(context.WithoutCancel(ctx), vol)
+		if backup.IsPermanent(err) {
+			return "", temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("restore backup %s: %v", in.RestoreBackupID, err), "RESTORE_FAILED", err)
+		}
+		return "", fmt.Errorf("restore backup %s: %w", in.RestoreBackupID, err)
+	}
+	_ = os.Remove(marker)
+	a.Log.Info("workspace restored", zap.String("sandbox", in.Sandbox), zap.String("backup", m.BackupID),
+		zap.Int64("bytes", m.Bytes), zap.Duration("took", time.Since(start)))
+	return m.BackupID, nil
+}
+
+func (a *Activities) restoreMarker(sandbox string) string {
+	return filepath.Join(a.DataDir, "restoring", sandbox)
+}
+
+// backupVolume snapshots the workspace volume; the caller guarantees that
+// nothing writes to it meanwhile (container stopped or paused).
+func (a *Activities) backupVolume(ctx context.Context, sandbox string) (backup.Manifest, error) {
+	if a.Backups == nil {
+		return backup.Manifest{}, errors.New("no backup store configured")
+	}
+	dir, err := a.Docker.VolumeMountpoint(ctx, VolumeName(sandbox))
+	if err != nil {
+		return backup.Manifest{}, fmt.Errorf("workspace volume: %w", err)
+	}
+	m, err := backup.Create(ctx, a.Backups, sandbox, dir, backup.Options{TTL: a.BackupTTL, Progress: a.progress(ctx, "backup")})
+	if err != nil {
+		return backup.Manifest{}, err
+	}
+	// Retention is best effort: a failed prune never fails a backup.
+	if _, err := backup.Prune(ctx, a.Backups, sandbox, a.BackupKeep, time.Now()); err != nil {
+		a.Log.Warn("prune backups", zap.String("sandbox", sandbox), zap.Error(err))
+	}
+	return m, nil
+}
+
+// progress heartbeats the bytes done, so a dead worker is noticed and the
+// UI shows how far a long transfer got.
+func (a *Activities) progress(ctx context.Context, what string) func(int64) {
+	return func(n int64) { activity.RecordHeartbeat(ctx, fmt.Sprintf("%s: %d bytes", what, n)) }
+}

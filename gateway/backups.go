@@ -1,0 +1,72 @@
+package gateway
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/berthdev/berth/internal/backup"
+	"github.com/berthdev/berth/workflows"
+)
+
+// Backup is the public shape of one workspace backup.
+type Backup struct {
+	BackupID  string    `json:"backupId"`
+	Size      int64     `json:"size"`
+	Bytes     int64     `json:"bytes"`
+	Files     int64     `json:"files"`
+	SHA256    string    `json:"sha256"`
+	CreatedAt time.Time `json:"createdAt"`
+	ExpiresAt time.Time `json:"expiresAt,omitzero"`
+}
+
+func publicBackup(m backup.Manifest) Backup {
+	return Backup{BackupID: m.BackupID, Size: m.Size, Bytes: m.Bytes, Files: m.Files, SHA256: m.SHA256,
+		CreatedAt: m.CreatedAt, ExpiresAt: m.ExpiresAt()}
+}
+
+// listBackups lists a sandbox's complete backups, newest first.
+func (s *Server) listBackups(c echo.Context) error {
+	name := c.Param("name")
+	if err := validName(name); err != nil {
+		return sandboxNotFound(name)
+	}
+	if _, err := s.describe(c.Request().Context(), name); err != nil {
+		return err
+	}
+	ms, err := backup.List(c.Request().Context(), s.backups, name)
+	if err != nil && !errors.Is(err, backup.ErrNoBackup) {
+		return unavailableStore(err)
+	}
+	out := make([]Backup, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, publicBackup(m))
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// createBackup snapshots a running sandbox through its workflow (which
+// records backup-created) and answers with the new backup.
+func (s *Server) createBackup(c echo.Context) error {
+	name := c.Param("name")
+	if err := validName(name); err != nil {
+		return sandboxNotFound(name)
+	}
+	v, err := s.update(c.Request().Context(), name, workflows.OpBackup)
+	if err != nil {
+		return err
+	}
+	m, err := backup.ReadManifest(c.Request().Context(), s.backups, name, v.LastBackupID)
+	if err != nil {
+		return unavailableStore(err)
+	}
+	return c.JSON(http.StatusCreated, publicBackup(m))
+}
+
+func unavailableStore(err error) *APIError {
+	e := apiErr(http.StatusServiceUnavailable, "BACKUP_STORE_UNAVAILABLE", "the backup store is not reachable: "+err.Error())
+	e.Retryable, e.RetryAfterMs = true, 2000
+	return e
+}
