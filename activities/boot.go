@@ -64,6 +64,10 @@ func (a *Activities) adoptOrRun(ctx context.Context, in BootInput, name string) 
 		}
 		return "", "", "", err
 	}
+	// Cheap, and heals a network removed behind the worker's back.
+	if err := a.Docker.EnsureNetwork(ctx); err != nil {
+		return "", "", "", fmt.Errorf("sandbox network: %w", err)
+	}
 	if restored, err = a.prepareVolume(ctx, in); err != nil {
 		return "", "", "", err
 	}

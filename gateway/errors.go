@@ -110,8 +110,11 @@ func errorHandler(log *zap.Logger) echo.HTTPErrorHandler {
 		default:
 			ae = &APIError{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error"}
 		}
-		if ae.Status >= 500 {
+		switch {
+		case ae.Status >= 500 && !ae.Retryable:
 			log.Error("request failed", zap.String("path", c.Path()), zap.Error(err))
+		case ae.Status >= 500:
+			log.Info("request answered unavailable", zap.String("path", c.Path()), zap.String("code", ae.Code))
 		}
 		if ae.RetryAfterMs > 0 {
 			c.Response().Header().Set("Retry-After", strconv.FormatInt((ae.RetryAfterMs+999)/1000, 10))

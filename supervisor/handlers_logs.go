@@ -87,6 +87,9 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request) error {
 		if len(snap.chunks) == maxBatch {
 			continue // more is already there
 		}
+		if snap.closed && after >= snap.last {
+			return nil // the exit is behind this reader: nothing more will come
+		}
 		select {
 		case <-snap.changed:
 		case <-hb:

@@ -73,7 +73,9 @@ func (b *logBuffer) append(s stream, data []byte, exit *exitStatus) {
 	b.chunks = append(b.chunks, chunk{seq: b.next, stream: s, at: now, data: data, exit: exit})
 	b.next++
 	b.size += len(data) + chunkOverhead
-	for b.size > b.limit && b.start < len(b.chunks)-1 {
+	// The exit event is bookkeeping, not output: it never evicts the last
+	// output a process wrote.
+	for exit == nil && b.size > b.limit && b.start < len(b.chunks)-1 {
 		c := &b.chunks[b.start]
 		b.size -= len(c.data) + chunkOverhead
 		b.evicted[c.stream-1] += int64(len(c.data))

@@ -1,0 +1,287 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/berthdev/berth/client"
+)
+
+// Process benchmarks run against the real stack; each prints its figure
+// beside a baseline measured in the same run. `task bench` or
+//
+//	go test ./tests -run '^$' -bench 'ExecRoundTrip|LogThroughput|SupervisorRSS' -benchtime=1x
+
+// benchSandbox creates and starts a keepAlive sandbox for a benchmark and
+// destroys it afterwards.
+func benchSandbox(b *testing.B, suffix string) (string, *client.Sandbox) {
+	return benchSandboxType(b, suffix, "basic")
+}
+
+func benchSandboxType(b *testing.B, suffix, instanceType string) (string, *client.Sandbox) {
+	b.Helper()
+	n := fmt.Sprintf("%s-%s-%d", suffix, stack.HostID, time.Now().UnixNano()%1e6)
+	sb := newSandbox(b, n, map[string]any{"keepAlive": true, "instanceType": instanceType})
+	stack.Must(b, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	return n, sb
+}
+
+// BenchmarkExecRoundTrip: spawn `true`, wait for it and read its output
+// through the gateway (Exec + Output: two HTTP round trips on pooled
+// connections) vs the Docker Engine API's exec on the same container
+// (ExecCreate + ExecAttach, which starts it, + ExecInspect until it has
+// exited). At least 50 samples of each, interleaved.
+//
+// The sandbox's CPU quota applies to both paths (a docker exec joins the
+// container's cgroup too): on the default basic type (1/4 vCPU) the tail is
+// CFS throttling, so the comparison also runs on standard-2 (1 vCPU).
+func BenchmarkExecRoundTrip(b *testing.B) {
+	for _, it := range []string{"basic", "standard-2"} {
+		b.Run(it, func(b *testing.B) { benchExecRoundTrip(b, it) })
+	}
+}
+
+func benchExecRoundTrip(b *testing.B, instanceType string) {
+	ctx := context.Background()
+	n, sb := benchSandboxType(b, "bexec", instanceType)
+	dc := stack.Docker.Client()
+	cname := "berth-" + n
+	berth := func() time.Duration {
+		start := time.Now()
+		p, err := sb.Exec(ctx, []string{"true"}, client.ExecOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, err := p.Output(ctx, client.OutputOptions{})
+		if err != nil || out.ExitCode != 0 {
+			b.Fatalf("output %+v: %v", out, err)
+		}
+		return time.Since(start)
+	}
+	docker := func() time.Duration {
+		start := time.Now()
+		cr, err := dc.ContainerExecCreate(ctx, cname, container.ExecOptions{Cmd: []string{"true"}, AttachStdout: true, AttachStderr: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		att, err := dc.ContainerExecAttach(ctx, cr.ID, container.ExecAttachOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		_, err = stdcopy.StdCopy(&stdout, &stderr, att.Reader)
+		att.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			in, err := dc.ContainerExecInspect(ctx, cr.ID)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !in.Running {
+				if in.ExitCode != 0 {
+					b.Fatalf("docker exec true: exit %d", in.ExitCode)
+				}
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		return time.Since(start)
+	}
+	for range 5 { // warm both paths (connections, caches)
+		berth()
+		docker()
+	}
+	samples := max(b.N, 50)
+	var bs, ds []time.Duration
+	b.ResetTimer()
+	for range samples {
+		bs = append(bs, berth())
+		ds = append(ds, docker())
+	}
+	b.StopTimer()
+	bp50, bp95 := percentiles(bs)
+	dp50, dp95 := percentiles(ds)
+	b.ReportMetric(ms(bp50), "berth-p50-ms")
+	b.ReportMetric(ms(dp50), "docker-p50-ms")
+	b.ReportMetric(ms(dp50)/ms(bp50), "speedup-x")
+	fmt.Printf("\nexec round trip (`true`: start, wait, read output) over %d samples each, warm %s sandbox\n", samples, instanceType)
+	fmt.Printf("  berth Exec+Output via gateway      p50 %7.2f ms   p95 %7.2f ms\n", ms(bp50), ms(bp95))
+	fmt.Printf("  docker exec create+attach+inspect  p50 %7.2f ms   p95 %7.2f ms\n", ms(dp50), ms(dp95))
+	fmt.Printf("  speedup                            p50 %6.1fx     p95 %6.1fx (goal >= 20x)\n\n", ms(dp50)/ms(bp50), ms(dp95)/ms(bp95))
+}
+
+// BenchmarkLogThroughput: 1 GiB of zeros written to stdout by busybox
+// `head` in the sandbox, read with logs?follow=true through the gateway by
+// the Go client from the moment the process starts, vs the same busybox
+// command's stdout read from a local pipe on the host. The supervisor never
+// blocks a writer on a slow reader: if the reader falls behind, output is
+// evicted, the reader gets a `truncated` event, and "delivered" counts what
+// actually arrived.
+//
+// The writer and the supervisor share the sandbox's CPU quota, which on the
+// default basic type (1/4 vCPU) is the bottleneck; standard-3 (2 vCPU)
+// shows the path itself.
+func BenchmarkLogThroughput(b *testing.B) {
+	for _, it := range []string{"basic", "standard-3"} {
+		b.Run(it, func(b *testing.B) { benchLogThroughput(b, it) })
+	}
+}
+
+func benchLogThroughput(b *testing.B, instanceType string) {
+	const size = 1 << 30
+	ctx := context.Background()
+	n, sb := benchSandboxType(b, "blogs", instanceType)
+	argv := []string{"head", "-c", strconv.Itoa(size), "/dev/zero"}
+	var delivered, truncations int64
+	var elapsed, produced time.Duration
+	b.SetBytes(size)
+	for range b.N {
+		start := time.Now()
+		p, err := sb.Exec(ctx, argv, client.ExecOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for ev, err := range p.Logs(ctx, "", true, true) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			switch ev.Type {
+			case "stdout":
+				delivered += int64(len(ev.Data))
+			case "truncated":
+				truncations++
+			case "exit":
+				if ev.Exit.Code != 0 {
+					b.Fatalf("exit %+v", ev.Exit)
+				}
+			}
+		}
+		elapsed += time.Since(start)
+		st, err := p.Status(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		produced += st.EndedAt.Sub(st.StartedAt)
+	}
+	b.StopTimer()
+	// Baseline: the same busybox binary, on the host, into a pipe.
+	bb := "/bin/busybox"
+	if _, err := os.Stat(bb); err != nil {
+		bb = ""
+	}
+	cmdArgv := argv
+	if bb != "" {
+		cmdArgv = append([]string{bb}, argv...)
+	}
+	pstart := time.Now()
+	cmd := exec.Command(cmdArgv[0], cmdArgv[1:]...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	piped, err := io.CopyBuffer(io.Discard, out, make([]byte, 256<<10))
+	if err != nil || piped != size {
+		b.Fatalf("pipe read %d: %v", piped, err)
+	}
+	_ = cmd.Wait()
+	pipeEl := time.Since(pstart)
+
+	total := float64(size) * float64(b.N)
+	gwMBs := float64(delivered) / elapsed.Seconds() / 1e6
+	pipeMBs := float64(size) / pipeEl.Seconds() / 1e6
+	b.ReportMetric(gwMBs, "delivered-MB/s")
+	b.ReportMetric(pipeMBs, "pipe-MB/s")
+	b.ReportMetric(float64(truncations)/float64(b.N), "truncated/op")
+	fmt.Printf("\nlog throughput: %d x 1 GiB to stdout (`%s`), %s sandbox\n", b.N, strings.Join(argv, " "), instanceType)
+	fmt.Printf("  gateway logs?follow=true (Go client)  %7.1f MB/s delivered  %.1f%% of the bytes, %d truncated event(s); writer done in %.2fs, reader in %.2fs\n",
+		gwMBs, float64(delivered)/total*100, truncations, produced.Seconds()/float64(b.N), elapsed.Seconds()/float64(b.N))
+	fmt.Printf("  local pipe (%s)            %7.1f MB/s\n", cmdArgv[0], pipeMBs)
+	fmt.Printf("  ratio                                 %.2f (goal >= 0.5)\n", gwMBs/pipeMBs)
+	rss, hwm := containerRSS(b, n)
+	fmt.Printf("  supervisor RSS after the run          %.1f MiB (peak %.1f MiB)\n\n", float64(rss)/(1<<20), float64(hwm)/(1<<20))
+}
+
+// containerRSS reads VmRSS and VmHWM (bytes) of the sandbox's PID 1 from the
+// host's /proc, which does not disturb the supervisor.
+func containerRSS(b *testing.B, n string) (rss, hwm int64) {
+	b.Helper()
+	info, err := stack.Docker.Client().ContainerInspect(context.Background(), "berth-"+n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", info.State.Pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return statusKB(bytes.NewReader(st), "VmRSS") * 1024, statusKB(bytes.NewReader(st), "VmHWM") * 1024
+}
+
+// statusKB finds "Key:   123 kB" in a /proc/<pid>/status text.
+func statusKB(r io.Reader, key string) int64 {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && k == key {
+			f := strings.Fields(v)
+			if len(f) > 0 {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				return n
+			}
+		}
+	}
+	return -1
+}
+
+// BenchmarkSupervisorRSS: resident memory of PID 1 (the supervisor) in an
+// idle sandbox, seen from the host and from inside (an exec reading
+// /proc/1/status), beside a busybox `sleep` in the same container.
+func BenchmarkSupervisorRSS(b *testing.B) {
+	ctx := context.Background()
+	n, sb := benchSandbox(b, "brss")
+	for range b.N {
+		time.Sleep(2 * time.Second) // idle
+	}
+	host, hostHWM := containerRSS(b, n)
+	sl, err := sb.Exec(ctx, []string{"sleep", "1000"}, client.ExecOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := sb.Exec(ctx, []string{"cat", "/proc/1/status", "/proc/" + strconv.Itoa(sl.PID) + "/status"}, client.ExecOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := p.Output(ctx, client.OutputOptions{})
+	if err != nil || out.ExitCode != 0 {
+		b.Fatalf("cat: %v %s", err, out.Stderr)
+	}
+	_, _ = sl.Kill(ctx, 9)
+	// Two status files back to back: split at the second "Name:".
+	text := string(out.Stdout)
+	i := strings.Index(text[1:], "\nName:") + 1
+	sup, sleeper := text[:i], text[i:]
+	inside := statusKB(strings.NewReader(sup), "VmRSS") * 1024
+	hwm := statusKB(strings.NewReader(sup), "VmHWM") * 1024
+	slRSS := statusKB(strings.NewReader(sleeper), "VmRSS") * 1024
+	mib := func(v int64) float64 { return float64(v) / (1 << 20) }
+	b.ReportMetric(mib(host), "supervisor-RSS-MiB")
+	fmt.Printf("\nsupervisor resident memory, idle sandbox\n")
+	fmt.Printf("  PID 1 VmRSS (host /proc, undisturbed) %6.2f MiB (goal < 10 MiB), peak VmHWM %6.2f MiB\n", mib(host), mib(hostHWM))
+	fmt.Printf("  PID 1 VmRSS (exec, serving a request) %6.2f MiB, peak VmHWM %6.2f MiB\n", mib(inside), mib(hwm))
+	fmt.Printf("  busybox sleep in the same container   %6.2f MiB\n\n", mib(slRSS))
+}
