@@ -159,7 +159,9 @@ func TestLogsTruncatedAndSlowReader(t *testing.T) {
 		t.Fatalf("resume from evicted cursor: first %s last %s", evs[0].Type, evs[len(evs)-1].Type)
 	}
 	tail := concat(evs, "stdout")
-	if !strings.HasSuffix(tail, "\nline-END\n") || len(tail) > 65536 {
+	// The budget may be exceeded by the newest chunk (one pipe read, at most
+	// 256 KiB), which is always kept.
+	if !strings.HasSuffix(tail, "\nline-END\n") || len(tail) > 65536+256<<10 {
 		t.Fatalf("retained tail: %d bytes ending %q", len(tail), tail[max(0, len(tail)-40):])
 	}
 	// Resuming from the truncated event's cursor continues without a gap.
