@@ -27,6 +27,13 @@ func TestMain(m *testing.M) {
 	}
 	stack = s
 	code := m.Run()
+	if code == 0 && !testing.Short() {
+		// History is forever: after every test, no secret may be in it.
+		if err := checkHistoriesHoldNoSecrets(); err != nil {
+			fmt.Fprintln(os.Stderr, "FAIL: secrets in history:", err)
+			code = 1
+		}
+	}
 	if code != 0 {
 		fmt.Fprintf(os.Stderr, "--- worker log ---\n%s\n--- gateway log ---\n%s\n", s.Logs("worker"), s.Logs("gateway"))
 	}
