@@ -20,6 +20,8 @@ const (
 	CodeUnauthorized         = "UNAUTHORIZED"
 	CodeSandboxNotFound      = "SANDBOX_NOT_FOUND"
 	CodeProcessNotFound      = "PROCESS_NOT_FOUND"
+	CodeTerminalNotFound     = "TERMINAL_NOT_FOUND"
+	CodeStaleHandle          = "STALE_PROCESS_HANDLE"
 	CodeNameConflict         = "NAME_CONFLICT"
 	CodeSandboxDestroyed     = "SANDBOX_DESTROYED"
 	CodePayloadTooLarge      = "PAYLOAD_TOO_LARGE"

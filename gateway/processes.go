@@ -16,25 +16,52 @@ import (
 	"github.com/berthdev/berth/workflows"
 )
 
-// Process routes go straight to the sandbox's supervisor, which owns the
-// processes and answers in the final API shapes; the gateway only finds the
-// supervisor, authenticates to it and streams both ways.
+// Hot-path routes (processes, files, archive, terminals) go straight to the
+// sandbox's supervisor, which owns that state and answers in the final API
+// shapes: /v1/sandboxes/{name}/<kind>/... is /v1/<kind>/... there. The
+// gateway only finds the supervisor, authenticates to it and streams both
+// ways.
 
-// processIDRE matches a supervisor process id (p-<boot tag>-<n>).
-var processIDRE = regexp.MustCompile(`^p-[0-9a-f]{12}-[1-9][0-9]*$`)
+// handleIDRE matches a supervisor process or terminal id (p-|t-<boot tag>-<n>).
+var handleIDRE = regexp.MustCompile(`^[pt]-[0-9a-f]{12}-[1-9][0-9]*$`)
+
+// Headers that cross the proxy; everything else (cookies, the gateway
+// token) stays behind.
+var (
+	forwardedRequestHeaders = []string{"Content-Type", "Content-Length", "Accept", "Last-Event-ID", "Range", "If-Match",
+		"X-Berth-Mode", "X-Berth-Mkdir"}
+	forwardedResponseHeaders = []string{"Content-Type", "Content-Length", "Content-Range", "Accept-Ranges", "Cache-Control",
+		"Retry-After", "X-Accel-Buffering", "Last-Modified", "ETag", "X-Berth-Size", "X-Berth-Mode", "X-Berth-Mtime", "X-Berth-Type"}
+)
 
 // maxRetryBody is the largest body kept in memory to retry a request once
 // after the cached supervisor turned out to be stale.
 const maxRetryBody = 1 << 20
 
-func (s *Server) processes(c echo.Context) error {
-	name := c.Param("name")
-	if err := validName(name); err != nil {
-		return sandboxNotFound(name)
+// hotPath proxies one kind of supervisor route; wakes says which requests
+// start a stopped sandbox (given the path after the kind).
+func (s *Server) hotPath(kind string, wakes func(method, rest string) bool) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		name := c.Param("name")
+		if err := validName(name); err != nil {
+			return sandboxNotFound(name)
+		}
+		req := c.Request()
+		rest := strings.TrimPrefix(req.URL.EscapedPath(), "/v1/sandboxes/"+name+"/"+kind)
+		if isUpgrade(req) {
+			return s.proxyUpgrade(c, name, "/v1/"+kind+rest)
+		}
+		return s.proxy(c, name, "/v1/"+kind+rest, rest, wakes(req.Method, rest))
 	}
+}
+
+// Wake rules: exec and new terminals start a sandbox, listing and reading
+// handles never do; every file request does, like exec.
+func wakeOnCreate(method, rest string) bool { return method == http.MethodPost && rest == "" }
+func wakeAlways(string, string) bool        { return true }
+
+func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool) error {
 	req := c.Request()
-	rest := strings.TrimPrefix(req.URL.Path, "/v1/sandboxes/"+name+"/processes")
-	wake := req.Method == http.MethodPost && rest == "" // exec starts a stopped sandbox
 	body, replayable, err := bufferBody(req)
 	if err != nil {
 		return err
@@ -43,12 +70,12 @@ func (s *Server) processes(c echo.Context) error {
 		t, err := s.resolve(req.Context(), name, wake)
 		var nc *noContainer
 		if errors.As(err, &nc) {
-			return noContainerAnswer(c, nc, rest)
+			return noContainerAnswer(c, nc, path, rest)
 		}
 		if err != nil {
 			return err
 		}
-		resp, err := s.forward(req.Context(), t, req, "/v1/processes"+rest, body)
+		resp, err := s.forward(req.Context(), t, req, path, body)
 		if err != nil {
 			s.targets.drop(name)
 			if req.Context().Err() != nil {
@@ -73,21 +100,25 @@ func (s *Server) processes(c echo.Context) error {
 	}
 }
 
-// noContainerAnswer: reads never wake a sandbox. The list is empty, a
-// process is not found, and any other handle belongs to a container that
-// is gone.
-func noContainerAnswer(c echo.Context, nc *noContainer, rest string) error {
+// noContainerAnswer: reads never wake a sandbox. A list is empty, a
+// process or terminal is not found, and any deeper route on a handle
+// belongs to a container that is gone.
+func noContainerAnswer(c echo.Context, nc *noContainer, path, rest string) error {
 	if nc.status == workflows.StatusStarting {
 		return unavailable("the sandbox's container is still booting")
+	}
+	notFound := CodeProcessNotFound
+	if strings.HasPrefix(path, "/v1/terminals") {
+		notFound = CodeTerminalNotFound
 	}
 	parts := strings.Split(strings.TrimPrefix(rest, "/"), "/")
 	switch {
 	case rest == "" && c.Request().Method == http.MethodGet:
 		return c.JSON(http.StatusOK, []any{})
-	case len(parts) == 1 || !processIDRE.MatchString(parts[0]):
-		return apiErr(http.StatusNotFound, CodeProcessNotFound, "no such process: the sandbox has no running container")
+	case len(parts) == 1 || !handleIDRE.MatchString(parts[0]):
+		return apiErr(http.StatusNotFound, notFound, "not found: the sandbox has no running container")
 	default:
-		return apiErr(http.StatusConflict, "STALE_PROCESS_HANDLE", "this process belonged to a container that no longer runs; start the command again")
+		return apiErr(http.StatusConflict, CodeStaleHandle, "this handle belonged to a container that no longer runs; start again")
 	}
 }
 
@@ -117,10 +148,13 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 	if err != nil {
 		return nil, err
 	}
-	for _, h := range []string{"Content-Type", "Accept", "Last-Event-ID"} {
+	for _, h := range forwardedRequestHeaders {
 		if v := in.Header.Get(h); v != "" {
 			out.Header.Set(h, v)
 		}
+	}
+	if body != nil {
+		out.ContentLength = in.ContentLength
 	}
 	out.Header.Set("Authorization", "Bearer "+auth.SupervisorToken(s.secret, t.bootID))
 	return s.supervisors.Do(out)
@@ -131,7 +165,7 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 func stream(c echo.Context, resp *http.Response) error {
 	defer resp.Body.Close()
 	w := c.Response()
-	for _, h := range []string{"Content-Type", "Cache-Control", "Retry-After", "X-Accel-Buffering"} {
+	for _, h := range forwardedResponseHeaders {
 		if v := resp.Header.Get(h); v != "" {
 			w.Header().Set(h, v)
 		}

@@ -83,10 +83,15 @@ func New(o Options) *Server {
 	v1.GET("/events", s.catalogEvents)
 	v1.GET("/sandboxes/:name/backups", s.listBackups)
 	v1.POST("/sandboxes/:name/backups", s.createBackup)
-	// Processes: the hot path, straight to the supervisor. Bodies are
-	// limited there, not here (stdin may be large).
-	v1.Any("/sandboxes/:name/processes", s.processes)
-	v1.Any("/sandboxes/:name/processes/*", s.processes)
+	// The hot path, straight to the supervisor. Bodies are limited there,
+	// not here (stdin and files may be large).
+	for kind, wakes := range map[string]func(string, string) bool{
+		"processes": wakeOnCreate, "terminals": wakeOnCreate, "files": wakeAlways, "archive": wakeAlways,
+	} {
+		h := s.hotPath(kind, wakes)
+		v1.Any("/sandboxes/:name/"+kind, h)
+		v1.Any("/sandboxes/:name/"+kind+"/*", h)
+	}
 	s.echo = e
 	return s
 }

@@ -1,0 +1,47 @@
+package gateway
+
+import (
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/internal/auth"
+)
+
+func isUpgrade(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+}
+
+// proxyUpgrade carries a WebSocket (terminal connections) to the
+// supervisor. httputil.ReverseProxy handles the 101 switch and then copies
+// both directions; it never wakes a sandbox (the terminal must exist).
+func (s *Server) proxyUpgrade(c echo.Context, name, path string) error {
+	t, err := s.resolve(c.Request().Context(), name, false)
+	if err != nil {
+		if _, ok := err.(*noContainer); ok {
+			return apiErr(http.StatusConflict, CodeStaleHandle, "this terminal belonged to a container that no longer runs")
+		}
+		return err
+	}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(&url.URL{Scheme: "http", Host: t.addr})
+			pr.Out.URL.Path, pr.Out.URL.RawPath = path, ""
+			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
+			pr.Out.Header.Set("Authorization", "Bearer "+auth.SupervisorToken(s.secret, t.bootID))
+		},
+		Transport: s.supervisors.Transport,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			s.targets.drop(name)
+			s.log.Info("terminal connection to supervisor failed", zap.String("sandbox", name), zap.Error(err))
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		},
+	}
+	rp.ServeHTTP(c.Response(), c.Request())
+	return nil
+}
