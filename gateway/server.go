@@ -69,6 +69,7 @@ func New(o Options) *Server {
 	e.GET("/healthz", s.health)
 	e.GET("/v1/healthz", s.health)
 	v1 := e.Group("/v1")
+	v1.GET("/openapi.yaml", s.openAPI)
 	json := middleware.BodyLimit("1M")
 	v1.POST("/sandboxes", s.create, json)
 	v1.GET("/sandboxes", s.list)

@@ -17,9 +17,8 @@ import (
 // acts is only used for its method values: the workflow never calls them.
 var acts *activities.Activities
 
-// apply runs one intent to completion and answers its update, if any. It
-// returns an error only to end the run (continue-as-new on kill).
-func (s *sandbox) apply(ctx workflow.Context, in Intent) error {
+// apply runs one intent to completion and answers its update, if any.
+func (s *sandbox) apply(ctx workflow.Context, in Intent) {
 	var err error
 	switch lookup(s.st.Status, in.Op) {
 	case actReject:
@@ -40,12 +39,12 @@ func (s *sandbox) apply(ctx workflow.Context, in Intent) error {
 	case actNotRunning:
 		err = temporal.NewNonRetryableApplicationError("sandbox "+s.st.Config.Name+" is not running; start it first", ErrNotRunning, nil)
 	case actKill:
+		// The fact is recorded now; the run ends (continue-as-new) once
+		// the loop has answered every waiting update.
 		s.record(ctx, schemas.TypeKillRequested, schemas.Empty{})
-		s.answer(in, nil)
-		return s.continueAsNew(ctx)
+		s.killed = true
 	}
 	s.answer(in, err)
-	return nil
 }
 
 func (s *sandbox) answer(in Intent, err error) {

@@ -44,6 +44,7 @@ type sandbox struct {
 	idle        workflow.Future // idle timer while running without keepAlive
 	idleCancel  workflow.CancelFunc
 	idleWait    time.Duration // next idle timer; 0 means a full sleepAfter
+	killed      bool          // kill was applied: this run ends
 
 	published published // what the search attributes last said
 }
@@ -63,8 +64,11 @@ func (s *sandbox) run(ctx workflow.Context) error {
 	for {
 		s.ensureWatchers(ctx)
 		s.drain()
-		if len(s.st.Pending) == 0 && s.shouldContinueAsNew(ctx) {
-			return s.continueAsNew(ctx)
+		if len(s.st.Pending) == 0 && (s.killed || s.shouldContinueAsNew(ctx)) {
+			if s.readyToContinue(ctx) {
+				return s.continueAsNew(ctx)
+			}
+			continue // an update arrived meanwhile: serve it first
 		}
 		if len(s.st.Pending) == 0 {
 			s.waitForWork(ctx)
@@ -72,10 +76,16 @@ func (s *sandbox) run(ctx workflow.Context) error {
 		}
 		next := s.st.Pending[0]
 		s.st.Pending = s.st.Pending[1:]
-		if err := s.apply(ctx, next); err != nil {
-			return err // only continue-as-new ends a run
-		}
+		s.apply(ctx, next)
 	}
+}
+
+// readyToContinue waits until every update handler has answered. An update
+// that arrives meanwhile waits for an intent of this run, so the loop must
+// serve it before the run can end.
+func (s *sandbox) readyToContinue(ctx workflow.Context) bool {
+	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) || s.intents.Len() > 0 })
+	return s.intents.Len() == 0
 }
 
 // waitForWork blocks until an intent, a signal, the container watch or the
@@ -122,10 +132,8 @@ func (s *sandbox) shouldContinueAsNew(ctx workflow.Context) bool {
 }
 
 // continueAsNew carries the state (and any undelivered signal) into a fresh
-// run once every update handler has answered. The container is untouched.
+// run; every update handler has answered. The container is untouched.
 func (s *sandbox) continueAsNew(ctx workflow.Context) error {
-	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
-	s.drain()
 	for _, name := range signalNames {
 		ch := workflow.GetSignalChannel(ctx, name)
 		for ch.Len() > 0 {
