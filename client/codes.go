@@ -1,0 +1,17 @@
+package client
+
+// Error codes the gateway adds to DESIGN §7's, for lifecycle and stream
+// failures. Like the others, match them with errors.Is.
+const (
+	ErrSandboxNotRunning   ErrorCode = "SANDBOX_NOT_RUNNING"      // 409: the operation needs a running sandbox (e.g. CreateBackup)
+	ErrBootFailed          ErrorCode = "BOOT_FAILED"              // 503: the container could not be started
+	ErrBackupFailed        ErrorCode = "BACKUP_FAILED"            // 503: a snapshot failed; the previous backup stays
+	ErrBackupStore         ErrorCode = "BACKUP_STORE_UNAVAILABLE" // 503: the backup store is not reachable
+	ErrTemporalUnavailable ErrorCode = "TEMPORAL_UNAVAILABLE"     // 503: the gateway cannot reach Temporal
+	ErrTimeout             ErrorCode = "TIMEOUT"                  // 504: the operation goes on in the background
+	ErrTerminalNotFound    ErrorCode = "TERMINAL_NOT_FOUND"       // 404
+	ErrRouteNotFound       ErrorCode = "NOT_FOUND"                // 404: no such route (client and gateway versions differ?)
+	ErrMethodNotAllowed    ErrorCode = "METHOD_NOT_ALLOWED"       // 405
+	ErrInternal            ErrorCode = "INTERNAL"                 // 500
+	ErrStreamUnavailable   ErrorCode = "UNAVAILABLE"              // 503: an event stream could not be read right now
+)

@@ -1,0 +1,145 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/berthdev/berth/schemas"
+)
+
+// Event is one envelope of an event stream (DESIGN §5):
+// {offset, type, payload, createdAt, path}. Type is the seed's full name
+// (events.iterate.com/sandbox/started); ShortType gives "started". Decode
+// Payload with schemas.NewPayload(ev.Type).
+type Event = schemas.Envelope
+
+// ShortType is an event type without the seed's namespace ("started"), or
+// the full type when it is not one of the catalogue's.
+func ShortType(typ string) string {
+	if s := schemas.ShortName(typ); s != "" {
+		return s
+	}
+	return typ
+}
+
+// Events streams a sandbox's events after offset after (0 for the whole
+// life). With follow=false the sequence ends at the newest event; with
+// follow=true it stays open for live events until ctx ends or the loop
+// breaks. While following, a dropped connection or a briefly unavailable
+// gateway is retried from the last offset seen, so no event is lost or
+// repeated. ErrSandboxNotFound and other errors retrying cannot fix are
+// yielded and end the sequence.
+func (c *Client) Events(ctx context.Context, name string, after int64, follow bool) iter.Seq2[Event, error] {
+	return c.events(ctx, sandboxPath(name, "events"), after, follow)
+}
+
+// CatalogEvents streams the catalogue (/sandboxes): one create-requested
+// event per sandbox ever claimed, in claim order. Same contract as Events.
+func (c *Client) CatalogEvents(ctx context.Context, after int64, follow bool) iter.Seq2[Event, error] {
+	return c.events(ctx, "/v1/events", after, follow)
+}
+
+func (c *Client) events(ctx context.Context, path string, after int64, follow bool) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		last := after
+		var failingSince time.Time
+		backoff := 100 * time.Millisecond
+		for {
+			progressed, stopped, err := c.eventsOnce(ctx, path, last, follow, func(ev Event) bool {
+				last = ev.Offset
+				return yield(ev, nil)
+			})
+			if stopped {
+				return
+			}
+			if err == nil && !follow {
+				return
+			}
+			if ctx.Err() != nil {
+				yield(Event{}, ctx.Err())
+				return
+			}
+			if progressed || failingSince.IsZero() {
+				failingSince, backoff = time.Now(), 100*time.Millisecond
+			}
+			if err != nil && !retryable(err) || time.Since(failingSince) > reconnectWindow {
+				if err == nil {
+					err = io.ErrUnexpectedEOF
+				}
+				yield(Event{}, err)
+				return
+			}
+			wait := backoff
+			var ae *Error
+			if errors.As(err, &ae) && ae.RetryAfter > 0 {
+				wait = ae.RetryAfter
+			}
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				yield(Event{}, ctx.Err())
+				return
+			}
+			backoff = min(2*backoff, 2*time.Second)
+		}
+	}
+}
+
+// eventsOnce runs one NDJSON request. stopped: the consumer broke out or a
+// non-retryable failure was yielded.
+func (c *Client) eventsOnce(ctx context.Context, path string, after int64, follow bool, emit func(Event) bool) (progressed, stopped bool, err error) {
+	q := url.Values{"after": {strconv.FormatInt(after, 10)}, "follow": {strconv.FormatBool(follow)}}
+	u := c.baseURL + path + "?" + q.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return false, true, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Accept", "application/x-ndjson")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return false, false, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return false, false, decodeError(resp)
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/x-ndjson") {
+		return false, false, &Error{Status: resp.StatusCode, Code: "HTTP_200", Message: "unexpected content type " + ct}
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 8<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue // keep-alive
+		}
+		if bytes.HasPrefix(line, []byte(`{"error"`)) {
+			var env envelope
+			if json.Unmarshal(line, &env) == nil && env.Error != nil {
+				e := &Error{Status: resp.StatusCode, Code: env.Error.Code, Message: env.Error.Message,
+					Retryable: env.Error.Retryable, Context: env.Error.Context}
+				return progressed, false, e
+			}
+		}
+		var ev Event
+		if err := json.Unmarshal(line, &ev); err != nil {
+			return progressed, false, errors.New("berth: bad event line: " + err.Error())
+		}
+		progressed = true
+		if !emit(ev) {
+			return true, true, nil
+		}
+	}
+	return progressed, false, sc.Err()
+}

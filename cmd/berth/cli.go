@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/berthdev/berth/client"
+)
+
+const rootLong = `berth: durable sandboxes for AI agents.
+
+Server commands run Berth; every other command talks to a gateway found
+through BERTH_URL and BERTH_TOKEN, or the client.json that ` + "`berth dev`" + ` writes
+into BERTH_DATA_DIR (default .berth).`
+
+// globals are the flags every client verb shares.
+type globals struct {
+	url, token string
+	json       bool
+}
+
+// cliCommands lets other cli_*.go files add verbs (from init functions).
+var cliCommands []func(*globals) *cobra.Command
+
+func newRootCmd() *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use: "berth", Short: "Durable sandboxes for AI agents", Long: rootLong,
+		Version:       version,
+		SilenceErrors: true, SilenceUsage: true,
+	}
+	root.AddGroup(&cobra.Group{ID: "server", Title: "Running Berth:"},
+		&cobra.Group{ID: "sandbox", Title: "Sandboxes:"},
+		&cobra.Group{ID: "process", Title: "Processes:"})
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.url, "url", "", "gateway URL (default $BERTH_URL, else client.json from 'berth dev')")
+	pf.StringVar(&g.token, "token", "", "bearer token (default $BERTH_TOKEN, else client.json or token from 'berth dev')")
+	pf.BoolVar(&g.json, "json", false, "print JSON instead of text")
+	root.AddCommand(serverCommands()...)
+	for _, mk := range cliCommands {
+		root.AddCommand(mk(g))
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())}
+	})
+	return root
+}
+
+// usageError is a mistake on the command line (exit status 2).
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// connection finds the gateway: flags, then BERTH_URL/BERTH_TOKEN, then
+// $BERTH_DATA_DIR/client.json (and token) as `berth dev` wrote them.
+func (g *globals) connection() (url, token string, err error) {
+	url, token = g.url, g.token
+	if url == "" {
+		url = os.Getenv("BERTH_URL")
+	}
+	if token == "" {
+		token = os.Getenv("BERTH_TOKEN")
+	}
+	dir := os.Getenv("BERTH_DATA_DIR")
+	if dir == "" {
+		dir = ".berth"
+	}
+	if url == "" || token == "" {
+		var cfg struct{ URL, Token string }
+		if b, err := os.ReadFile(filepath.Join(dir, "client.json")); err == nil && json.Unmarshal(b, &cfg) == nil {
+			if url == "" {
+				url = cfg.URL
+			}
+			if token == "" && (url == cfg.URL || cfg.URL == "") {
+				token = cfg.Token
+			}
+		}
+	}
+	if token == "" {
+		if b, err := os.ReadFile(filepath.Join(dir, "token")); err == nil {
+			token = strings.TrimSpace(string(b))
+		}
+	}
+	if url == "" {
+		return "", "", errors.New("no gateway configured: run `berth dev` here (it writes " + filepath.Join(dir, "client.json") +
+			"), or set BERTH_URL and BERTH_TOKEN")
+	}
+	if !strings.Contains(url, "://") {
+		url = "http://" + url
+	}
+	return url, token, nil
+}
+
+// client builds an SDK client; errors are reported with a hint.
+func (g *globals) client() (*client.Client, error) {
+	url, token, err := g.connection()
+	if err != nil {
+		return nil, err
+	}
+	return client.New(url, token), nil
+}
+
+// out writes human text or, with --json, v as indented JSON.
+func (g *globals) out(cmd *cobra.Command, v any, text func(w io.Writer)) error {
+	w := cmd.OutOrStdout()
+	if g.json {
+		return writeJSON(w, v)
+	}
+	text(w)
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// exitCode prints err the way a person (or, with --json, a program) can act
+// on, and returns the process exit status.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	jsonOut := false
+	for _, a := range os.Args[1:] {
+		if a == "--" {
+			break
+		}
+		if a == "--json" || a == "--json=true" {
+			jsonOut = true
+		}
+	}
+	msg, hint, code := describeError(err)
+	if jsonOut {
+		_ = json.NewEncoder(os.Stderr).Encode(map[string]any{"error": map[string]any{"code": code, "message": msg, "hint": hint}})
+	} else {
+		fmt.Fprintln(os.Stderr, "berth: "+msg)
+		if hint != "" {
+			fmt.Fprintln(os.Stderr, "  "+hint)
+		}
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+// describeError turns an error into what happened and what to do.
+func describeError(err error) (msg, hint, code string) {
+	var ae *client.Error
+	if !errors.As(err, &ae) {
+		var ne net.Error
+		var oe *net.OpError
+		switch {
+		case errors.As(err, &oe) || errors.As(err, &ne):
+			return "cannot reach the gateway: " + err.Error(),
+				"is Berth running? Start it with `berth dev`, or point BERTH_URL at your gateway", "UNREACHABLE"
+		case errors.Is(err, context.Canceled):
+			return "interrupted", "", "INTERRUPTED"
+		}
+		return err.Error(), "", ""
+	}
+	msg = ae.Message
+	if msg == "" {
+		msg = ae.Code
+	}
+	hint = errorHints[client.ErrorCode(ae.Code)]
+	if ae.Code == string(client.ErrContainerUnavailable) || ae.Retryable && hint == "" {
+		after := ae.RetryAfter
+		if after <= 0 {
+			after = time.Second
+		}
+		if hint == "" {
+			hint = "this is temporary"
+		}
+		hint += fmt.Sprintf("; retry in %s", after.Round(100*time.Millisecond))
+	}
+	return msg + " (" + ae.Code + ")", hint, ae.Code
+}
+
+// errorHints say what to do about each API error code.
+var errorHints = map[client.ErrorCode]string{
+	client.ErrValidation:           "the gateway rejected the request as invalid; check the arguments (`berth <command> --help`)",
+	client.ErrUnauthorized:         "the token is missing or wrong: set BERTH_TOKEN to the token `berth dev` printed (it is in .berth/token)",
+	client.ErrSandboxNotFound:      "list sandboxes with `berth ls`, or create this one with `berth create NAME`",
+	client.ErrProcessNotFound:      "the sandbox's current container has no such process; list them with `berth ps NAME`",
+	client.ErrNameConflict:         "a sandbox of this name exists with another configuration: pick another name, or see it with `berth get NAME`",
+	client.ErrStaleProcessHandle:   "the process belonged to a container that has since stopped or been replaced; run it again with `berth exec`",
+	client.ErrInvalidCursor:        "the cursor is not one of this process's; omit --since to read from the start",
+	client.ErrSandboxDestroyed:     "names are never reused: create a sandbox with a new name",
+	client.ErrPayloadTooLarge:      "the request is too large; send less at once",
+	client.ErrContainerUnavailable: "the sandbox's container is not ready (booting or being replaced)",
+	client.ErrWaitTimeout:          "the wait ended; the process keeps running (`berth wait NAME ID` again, or `berth kill NAME ID`)",
+	client.ErrExecutableNotFound:   "no such executable in the sandbox: give a full path, or run a shell: berth exec NAME -- sh -c '...'",
+	client.ErrInvalidCwd:           "the working directory does not exist in the sandbox; create it first or change --cwd",
+	client.ErrExecFailed:           "the process could not be started; check the command and the sandbox's image",
+	client.ErrProcessNotRunning:    "the process has already exited; see its output with `berth logs NAME ID`",
+	client.ErrProcessExited:        "the process exited before the condition held; see its output with `berth logs NAME ID`",
+	client.ErrStdinNotPiped:        "the process was started without a stdin pipe",
+	client.ErrStdinClosed:          "the process's stdin is already closed",
+	client.ErrSandboxNotRunning:    "start the sandbox first with `berth start NAME`",
+	client.ErrBootFailed:           "the container could not start; the worker's log says why (is the image there? is Docker up?)",
+	client.ErrBackupFailed:         "the snapshot failed; the previous backup is still the restore source. Retry, and check the backup store",
+	client.ErrBackupStore:          "the backup store (BERTH_BACKUP_URL) is not reachable",
+	client.ErrTemporalUnavailable:  "the gateway cannot reach Temporal; is the Temporal server (or `berth dev`) running?",
+	client.ErrTimeout:              "the operation goes on in the background; check with `berth get NAME` in a moment",
+	client.ErrTerminalNotFound:     "no such terminal in the sandbox's current container",
+	client.ErrRouteNotFound:        "the gateway does not know this route: are the berth CLI and the gateway the same version?",
+	client.ErrMethodNotAllowed:     "the gateway does not allow this here: are the berth CLI and the gateway the same version?",
+	client.ErrInternal:             "the gateway failed unexpectedly; its log says why. Retrying may help",
+	client.ErrStreamUnavailable:    "the event stream could not be read right now",
+}

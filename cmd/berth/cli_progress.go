@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/mattn/go-isatty"
+)
+
+// isTerminal reports whether f is an interactive terminal.
+func isTerminal(f *os.File) bool {
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}
+
+// progress shows a spinner with the elapsed time on a terminal's stderr
+// while a synchronous call (start, sleep, backup) runs. Off a terminal it
+// prints nothing.
+type progress struct {
+	w    io.Writer
+	stop chan struct{}
+	done sync.WaitGroup
+}
+
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// startProgress begins showing label; call end when the call returns.
+func startProgress(label string) *progress {
+	p := &progress{stop: make(chan struct{})}
+	if !isTerminal(os.Stderr) || os.Getenv("TERM") == "dumb" {
+		return p
+	}
+	p.w = os.Stderr
+	p.done.Add(1)
+	go func() {
+		defer p.done.Done()
+		start := time.Now()
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for i := 0; ; i++ {
+			// Show nothing for quick calls.
+			if el := time.Since(start); el > 300*time.Millisecond {
+				fmt.Fprintf(p.w, "\r\033[K%s %s %.1fs", spinnerFrames[i%len(spinnerFrames)], label, el.Seconds())
+			}
+			select {
+			case <-p.stop:
+				fmt.Fprint(p.w, "\r\033[K")
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progress) end() {
+	close(p.stop)
+	p.done.Wait()
+}

@@ -1,0 +1,514 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/berthdev/berth/client"
+)
+
+func init() {
+	cliCommands = append(cliCommands, createCmd, lsCmd, getCmd,
+		func(g *globals) *cobra.Command { return lifecycleCmd(g, "start") },
+		func(g *globals) *cobra.Command { return lifecycleCmd(g, "sleep") },
+		killCmd, rmCmd, envCmd, backupCmd, backupsCmd)
+}
+
+// sandboxView is a sandbox as the CLI prints it in JSON: the API's shape.
+type sandboxView struct {
+	Name         string            `json:"name"`
+	InstanceType string            `json:"instanceType"`
+	Status       string            `json:"status"`
+	SleepAfter   string            `json:"sleepAfter"`
+	KeepAlive    bool              `json:"keepAlive"`
+	Env          map[string]string `json:"env"`
+	LastBackupID string            `json:"lastBackupId,omitempty"`
+	Host         string            `json:"host,omitempty"`
+	CreatedAt    time.Time         `json:"createdAt"`
+	UpdatedAt    time.Time         `json:"updatedAt"`
+}
+
+func viewOf(s *client.SandboxInfo) sandboxView {
+	env := s.Env
+	if env == nil {
+		env = map[string]string{}
+	}
+	return sandboxView{Name: s.Name, InstanceType: s.InstanceType, Status: s.Status, SleepAfter: s.SleepAfter.String(),
+		KeepAlive: s.KeepAlive, Env: env, LastBackupID: s.LastBackupID, Host: s.Host, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+}
+
+// parseDuration accepts "30s", "3m", "1h" or a number of seconds.
+func parseDuration(s string) (time.Duration, error) {
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, usageError{fmt.Errorf("%q is not a duration such as 30s, 3m or 1h", s)}
+	}
+	return d, nil
+}
+
+// parseEnv reads K=V pairs.
+func parseEnv(pairs []string) (map[string]string, error) {
+	env := map[string]string{}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, usageError{fmt.Errorf("env %q: write KEY=VALUE", p)}
+		}
+		env[k] = v
+	}
+	return env, nil
+}
+
+// completeSandboxes completes the first argument with sandbox names.
+func completeSandboxes(g *globals) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return sandboxNames(cmd.Context(), g, toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+func sandboxNames(ctx context.Context, g *globals, prefix string) []cobra.Completion {
+	c, err := g.client()
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	list, err := c.List(ctx, "")
+	if err != nil {
+		return nil
+	}
+	var out []cobra.Completion
+	for _, s := range list {
+		if strings.HasPrefix(s.Name, prefix) {
+			out = append(out, cobra.CompletionWithDesc(s.Name, s.Status))
+		}
+	}
+	return out
+}
+
+func createCmd(g *globals) *cobra.Command {
+	var typ, sleepAfter string
+	var keepAlive bool
+	var env []string
+	cmd := &cobra.Command{
+		Use: "create NAME", Short: "Claim a sandbox name (no container runs until it starts)", GroupID: "sandbox",
+		Example: "  berth create demo --sleep-after 5m --env MODE=dev",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req := client.CreateRequest{Name: args[0], InstanceType: typ, KeepAlive: keepAlive}
+			if sleepAfter != "" {
+				d, err := parseDuration(sleepAfter)
+				if err != nil {
+					return err
+				}
+				req.SleepAfter = d
+			}
+			e, err := parseEnv(env)
+			if err != nil {
+				return err
+			}
+			if len(e) > 0 {
+				req.Env = e
+			}
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			info, created, err := c.Create(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			return g.out(cmd, viewOf(info), func(w io.Writer) {
+				idle := "sleeps after " + info.SleepAfter.String() + " idle"
+				if info.KeepAlive {
+					idle = "kept alive"
+				}
+				if created {
+					fmt.Fprintf(w, "created sandbox %s (%s, %s); `berth start %s` boots it, `berth exec %s -- CMD` too\n",
+						info.Name, info.InstanceType, idle, info.Name, info.Name)
+				} else {
+					fmt.Fprintf(w, "sandbox %s already exists with this configuration (%s)\n", info.Name, info.Status)
+				}
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&typ, "type", "", "instance type: lite, basic (default), standard-1 … standard-4, or a custom one")
+	f.StringVar(&sleepAfter, "sleep-after", "", "idle time before the sandbox sleeps (30s, 3m, 1h; default 10m)")
+	f.BoolVar(&keepAlive, "keep-alive", false, "never sleep when idle")
+	f.StringArrayVarP(&env, "env", "e", nil, "environment variable KEY=VALUE (repeatable)")
+	_ = cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(
+		[]cobra.Completion{"lite", "basic", "standard-1", "standard-2", "standard-3", "standard-4"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+var statuses = []string{"created", "starting", "running", "stopping", "stopped", "destroying", "destroyed"}
+
+func lsCmd(g *globals) *cobra.Command {
+	var status string
+	cmd := &cobra.Command{
+		Use: "ls", Aliases: []string{"list"}, Short: "List sandboxes (destroyed ones only with --status destroyed)", GroupID: "sandbox",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			list, err := c.List(cmd.Context(), status)
+			if err != nil {
+				return err
+			}
+			views := make([]sandboxView, len(list))
+			for i := range list {
+				views[i] = viewOf(&list[i])
+			}
+			return g.out(cmd, views, func(w io.Writer) {
+				if len(views) == 0 {
+					fmt.Fprintln(w, "no sandboxes; create one with `berth create NAME`")
+					return
+				}
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "NAME\tSTATUS\tTYPE\tSLEEP AFTER\tHOST\tUPDATED")
+				for _, v := range views {
+					sleep := v.SleepAfter
+					if v.KeepAlive {
+						sleep = "never"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.Name, v.Status, v.InstanceType, sleep, dash(v.Host), ago(v.UpdatedAt))
+				}
+				tw.Flush()
+			})
+		},
+	}
+	cmd.Flags().StringVar(&status, "status", "", "only sandboxes in this status ("+strings.Join(statuses, ", ")+")")
+	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(statuses, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// ago renders a time relative to now for tables.
+func ago(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := time.Since(t)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return t.Local().Format("2006-01-02")
+}
+
+func printSandbox(w io.Writer, v sandboxView) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "name:\t%s\n", v.Name)
+	fmt.Fprintf(tw, "status:\t%s\n", v.Status)
+	fmt.Fprintf(tw, "instance type:\t%s\n", v.InstanceType)
+	if v.KeepAlive {
+		fmt.Fprintf(tw, "sleeps:\tnever (keep-alive)\n")
+	} else {
+		fmt.Fprintf(tw, "sleeps after:\t%s idle\n", v.SleepAfter)
+	}
+	if v.Host != "" {
+		fmt.Fprintf(tw, "host:\t%s\n", v.Host)
+	}
+	if v.LastBackupID != "" {
+		fmt.Fprintf(tw, "last backup:\t%s\n", v.LastBackupID)
+	}
+	fmt.Fprintf(tw, "created:\t%s\n", v.CreatedAt.Local().Format(time.RFC3339))
+	fmt.Fprintf(tw, "updated:\t%s\n", v.UpdatedAt.Local().Format(time.RFC3339))
+	keys := make([]string, 0, len(v.Env))
+	for k := range v.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) == 0 {
+		fmt.Fprintf(tw, "env:\t(none)\n")
+	}
+	for i, k := range keys {
+		label := ""
+		if i == 0 {
+			label = "env:"
+		}
+		fmt.Fprintf(tw, "%s\t%s=%s\n", label, k, v.Env[k])
+	}
+	tw.Flush()
+}
+
+func getCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use: "get NAME", Short: "Show a sandbox's state", GroupID: "sandbox",
+		Args: cobra.ExactArgs(1), ValidArgsFunction: completeSandboxes(g),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			info, err := c.Get(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			v := viewOf(info)
+			return g.out(cmd, v, func(w io.Writer) { printSandbox(w, v) })
+		},
+	}
+}
+
+var lifecycleText = map[string]struct{ short, doing, done string }{
+	"start": {"Boot the sandbox's container, restoring /workspace", "starting", "is running"},
+	"sleep": {"Back up /workspace and remove the container", "putting to sleep", "is asleep; /workspace is kept and the next start or exec restores it"},
+	"kill":  {"Restart the sandbox's workflow run (the container keeps running)", "restarting the workflow of", "continues in a fresh workflow run"},
+	"rm":    {"Destroy the sandbox: container, volume and name (never reusable)", "destroying", "is destroyed; its name is never reused"},
+}
+
+// runLifecycle calls op with a progress spinner and prints the result.
+func runLifecycle(cmd *cobra.Command, g *globals, op, name string) error {
+	c, err := g.client()
+	if err != nil {
+		return err
+	}
+	call := map[string]func(context.Context, string) (*client.SandboxInfo, error){
+		"start": c.Start, "sleep": c.Sleep, "kill": c.Kill, "rm": c.Destroy}[op]
+	t := lifecycleText[op]
+	start := time.Now()
+	p := startProgress(t.doing + " " + name)
+	info, err := call(cmd.Context(), name)
+	p.end()
+	if err != nil {
+		return err
+	}
+	if info == nil {
+		info = &client.SandboxInfo{Name: name}
+	}
+	return g.out(cmd, viewOf(info), func(w io.Writer) {
+		fmt.Fprintf(w, "sandbox %s %s (%s)\n", name, t.done, time.Since(start).Round(10*time.Millisecond))
+	})
+}
+
+func lifecycleCmd(g *globals, op string) *cobra.Command {
+	return &cobra.Command{
+		Use: op + " NAME", Short: lifecycleText[op].short, GroupID: "sandbox",
+		Args: cobra.ExactArgs(1), ValidArgsFunction: completeSandboxes(g),
+		RunE: func(cmd *cobra.Command, args []string) error { return runLifecycle(cmd, g, op, args[0]) },
+	}
+}
+
+func rmCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use: "rm NAME", Aliases: []string{"destroy"}, Short: lifecycleText["rm"].short, GroupID: "sandbox",
+		Args: cobra.ExactArgs(1), ValidArgsFunction: completeSandboxes(g),
+		RunE: func(cmd *cobra.Command, args []string) error { return runLifecycle(cmd, g, "rm", args[0]) },
+	}
+}
+
+// killCmd is two verbs: `berth kill NAME` restarts the sandbox's workflow
+// run; `berth kill NAME ID` signals a process group.
+func killCmd(g *globals) *cobra.Command {
+	var sig string
+	cmd := &cobra.Command{
+		Use:   "kill NAME [ID]",
+		Short: "Signal a process (with ID), or restart the sandbox's workflow run (without)",
+		Long: `berth kill NAME ID [--signal S] signals the process group of process ID
+(default SIGTERM; killing an exited process just shows its final state).
+
+berth kill NAME ends the sandbox's current workflow run and continues it as a
+fresh run; the container and its processes are untouched.`,
+		GroupID: "process",
+		Args:    cobra.RangeArgs(1, 2), ValidArgsFunction: completeProcess(g),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if cmd.Flags().Changed("signal") {
+					return usageError{fmt.Errorf("--signal needs a process ID: berth kill %s ID --signal %s", args[0], sig)}
+				}
+				return runLifecycle(cmd, g, "kill", args[0])
+			}
+			s, err := parseSignal(sig)
+			if err != nil {
+				return err
+			}
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			info, err := c.Sandbox(args[0]).Process(args[1]).Kill(cmd.Context(), s)
+			if err != nil {
+				return err
+			}
+			return g.out(cmd, info, func(w io.Writer) {
+				if info.State == "running" {
+					fmt.Fprintf(w, "sent %s to process %s; `berth wait %s %s` waits for its exit\n", signalName(s), info.ID, args[0], info.ID)
+				} else {
+					fmt.Fprintf(w, "process %s %s\n", info.ID, describeExit(info))
+				}
+			})
+		},
+	}
+	cmd.Flags().StringVarP(&sig, "signal", "s", "TERM", "signal for a process: TERM, KILL, INT, HUP, QUIT, USR1, USR2 or a number")
+	return cmd
+}
+
+func envCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "env NAME [set K=V… | unset K…]",
+		Short: "Show or change a sandbox's env (applies to processes started afterwards)",
+		Example: `  berth env demo
+  berth env demo set REGION=eu MODE=prod
+  berth env demo unset MODE`,
+		GroupID: "sandbox",
+		Args:    cobra.MinimumNArgs(1),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			switch len(args) {
+			case 0:
+				return sandboxNames(cmd.Context(), g, toComplete), cobra.ShellCompDirectiveNoFileComp
+			case 1:
+				return []cobra.Completion{"set", "unset"}, cobra.ShellCompDirectiveNoFileComp
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := args[0]
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			var info *client.SandboxInfo
+			switch {
+			case len(args) == 1:
+				info, err = c.Get(cmd.Context(), name)
+			case args[1] == "set" && len(args) > 2:
+				kv, perr := parseEnv(args[2:])
+				if perr != nil {
+					return perr
+				}
+				env := map[string]*string{}
+				for k, v := range kv {
+					env[k] = client.Ptr(v)
+				}
+				info, err = c.SetEnv(cmd.Context(), name, env)
+			case args[1] == "unset" && len(args) > 2:
+				env := map[string]*string{}
+				for _, k := range args[2:] {
+					env[k] = nil
+				}
+				info, err = c.SetEnv(cmd.Context(), name, env)
+			default:
+				return usageError{fmt.Errorf("usage: berth env %s [set KEY=VALUE… | unset KEY…]", name)}
+			}
+			if err != nil {
+				return err
+			}
+			env := info.Env
+			if env == nil {
+				env = map[string]string{}
+			}
+			return g.out(cmd, env, func(w io.Writer) {
+				keys := make([]string, 0, len(env))
+				for k := range env {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					fmt.Fprintf(w, "%s=%s\n", k, env[k])
+				}
+			})
+		},
+	}
+}
+
+func backupCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use: "backup NAME", Short: "Snapshot a running sandbox's /workspace (it keeps running)", GroupID: "sandbox",
+		Args: cobra.ExactArgs(1), ValidArgsFunction: completeSandboxes(g),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			p := startProgress("backing up " + args[0])
+			b, err := c.CreateBackup(cmd.Context(), args[0])
+			p.end()
+			if err != nil {
+				return err
+			}
+			return g.out(cmd, b, func(w io.Writer) {
+				fmt.Fprintf(w, "backup %s of %s: %d files, %s (%s stored) in %s\n", b.BackupID, args[0], b.Files,
+					humanBytes(b.Bytes), humanBytes(b.Size), time.Since(start).Round(10*time.Millisecond))
+			})
+		},
+	}
+}
+
+func backupsCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use: "backups NAME", Short: "List a sandbox's workspace backups, newest first", GroupID: "sandbox",
+		Args: cobra.ExactArgs(1), ValidArgsFunction: completeSandboxes(g),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			list, err := c.ListBackups(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if list == nil {
+				list = []client.BackupInfo{}
+			}
+			return g.out(cmd, list, func(w io.Writer) {
+				if len(list) == 0 {
+					fmt.Fprintf(w, "no backups of %s yet (one is made on every sleep, or with `berth backup %s`)\n", args[0], args[0])
+					return
+				}
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "BACKUP\tCREATED\tFILES\tSIZE\tSTORED\tEXPIRES")
+				for _, b := range list {
+					exp := "-"
+					if !b.ExpiresAt.IsZero() {
+						exp = b.ExpiresAt.Local().Format("2006-01-02 15:04")
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", b.BackupID, b.CreatedAt.Local().Format("2006-01-02 15:04:05"),
+						b.Files, humanBytes(b.Bytes), humanBytes(b.Size), exp)
+				}
+				tw.Flush()
+			})
+		},
+	}
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
