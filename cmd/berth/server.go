@@ -76,7 +76,15 @@ func runWorkerCmd(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.Supervisor, "supervisor", cfg.Supervisor, "path of the berth-supervisor binary (BERTH_SUPERVISOR)")
 	fs.StringVar(&cfg.DefaultImage, "default-image", cfg.DefaultImage, "sandbox image (BERTH_DEFAULT_IMAGE)")
 	_ = fs.Parse(args)
-	if err := cfg.RequireSecrets(false); err != nil {
+	return withTemporal(ctx, cfg, false, func(c client.Client, log *zap.Logger) error {
+		return runWorker(ctx, cfg, c, log)
+	})
+}
+
+// withTemporal checks the secrets, sets up logging and a Temporal client
+// for a production server command and runs it.
+func withTemporal(ctx context.Context, cfg config.Config, needToken bool, run func(client.Client, *zap.Logger) error) error {
+	if err := cfg.RequireSecrets(needToken); err != nil {
 		return err
 	}
 	log := newLogger(false)
@@ -86,7 +94,7 @@ func runWorkerCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	defer c.Close()
-	return runWorker(ctx, cfg, c, log)
+	return run(c, log)
 }
 
 func runWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap.Logger) error {
@@ -126,22 +134,14 @@ func runGatewayCmd(ctx context.Context, args []string) error {
 	fs := serverFlags("gateway", &cfg)
 	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "listen address (BERTH_LISTEN)")
 	_ = fs.Parse(args)
-	if err := cfg.RequireSecrets(true); err != nil {
-		return err
-	}
-	log := newLogger(false)
-	defer log.Sync()
-	c, err := dialTemporal(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return err
-	}
-	log.Info("gateway listening", zap.String("addr", ln.Addr().String()))
-	return runGateway(ctx, cfg, c, log, ln)
+	return withTemporal(ctx, cfg, true, func(c client.Client, log *zap.Logger) error {
+		ln, err := net.Listen("tcp", cfg.Listen)
+		if err != nil {
+			return err
+		}
+		log.Info("gateway listening", zap.String("addr", ln.Addr().String()))
+		return runGateway(ctx, cfg, c, log, ln)
+	})
 }
 
 func runGateway(ctx context.Context, cfg config.Config, c client.Client, log *zap.Logger, ln net.Listener) error {
