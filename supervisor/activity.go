@@ -6,8 +6,8 @@ import (
 )
 
 // activity feeds the worker's idle timer: the sandbox is busy while a
-// request is in flight or a process runs, and idle since the last of those
-// ended.
+// request is in flight (a terminal WebSocket is one), a process runs or a
+// terminal is open, and idle since the last of those ended.
 type activity struct {
 	mu        sync.Mutex
 	inFlight  int
@@ -41,6 +41,22 @@ func (a *activity) processStarted() {
 func (a *activity) processExited() {
 	a.mu.Lock()
 	a.running--
+	a.last = time.Now()
+	a.mu.Unlock()
+}
+
+// terminalOpened/terminalClosed count running terminals: an open terminal
+// keeps the sandbox awake whether or not anyone is connected to it.
+func (a *activity) terminalOpened() {
+	a.mu.Lock()
+	a.terminals++
+	a.last = time.Now()
+	a.mu.Unlock()
+}
+
+func (a *activity) terminalClosed() {
+	a.mu.Lock()
+	a.terminals--
 	a.last = time.Now()
 	a.mu.Unlock()
 }

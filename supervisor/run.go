@@ -24,7 +24,7 @@ func Run(cfg Config, log io.Writer) error {
 	}
 	s := NewServer(cfg)
 	stop := make(chan struct{})
-	go reap(s.procs.dispatch, stop)
+	go reap(s.dispatch, stop)
 
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -65,9 +65,12 @@ func (s *Server) stopAll(sig syscall.Signal) {
 		for _, p := range s.procs.running() {
 			s.procs.signalGroup(p, sig)
 		}
+		for _, t := range s.terms.running() {
+			s.terms.signal(t, sig)
+		}
 	}
 	allGone := func() bool {
-		if len(s.procs.running()) > 0 {
+		if len(s.procs.running()) > 0 || len(s.terms.running()) > 0 {
 			return false
 		}
 		// As PID 1, kill(-1, 0) fails with ESRCH once nothing else lives.

@@ -16,6 +16,7 @@ type Server struct {
 	started time.Time
 	act     *activity
 	procs   *table
+	terms   *terminals
 
 	envMu sync.Mutex
 	env   envLayer // the sandbox env layer, replaced by PUT /v1/env
@@ -30,18 +31,22 @@ func NewServer(cfg Config) *Server {
 	return &Server{
 		cfg: cfg, tag: tag, started: now.UTC(), act: act,
 		procs: newTable(tag, cfg.LogBufferBytes, cfg.MaxExited, cfg.KillGrace, act),
+		terms: newTerminals(tag, act),
 	}
 }
 
 // Handler returns the authenticated API.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	handle := func(pattern string, h func(http.ResponseWriter, *http.Request) error) {
-		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+	serve := func(h func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
 			if err := h(w, r); err != nil && r.Context().Err() == nil {
 				writeError(w, err) // (nobody to answer once the client left)
 			}
-		})
+		}
+	}
+	handle := func(pattern string, h func(http.ResponseWriter, *http.Request) error) {
+		mux.HandleFunc(pattern, serve(h))
 	}
 	handle("GET /v1/health", s.health)
 	handle("GET /v1/activity", s.activityReport)
@@ -57,10 +62,27 @@ func (s *Server) Handler() http.Handler {
 	handle("POST /v1/processes/{id}/wait-for-log", s.waitForLog)
 	handle("POST /v1/processes/{id}/stdin", s.writeStdin)
 	handle("POST /v1/processes/{id}/stdin/close", s.closeStdin)
+	handle("GET /v1/archive", s.getArchive)
+	handle("PUT /v1/archive", s.putArchive)
+	handle("POST /v1/terminals", s.createTerminal)
+	handle("GET /v1/terminals", s.listTerminals)
+	handle("GET /v1/terminals/{id}", s.getTerminal)
+	handle("DELETE /v1/terminals/{id}", s.closeTerminal)
+	handle("POST /v1/terminals/{id}/close", s.closeTerminal)
+	handle("POST /v1/terminals/{id}/resize", s.resizeTerminal)
+	handle("GET /v1/terminals/{id}/connect", s.connectTerminal)
+	files := serve(s.files) // /v1/files/{path...}, dispatched below
 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.authorized(r) {
 			writeError(w, newError(http.StatusUnauthorized, CodeUnauthorized, "missing or invalid bearer token"))
+			return
+		}
+		if isFilesPath(r.URL.Path) {
+			// Before the mux: it would redirect "//" or "/./" in a path.
+			s.act.requestStarted()
+			defer s.act.requestEnded()
+			files(w, r)
 			return
 		}
 		if _, pattern := mux.Handler(r); pattern == "" {

@@ -247,3 +247,11 @@ func randHex(n int) string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// GatewayPID is the pid of the running `berth gateway` child (0 if none).
+func (s *Stack) GatewayPID() int {
+	if s.gateway == nil || s.gateway.Process == nil {
+		return 0
+	}
+	return s.gateway.Process.Pid
+}
