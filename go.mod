@@ -13,6 +13,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	go.temporal.io/sdk v1.51.0
 	go.uber.org/zap v1.28.0
+	golang.org/x/term v0.46.0
 )
 
 require (

@@ -160,10 +160,14 @@ var statuses = []string{"created", "starting", "running", "stopping", "stopped",
 
 func lsCmd(g *globals) *cobra.Command {
 	var status string
+	var files *lsFileOptions
 	cmd := &cobra.Command{
-		Use: "ls", Aliases: []string{"list"}, Short: "List sandboxes (destroyed ones only with --status destroyed)", GroupID: "sandbox",
-		Args: cobra.NoArgs,
+		Use: "ls [NAME:PATH]", Aliases: []string{"list"}, Short: "List sandboxes (destroyed ones only with --status destroyed), or a directory in one", GroupID: "sandbox",
+		Args: cobra.MaximumNArgs(1), ValidArgsFunction: completeRemote(g, false, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				return files.run(cmd, g, args[0]) // cli_files.go
+			}
 			c, err := g.client()
 			if err != nil {
 				return err
@@ -195,6 +199,7 @@ func lsCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&status, "status", "", "only sandboxes in this status ("+strings.Join(statuses, ", ")+")")
+	files = addLsFileFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(statuses, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

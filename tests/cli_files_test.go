@@ -1,0 +1,434 @@
+package tests
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/stacktest"
+)
+
+// berthIn runs berth with stdin.
+func berthIn(t *testing.T, stdin io.Reader, args ...string) cliResult {
+	t.Helper()
+	cmd := berthCmd(t, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("berth %v: %v", args, err)
+	}
+	return cliResult{out.String(), errb.String(), code}
+}
+
+// binaryData is n pseudo-random bytes with every byte value and CR/LF/NUL
+// runs in front, so that any text mangling shows.
+func binaryData(n int) []byte {
+	b := make([]byte, n)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	for i := 0; i < 256 && i < n; i++ {
+		b[i] = byte(i)
+	}
+	copy(b[256:], "\r\n\x00\r\r\n\n\x1b[0m")
+	return b
+}
+
+// treeEntry is what a tree comparison looks at.
+type treeEntry struct {
+	Mode    fs.FileMode
+	Content string
+	Link    string
+	MTime   int64 // files: seconds
+}
+
+func snapshot(t *testing.T, dir string) map[string]treeEntry {
+	t.Helper()
+	out := map[string]treeEntry{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		require.NoError(t, err)
+		rel, _ := filepath.Rel(dir, p)
+		info, err := d.Info()
+		require.NoError(t, err)
+		e := treeEntry{Mode: info.Mode()}
+		switch {
+		case info.Mode()&fs.ModeSymlink != 0:
+			e.Mode = fs.ModeSymlink // link permissions mean nothing on Linux
+			e.Link, err = os.Readlink(p)
+			require.NoError(t, err)
+		case info.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			e.Content, e.MTime = string(b), info.ModTime().Unix()
+		}
+		out[rel] = e
+		return nil
+	}))
+	return out
+}
+
+// makeTree builds a tree with odd modes, a binary file, an empty
+// directory, a hidden file and a symlink.
+func makeTree(t *testing.T, dir string) {
+	t.Helper()
+	write := func(rel string, data []byte, mode fs.FileMode) {
+		p := filepath.Join(dir, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, data, mode))
+		require.NoError(t, os.Chmod(p, mode))
+	}
+	write("x.txt", []byte("hello\n"), 0o644)
+	write("sub/y.bin", binaryData(300<<10), 0o600)
+	write("sub/run.sh", []byte("#!/bin/sh\necho run\n"), 0o755)
+	write("sub/deeper/z", nil, 0o444)
+	write(".hidden", []byte("h"), 0o640)
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "empty"), 0o700))
+	require.NoError(t, os.Symlink("x.txt", filepath.Join(dir, "link")))
+	require.NoError(t, os.Chmod(filepath.Join(dir, "sub"), 0o750))
+	old := time.Date(2020, 2, 3, 4, 5, 6, 0, time.UTC)
+	require.NoError(t, os.Chtimes(filepath.Join(dir, "x.txt"), old, old))
+}
+
+type lsEntry struct {
+	Name, Path, Type, Mode, Target string
+	Size                           int64
+}
+
+func lsJSON(t *testing.T, args ...string) map[string]lsEntry {
+	t.Helper()
+	var list []lsEntry
+	out := berthOK(t, append([]string{"ls", "--json"}, args...)...)
+	require.NoError(t, json.Unmarshal([]byte(out), &list), out)
+	m := map[string]lsEntry{}
+	for _, e := range list {
+		m[e.Path] = e
+	}
+	return m
+}
+
+func TestCLIFilesCopy(t *testing.T) {
+	n := name(t, "clifiles")
+	berthOK(t, "create", n, "--keep-alive")
+	defer berth(t, "rm", n)
+	dir := t.TempDir()
+
+	// A binary file up and down, byte for byte, with its mode; parents are
+	// made on the way.
+	data := binaryData(3<<20 + 17)
+	blob := filepath.Join(dir, "blob.bin")
+	require.NoError(t, os.WriteFile(blob, data, 0o640))
+	require.NoError(t, os.Chmod(blob, 0o750))
+	out := berthOK(t, "cp", blob, n+":/workspace/bin/blob.bin")
+	require.Contains(t, out, n+":/workspace/bin/blob.bin")
+	r := berth(t, "cat", n+":bin/blob.bin") // relative: under /workspace
+	require.Equal(t, 0, r.code, r.stderr)
+	require.True(t, r.stdout == string(data), "cat is byte-exact (%d of %d bytes)", len(r.stdout), len(data))
+	down := filepath.Join(dir, "down", "blob.bin")
+	require.NoError(t, os.Mkdir(filepath.Dir(down), 0o755))
+	berthOK(t, "cp", n+":/workspace/bin/blob.bin", down)
+	got, err := os.ReadFile(down)
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(data, got), "cp down is byte-exact")
+	st, err := os.Stat(down)
+	require.NoError(t, err)
+	require.Equal(t, fs.FileMode(0o750), st.Mode().Perm())
+	// Into an existing directory: the file keeps its name; --json says where.
+	var cv struct {
+		Destination string
+		Bytes       int64
+	}
+	require.NoError(t, json.Unmarshal([]byte(berthOK(t, "cp", "--json", blob, n+":/workspace")), &cv))
+	require.Equal(t, n+":/workspace/blob.bin", cv.Destination)
+	require.Equal(t, int64(len(data)), cv.Bytes)
+	berthOK(t, "cp", n+":/workspace/blob.bin", filepath.Dir(down)) // replaces down/blob.bin
+	got, err = os.ReadFile(down)
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(data, got))
+	// "-": stdin up, stdout down.
+	r = berthIn(t, strings.NewReader("from stdin\n"), "cp", "-", n+":/workspace/stdin.txt")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, "from stdin\n", berthOK(t, "cp", n+":stdin.txt", "-"))
+
+	// ls of a directory, of a file, with --json; plain ls still lists
+	// sandboxes.
+	ls := berthOK(t, "ls", n+":/workspace")
+	require.Contains(t, ls, "bin")
+	require.Contains(t, ls, "blob.bin")
+	require.Contains(t, ls, "-rwxr-x---")
+	m := lsJSON(t, n+":/workspace")
+	require.Equal(t, "directory", m["/workspace/bin"].Type)
+	require.Equal(t, "0750", m["/workspace/blob.bin"].Mode)
+	require.Equal(t, int64(len(data)), m["/workspace/blob.bin"].Size)
+	require.Contains(t, berthOK(t, "ls", n+":/workspace/bin/blob.bin"), "blob.bin")
+	require.Contains(t, berthOK(t, "ls"), n)
+
+	// A tree up (it does not exist there yet: it becomes the target) and
+	// down (into an existing directory: it lands inside, under its name).
+	src := filepath.Join(dir, "tree")
+	makeTree(t, src)
+	require.NoError(t, os.Chmod(src, 0o751))
+	out = berthOK(t, "cp", src, n+":/workspace/proj/tree")
+	require.Contains(t, out, "files")
+	m = lsJSON(t, "-R", "-a", n+":/workspace/proj")
+	require.Equal(t, "0751", m["/workspace/proj/tree"].Mode, "the directory itself keeps its mode")
+	require.Equal(t, "0755", m["/workspace/proj/tree/sub/run.sh"].Mode)
+	require.Equal(t, "0600", m["/workspace/proj/tree/sub/y.bin"].Mode)
+	require.Equal(t, "0444", m["/workspace/proj/tree/sub/deeper/z"].Mode)
+	require.Equal(t, "0700", m["/workspace/proj/tree/empty"].Mode)
+	require.Equal(t, "symlink", m["/workspace/proj/tree/link"].Type)
+	require.Equal(t, "x.txt", m["/workspace/proj/tree/link"].Target)
+	require.Contains(t, m, "/workspace/proj/tree/.hidden")
+	ls = berthOK(t, "ls", n+":/workspace/proj/tree")
+	require.Contains(t, ls, "x.txt")
+	require.Contains(t, ls, "link -> x.txt")
+	require.NotContains(t, ls, ".hidden", "hidden names only with -a")
+	require.Contains(t, berthOK(t, "ls", "-a", n+":/workspace/proj/tree"), ".hidden")
+	r = berth(t, "exec", n, "--", "sh", "-c", "cd /workspace/proj/tree && cat link && sh sub/run.sh")
+	require.Equal(t, "hello\nrun\n", r.stdout, r.stderr)
+
+	outDir := filepath.Join(dir, "out")
+	require.NoError(t, os.Mkdir(outDir, 0o755))
+	berthOK(t, "cp", n+":/workspace/proj/tree", outDir)
+	require.Equal(t, snapshot(t, src), snapshot(t, filepath.Join(outDir, "tree")), "the tree comes back as it went")
+	// A new local name; the contents of a directory with /. .
+	berthOK(t, "cp", n+":proj/tree", filepath.Join(dir, "copy2"))
+	require.Equal(t, snapshot(t, src), snapshot(t, filepath.Join(dir, "copy2")))
+	berthOK(t, "cp", src+"/.", n+":/workspace/contents")
+	m = lsJSON(t, n+":/workspace/contents")
+	require.Contains(t, m, "/workspace/contents/x.txt")
+	require.NotContains(t, m, "/workspace/contents/tree")
+}
+
+func TestCLIFilesErrors(t *testing.T) {
+	n := name(t, "clifileserr")
+	berthOK(t, "create", n, "--keep-alive")
+	defer berth(t, "rm", n)
+	dir := t.TempDir()
+	berthOK(t, "exec", n, "--", "mkdir", "-p", "/workspace/d")
+
+	// A missing remote path: a clear message naming it, exit 1.
+	for _, args := range [][]string{
+		{"cat", n + ":/workspace/nope"},
+		{"cp", n + ":/workspace/nope", filepath.Join(dir, "x")},
+		{"ls", n + ":/workspace/nope"},
+	} {
+		r := berth(t, args...)
+		require.Equal(t, 1, r.code, "%v: %s", args, r.stderr)
+		require.Contains(t, r.stderr, "/workspace/nope", args)
+		require.Contains(t, r.stderr, "FILE_NOT_FOUND", args)
+		require.Contains(t, r.stderr, "berth ls", args) // the hint
+	}
+	_, err := os.Stat(filepath.Join(dir, "x"))
+	require.ErrorIs(t, err, fs.ErrNotExist, "a failed copy leaves nothing behind")
+	r := berth(t, "cat", n+":/workspace/d")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "IS_A_DIRECTORY")
+	r = berth(t, "cp", filepath.Join(dir, "missing"), n+":/workspace/")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "no such file or directory")
+	r = berth(t, "cp", "--json", n+":/workspace/nope", dir)
+	var e struct {
+		Error struct{ Code, Message string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stderr), &e), r.stderr)
+	require.Equal(t, "FILE_NOT_FOUND", e.Error.Code)
+
+	// Bad NAME:PATH syntax: usage errors (exit 2) that say what is expected.
+	for _, args := range [][]string{
+		{"cat", "no-colon-here"},
+		{"cat", "/etc/passwd"},
+		{"ls", "Bad_Name:/x"},
+		{"cp", "a", "b"},
+		{"cp", n + ":/a", n + ":/b"},
+	} {
+		r := berth(t, args...)
+		require.Equal(t, 2, r.code, "%v: %s", args, r.stderr)
+		require.Contains(t, r.stderr, "NAME:PATH", args)
+	}
+	r = berth(t, "cat", n)
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, n+":/workspace", "a bare sandbox name gets a suggestion")
+	// An unknown sandbox.
+	r = berth(t, "cat", name(t, "nosuch")+":/x")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "SANDBOX_NOT_FOUND")
+}
+
+func TestCLIShell(t *testing.T) {
+	n := name(t, "clishell")
+	berthOK(t, "create", n, "--keep-alive")
+	defer berth(t, "rm", n)
+	// Piped stdin is typed into the terminal; berth exits with the shell's
+	// code. (The terminal echoes the input: hel''lo is only "hello" once run.)
+	r := berthIn(t, strings.NewReader("echo hel''lo; exit 4\n"), "shell", n, "--", "sh")
+	require.Equal(t, 4, r.code, "stdout: %q\nstderr: %s", r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "hello")
+	// The default login shell, --cwd and --env; at the end of the input,
+	// Ctrl-D ends the shell (exit 0).
+	r = berthIn(t, strings.NewReader("echo $PWD-$MODE\n"), "shell", n, "--cwd", "/tmp", "--env", "MODE=x")
+	require.Equal(t, 0, r.code, "stdout: %q\nstderr: %s", r.stdout, r.stderr)
+	require.Contains(t, r.stdout, "/tmp-x")
+
+	r = berth(t, "shell", n, "sh")
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "--")
+	r = berth(t, "shell", name(t, "nosuch"))
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "SANDBOX_NOT_FOUND")
+}
+
+// TestCLIShellReconnect: the gateway restarts under an open `berth shell`;
+// it reconnects with its cursor (no output lost or repeated), sends what
+// was typed meanwhile, and exits with the shell's code.
+func TestCLIShellReconnect(t *testing.T) {
+	n := name(t, "clishellre")
+	berthOK(t, "create", n, "--keep-alive")
+	defer berth(t, "rm", n)
+	cmd := berthCmd(t, "shell", n, "--", "sh")
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	require.NoError(t, cmd.Start())
+	defer cmd.Process.Kill()
+	_, err = io.WriteString(stdin, "echo one''1\n")
+	require.NoError(t, err)
+	stacktest.WaitFor(t, 30*time.Second, "the first output", func() (bool, string) {
+		return strings.Contains(stdout.String(), "one1"), stdout.String()
+	})
+
+	stack.StopGateway(syscall.SIGKILL)
+	_, err = io.WriteString(stdin, "echo two''2; exit 5\n") // typed while it is away
+	require.NoError(t, err, "stdout: %q\nstderr: %s", stdout.String(), stderr.String())
+	time.Sleep(time.Second)
+	require.NoError(t, stack.StartGateway())
+
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		ee, ok := err.(*exec.ExitError)
+		require.True(t, ok, "exit: %v\nstdout: %q\nstderr: %s", err, stdout.String(), stderr.String())
+		require.Equal(t, 5, ee.ExitCode(), "stdout: %q\nstderr: %s", stdout.String(), stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("berth shell did not end after the reconnect\nstdout: %q\nstderr: %s", stdout.String(), stderr.String())
+	}
+	require.Contains(t, stdout.String(), "two2")
+	require.Equal(t, 1, strings.Count(stdout.String(), "one1"), "nothing repeated: %q", stdout.String())
+	require.Contains(t, stderr.String(), "reconnect")
+}
+
+// openPTY opens a pseudo-terminal pair for driving `berth shell` as a
+// person would.
+func openPTY(t *testing.T, rows, cols uint16) (master, slave *os.File) {
+	t.Helper()
+	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	require.NoError(t, err)
+	n, err := unix.IoctlGetUint32(fd, unix.TIOCGPTN)
+	require.NoError(t, err)
+	require.NoError(t, unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0))
+	sfd, err := unix.Open(fmt.Sprintf("/dev/pts/%d", n), unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	require.NoError(t, err)
+	require.NoError(t, unix.IoctlSetWinsize(sfd, unix.TIOCSWINSZ, &unix.Winsize{Row: rows, Col: cols}))
+	master, slave = os.NewFile(uintptr(fd), "ptmx"), os.NewFile(uintptr(sfd), "pts")
+	t.Cleanup(func() { master.Close(); slave.Close() })
+	return master, slave
+}
+
+func canonical(t *testing.T, f *os.File) bool {
+	tio, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	require.NoError(t, err)
+	return tio.Lflag&unix.ICANON != 0
+}
+
+// TestCLIShellTTY drives `berth shell` from a local terminal: raw mode
+// while it runs, the local window size at the start and on SIGWINCH, the
+// exit code, and the tty restored afterwards (also when berth is killed
+// with SIGTERM, which hangs the remote terminal up).
+func TestCLIShellTTY(t *testing.T) {
+	n := name(t, "clishelltty")
+	berthOK(t, "create", n, "--keep-alive")
+	defer berth(t, "rm", n)
+	start := func() (*exec.Cmd, *os.File, *os.File, *syncBuffer, chan error) {
+		master, slave := openPTY(t, 30, 100)
+		require.True(t, canonical(t, slave))
+		cmd := berthCmd(t, "shell", n, "--", "sh")
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+		require.NoError(t, cmd.Start())
+		out := &syncBuffer{}
+		go func() { _, _ = io.Copy(out, master) }()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		return cmd, master, slave, out, done
+	}
+	type2 := func(master *os.File, s string) {
+		_, err := master.Write([]byte(s))
+		require.NoError(t, err)
+	}
+	waitOut := func(out *syncBuffer, want string) {
+		stacktest.WaitFor(t, 30*time.Second, want, func() (bool, string) { return strings.Contains(out.String(), want), out.String() })
+	}
+	exitCode := func(done chan error, out *syncBuffer) int {
+		select {
+		case err := <-done:
+			if err == nil {
+				return 0
+			}
+			ee, ok := err.(*exec.ExitError)
+			require.True(t, ok, "%v", err)
+			return ee.ExitCode()
+		case <-time.After(30 * time.Second):
+			t.Fatalf("berth shell did not exit; output: %q", out.String())
+		}
+		return -1
+	}
+
+	cmd, master, slave, out, done := start()
+	defer cmd.Process.Kill()
+	type2(master, "stty size\r")
+	waitOut(out, "30 100")
+	require.False(t, canonical(t, slave), "raw mode while the shell runs")
+	require.NoError(t, unix.IoctlSetWinsize(int(master.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 40, Col: 120})) // SIGWINCH
+	time.Sleep(300 * time.Millisecond)
+	type2(master, "stty size\r")
+	waitOut(out, "40 120")
+	type2(master, "exit 7\r")
+	require.Equal(t, 7, exitCode(done, out), out.String())
+	require.True(t, canonical(t, slave), "the tty is restored")
+
+	cmd, master, slave, out, done = start()
+	defer cmd.Process.Kill()
+	type2(master, "echo rea''dy\r")
+	waitOut(out, "ready")
+	require.False(t, canonical(t, slave))
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.Equal(t, 128+int(syscall.SIGTERM), exitCode(done, out))
+	require.True(t, canonical(t, slave), "the tty is restored after SIGTERM")
+	// Nobody is left to read it: the remote terminal was hung up.
+	terms, err := client.New(stack.URL, stack.Token).Sandbox(n).ListTerminals(testCtx(t, 30*time.Second))
+	require.NoError(t, err)
+	require.Len(t, terms, 2)
+	for _, tm := range terms {
+		require.Equal(t, "exited", tm.State, tm.ID)
+	}
+}
