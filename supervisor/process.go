@@ -43,6 +43,7 @@ type processView struct {
 
 // process is one supervised process, leader of its own process group.
 type process struct {
+	bufs    *sync.Pool // pump read buffers, shared by the table
 	id      string
 	num     uint64
 	pid     int
@@ -97,7 +98,11 @@ const readBuf = 256 << 10
 // memory follows the data (a fresh zeroed buffer per read cost more).
 func (p *process) pump(r *os.File, s stream, wg *sync.WaitGroup) {
 	defer wg.Done()
-	buf := make([]byte, readBuf)
+	// Pooled: most processes print little, and zeroing 2 x 256 KiB per exec
+	// is a measurable part of a short command's round trip.
+	bp := p.bufs.Get().(*[]byte)
+	defer p.bufs.Put(bp)
+	buf := *bp
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {

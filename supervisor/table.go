@@ -24,13 +24,17 @@ type table struct {
 	byNum  map[uint64]*process
 	byPID  map[int]*process // running processes only
 	exited []uint64         // numbers of exited processes, oldest exit first
+
+	bufs sync.Pool // read buffers of the output pumps
 }
 
 func newTable(tag string, logLimit, maxExited int, killGrace time.Duration, act *activity) *table {
-	return &table{
+	t := &table{
 		tag: tag, logLimit: logLimit, maxExited: maxExited, killGrace: killGrace, activity: act,
 		byNum: map[uint64]*process{}, byPID: map[int]*process{},
 	}
+	t.bufs.New = func() any { b := make([]byte, readBuf); return &b }
+	return t
 }
 
 // spawnSpec is a validated exec request.
@@ -101,6 +105,7 @@ func (t *table) spawn(s spawnSpec) (*process, *apiError) {
 		leaderExit: make(chan syscall.WaitStatus, 1),
 		done:       make(chan struct{}),
 		stdin:      inParent,
+		bufs:       &t.bufs,
 	}
 	t.byNum[p.num] = p
 	t.byPID[pid] = p
