@@ -6,13 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"iter"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/berthdev/berth/schemas"
 )
@@ -52,8 +50,7 @@ func (c *Client) CatalogEvents(ctx context.Context, after int64, follow bool) it
 func (c *Client) events(ctx context.Context, path string, after int64, follow bool) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		last := after
-		var failingSince time.Time
-		backoff := 100 * time.Millisecond
+		var rc reconnector
 		for {
 			progressed, stopped, err := c.eventsOnce(ctx, path, last, follow, func(ev Event) bool {
 				last = ev.Offset
@@ -65,32 +62,10 @@ func (c *Client) events(ctx context.Context, path string, after int64, follow bo
 			if err == nil && !follow {
 				return
 			}
-			if ctx.Err() != nil {
-				yield(Event{}, ctx.Err())
-				return
-			}
-			if progressed || failingSince.IsZero() {
-				failingSince, backoff = time.Now(), 100*time.Millisecond
-			}
-			if err != nil && !retryable(err) || time.Since(failingSince) > reconnectWindow {
-				if err == nil {
-					err = io.ErrUnexpectedEOF
-				}
+			if err := rc.wait(ctx, progressed, err); err != nil {
 				yield(Event{}, err)
 				return
 			}
-			wait := backoff
-			var ae *Error
-			if errors.As(err, &ae) && ae.RetryAfter > 0 {
-				wait = ae.RetryAfter
-			}
-			select {
-			case <-time.After(wait):
-			case <-ctx.Done():
-				yield(Event{}, ctx.Err())
-				return
-			}
-			backoff = min(2*backoff, 2*time.Second)
 		}
 	}
 }

@@ -30,10 +30,6 @@ type LogEvent struct {
 // than this reader read, or the cursor is old); the stream goes on with the
 // oldest retained bytes.
 
-// reconnectWindow bounds how long a follow stream keeps reconnecting
-// without receiving anything before it reports the error.
-const reconnectWindow = 30 * time.Second
-
 // Logs streams the process's output events. since is a cursor from an
 // earlier event ("" for the start); replay=false skips what is already
 // buffered; follow=true keeps the stream open until the exit event,
@@ -47,8 +43,7 @@ const reconnectWindow = 30 * time.Second
 func (p *Process) Logs(ctx context.Context, since string, replay, follow bool) iter.Seq2[LogEvent, error] {
 	return func(yield func(LogEvent, error) bool) {
 		cursor := since
-		var failingSince time.Time
-		backoff := 100 * time.Millisecond
+		var rc reconnector
 		for {
 			q := url.Values{"replay": {strconv.FormatBool(replay)}, "follow": {strconv.FormatBool(follow)}}
 			if cursor != "" {
@@ -67,32 +62,10 @@ func (p *Process) Logs(ctx context.Context, since string, replay, follow bool) i
 			if err == nil && !follow {
 				return // a non-follow stream simply ends
 			}
-			if ctx.Err() != nil {
-				yield(LogEvent{}, ctx.Err())
-				return
-			}
-			if progressed || failingSince.IsZero() {
-				failingSince, backoff = time.Now(), 100*time.Millisecond
-			}
-			if err != nil && !retryable(err) || time.Since(failingSince) > reconnectWindow {
-				if err == nil {
-					err = io.ErrUnexpectedEOF
-				}
+			if err := rc.wait(ctx, progressed, err); err != nil {
 				yield(LogEvent{}, err)
 				return
 			}
-			wait := backoff
-			var ae *Error
-			if errors.As(err, &ae) && ae.RetryAfter > 0 {
-				wait = ae.RetryAfter
-			}
-			select {
-			case <-time.After(wait):
-			case <-ctx.Done():
-				yield(LogEvent{}, ctx.Err())
-				return
-			}
-			backoff = min(2*backoff, 2*time.Second)
 		}
 	}
 }
