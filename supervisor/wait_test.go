@@ -115,12 +115,12 @@ func TestWaitForLog(t *testing.T) {
 
 func TestExitedProcessesKept(t *testing.T) {
 	a := newAPI(t, supervisortest.Options{})
+	// One at a time, so exit order is start order: eviction goes by exit.
 	var ids []string
 	for range 70 {
-		ids = append(ids, a.run("true").ID)
-	}
-	for _, id := range ids[6:] {
+		id := a.run("true").ID
 		a.wait(id)
+		ids = append(ids, id)
 	}
 	eventually(t, "all exited", 10*time.Second, func() bool {
 		var list []proc
