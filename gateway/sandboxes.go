@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
@@ -149,16 +150,24 @@ func (s *Server) describe(ctx context.Context, name string) (described, error) {
 		return described{}, fromTemporal(err, name)
 	}
 	info := resp.GetWorkflowExecutionInfo()
-	var d described
-	fields := info.GetMemo().GetFields()
-	if p, ok := fields[workflows.MemoSpec]; ok {
-		_ = converter.GetDefaultDataConverter().FromPayload(p, &d.spec)
-	}
-	if p, ok := fields[workflows.MemoState]; ok && converter.GetDefaultDataConverter().FromPayload(p, &d.view) == nil {
-		return d, nil
-	}
-	d.view = viewFromSpec(d.spec, info.GetStartTime().AsTime())
+	d, _ := fromMemo(info.GetMemo().GetFields(), info.GetStartTime().AsTime())
 	return d, nil
+}
+
+// fromMemo reads a sandbox from its workflow's memo: the current view, or
+// (before the first workflow task ran) the view the create spec implies.
+func fromMemo(fields map[string]*commonpb.Payload, started time.Time) (described, bool) {
+	dc := converter.GetDefaultDataConverter()
+	var d described
+	p, hasSpec := fields[workflows.MemoSpec]
+	if hasSpec {
+		hasSpec = dc.FromPayload(p, &d.spec) == nil
+	}
+	if p, ok := fields[workflows.MemoState]; ok && dc.FromPayload(p, &d.view) == nil {
+		return d, true
+	}
+	d.view = viewFromSpec(d.spec, started)
+	return d, hasSpec
 }
 
 func (s *Server) get(c echo.Context) error {
@@ -199,15 +208,8 @@ func (s *Server) list(c echo.Context) error {
 			if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 				continue // a closed run of a continued-as-new sandbox
 			}
-			fields := info.GetMemo().GetFields()
-			var v workflows.View
-			if p, ok := fields[workflows.MemoState]; ok && converter.GetDefaultDataConverter().FromPayload(p, &v) == nil {
-				out = append(out, publicView(v))
-				continue
-			}
-			var spec schemas.CreateRequested
-			if p, ok := fields[workflows.MemoSpec]; ok && converter.GetDefaultDataConverter().FromPayload(p, &spec) == nil {
-				out = append(out, publicView(viewFromSpec(spec, info.GetStartTime().AsTime())))
+			if d, ok := fromMemo(info.GetMemo().GetFields(), info.GetStartTime().AsTime()); ok {
+				out = append(out, publicView(d.view))
 			}
 		}
 		if token = resp.GetNextPageToken(); len(token) == 0 {

@@ -18,48 +18,24 @@ type activity struct {
 
 func newActivity(now time.Time) *activity { return &activity{last: now} }
 
-func (a *activity) requestStarted() {
+// bump changes one counter and marks the moment as activity. (Marking the
+// start of a request is harmless: idleMs is 0 while anything is in flight.)
+func (a *activity) bump(counter *int, delta int) {
 	a.mu.Lock()
-	a.inFlight++
-	a.mu.Unlock()
-}
-
-func (a *activity) requestEnded() {
-	a.mu.Lock()
-	a.inFlight--
+	*counter += delta
 	a.last = time.Now()
 	a.mu.Unlock()
 }
 
-func (a *activity) processStarted() {
-	a.mu.Lock()
-	a.running++
-	a.last = time.Now()
-	a.mu.Unlock()
-}
-
-func (a *activity) processExited() {
-	a.mu.Lock()
-	a.running--
-	a.last = time.Now()
-	a.mu.Unlock()
-}
+func (a *activity) requestStarted() { a.bump(&a.inFlight, 1) }
+func (a *activity) requestEnded()   { a.bump(&a.inFlight, -1) }
+func (a *activity) processStarted() { a.bump(&a.running, 1) }
+func (a *activity) processExited()  { a.bump(&a.running, -1) }
 
 // terminalOpened/terminalClosed count running terminals: an open terminal
 // keeps the sandbox awake whether or not anyone is connected to it.
-func (a *activity) terminalOpened() {
-	a.mu.Lock()
-	a.terminals++
-	a.last = time.Now()
-	a.mu.Unlock()
-}
-
-func (a *activity) terminalClosed() {
-	a.mu.Lock()
-	a.terminals--
-	a.last = time.Now()
-	a.mu.Unlock()
-}
+func (a *activity) terminalOpened() { a.bump(&a.terminals, 1) }
+func (a *activity) terminalClosed() { a.bump(&a.terminals, -1) }
 
 // activityReport is the body of GET /v1/activity.
 type activityReport struct {

@@ -77,17 +77,38 @@ func isTag(s string) bool {
 	return true
 }
 
-// parseProcessID resolves an id to its number within this boot. Anything
+// handleKind names one kind of boot-tagged handle (processes, terminals).
+type handleKind struct {
+	prefix, noun, notFound, again string
+}
+
+func processHandle() handleKind {
+	return handleKind{prefix: "p", noun: "process", notFound: CodeProcessNotFound, again: "start a new one"}
+}
+
+func terminalHandle() handleKind {
+	return handleKind{prefix: "t", noun: "terminal", notFound: CodeTerminalNotFound, again: "create a new one"}
+}
+
+// parseHandleID resolves an id to its number within this boot. Anything
 // that is not an id of ours is "not found"; an id of another boot is stale.
-func parseProcessID(id, tag string) (uint64, *apiError) {
-	t, nums, ok := splitTagged(id, "p", 1)
+func parseHandleID(id, tag string, k handleKind) (uint64, *apiError) {
+	t, nums, ok := splitTagged(id, k.prefix, 1)
 	if !ok || nums[0] == 0 {
-		return 0, newError(http.StatusNotFound, CodeProcessNotFound, "no process with id "+strconv.Quote(id)).with("id", id)
+		return 0, newError(http.StatusNotFound, k.notFound, "no "+k.noun+" with id "+strconv.Quote(id)).with("id", id)
 	}
 	if t != tag {
-		return 0, staleError("process id "+strconv.Quote(id)+" belongs to an earlier container of this sandbox").with("id", id)
+		return 0, newError(http.StatusConflict, CodeStaleHandle, k.noun+" id "+strconv.Quote(id)+
+			" belongs to an earlier container of this sandbox; the "+k.noun+" is gone, "+k.again).with("id", id)
 	}
 	return nums[0], nil
+}
+
+// missingHandle: a well-formed id of this boot that is not (or no longer)
+// in the table.
+func missingHandle(id string, k handleKind) *apiError {
+	return newError(http.StatusNotFound, k.notFound, "no "+k.noun+" "+id+
+		" in this container (it may have been evicted from the list of exited "+k.noun+"s)").with("id", id)
 }
 
 // parseCursor resolves a cursor for process n to an event sequence number.

@@ -177,14 +177,13 @@ func (s *Server) sandboxEnv() envLayer {
 // lookup resolves the {id} path value to a process of this boot.
 func (s *Server) lookup(r *http.Request) (*process, error) {
 	id := r.PathValue("id")
-	n, err := parseProcessID(id, s.tag)
+	n, err := parseHandleID(id, s.tag, processHandle())
 	if err != nil {
 		return nil, err
 	}
 	p := s.procs.get(n)
 	if p == nil {
-		return nil, newError(http.StatusNotFound, CodeProcessNotFound,
-			"no process "+id+" in this container (it may have been evicted from the list of exited processes)").with("id", id)
+		return nil, missingHandle(id, processHandle())
 	}
 	return p, nil
 }

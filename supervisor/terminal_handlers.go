@@ -104,17 +104,13 @@ func (s *Server) listTerminals(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) lookupTerminal(r *http.Request) (*terminal, error) {
 	id := r.PathValue("id")
-	tag, nums, ok := splitTagged(id, "t", 1)
-	if !ok || nums[0] == 0 {
-		return nil, newError(http.StatusNotFound, CodeTerminalNotFound, "no terminal with id "+strconv.Quote(id)).with("id", id)
+	n, err := parseHandleID(id, s.tag, terminalHandle())
+	if err != nil {
+		return nil, err
 	}
-	if tag != s.tag {
-		return nil, newError(http.StatusConflict, CodeStaleHandle, "terminal id "+strconv.Quote(id)+" belongs to an earlier container of this sandbox; the terminal is gone, create a new one").with("id", id)
-	}
-	t := s.terms.get(nums[0])
+	t := s.terms.get(n)
 	if t == nil {
-		return nil, newError(http.StatusNotFound, CodeTerminalNotFound,
-			"no terminal "+id+" in this container (it may have been evicted from the list of exited terminals)").with("id", id)
+		return nil, missingHandle(id, terminalHandle())
 	}
 	return t, nil
 }

@@ -61,7 +61,7 @@ func FindSupervisor(ctx context.Context, explicit, dataDir string, progress io.W
 		return "", err
 	}
 	target := filepath.Join(bin, "berth-supervisor")
-	root, err := moduleRoot()
+	root, err := ModuleRoot()
 	if err != nil {
 		if _, statErr := os.Stat(target); statErr == nil {
 			return target, nil
@@ -81,8 +81,9 @@ func FindSupervisor(ctx context.Context, explicit, dataDir string, progress io.W
 	return target, nil
 }
 
-// moduleRoot finds the Berth module's root above the working directory.
-func moduleRoot() (string, error) {
+// ModuleRoot finds the Berth module's root above the working directory
+// (`berth dev` and the tests build from source there).
+func ModuleRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -102,6 +103,3 @@ func moduleRoot() (string, error) {
 		dir = parent
 	}
 }
-
-// ModuleRoot is exported for tests and tools that build from source.
-func ModuleRoot() (string, error) { return moduleRoot() }
