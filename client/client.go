@@ -59,7 +59,8 @@ type request struct {
 	method string
 	path   string // already escaped, starting with /v1/
 	query  url.Values
-	body   any // nil, rawBody, or a value to JSON-encode
+	body   any    // nil, rawBody, or a value to JSON-encode
+	accept string // "" means application/json
 }
 
 // send performs r and returns the response if its status is 2xx; any other
@@ -87,7 +88,11 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Accept", "application/json")
+	accept := "application/json"
+	if r.accept != "" {
+		accept = r.accept
+	}
+	req.Header.Set("Accept", accept)
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
 	}

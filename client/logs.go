@@ -6,13 +6,16 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/berthdev/berth/internal/logframe"
 	"github.com/berthdev/berth/internal/sse"
 )
 
@@ -73,29 +76,74 @@ func (p *Process) Logs(ctx context.Context, since string, replay, follow bool) i
 // streamOnce runs one request. ended: the consumer stopped or the exit
 // event arrived (nothing more will come). progressed: at least one event
 // arrived. A nil err with !ended means the stream ended without an exit.
+//
+// It asks for binary frames, which carry output without base64, and reads
+// SSE if that is what comes back (a proxy or server that does not know
+// frames).
 func (p *Process) streamOnce(ctx context.Context, q url.Values, emit func(LogEvent) bool) (progressed, ended bool, err error) {
-	resp, err := p.sb.c.send(ctx, request{method: http.MethodGet, path: p.path("logs"), query: q})
+	resp, err := p.sb.c.send(ctx, request{method: http.MethodGet, path: p.path("logs"), query: q,
+		accept: logframe.ContentType + ", " + sse.ContentType})
 	if err != nil {
 		return false, false, err
 	}
 	defer resp.Body.Close()
-	rd := sse.NewReader(resp.Body)
+	next := sseEvents(resp.Body)
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), logframe.ContentType) {
+		next = frameEvents(resp.Body)
+	}
 	for {
-		raw, err := rd.Next()
+		ev, err := next()
 		if errors.Is(err, io.EOF) {
 			return progressed, false, nil
 		}
+		if errors.Is(err, errBadEvent) {
+			return progressed, true, err
+		}
 		if err != nil {
 			return progressed, false, err
-		}
-		ev, err := decodeLogEvent(raw.Data)
-		if err != nil {
-			return progressed, true, err
 		}
 		progressed = true
 		if !emit(ev) || ev.Type == "exit" {
 			return true, true, nil
 		}
+	}
+}
+
+// errBadEvent marks a stream that cannot be decoded: retrying would not help.
+var errBadEvent = errors.New("berth: bad log event")
+
+func frameEvents(body io.Reader) func() (LogEvent, error) {
+	rd := logframe.NewReader(body)
+	return func() (LogEvent, error) {
+		f, err := rd.Next()
+		if errors.Is(err, logframe.ErrCorrupt) {
+			return LogEvent{}, fmt.Errorf("%w: %v", errBadEvent, err)
+		}
+		if err != nil {
+			return LogEvent{}, err
+		}
+		ev := LogEvent{Type: f.Kind.String(), Cursor: f.Cursor, Timestamp: f.Time}
+		switch f.Kind {
+		case logframe.Stdout, logframe.Stderr:
+			ev.Data = f.Payload
+		case logframe.Exit:
+			ev.Exit = new(ExitStatus)
+			if err := json.Unmarshal(f.Payload, ev.Exit); err != nil {
+				return LogEvent{}, fmt.Errorf("%w: exit status: %v", errBadEvent, err)
+			}
+		}
+		return ev, nil
+	}
+}
+
+func sseEvents(body io.Reader) func() (LogEvent, error) {
+	rd := sse.NewReader(body)
+	return func() (LogEvent, error) {
+		raw, err := rd.Next()
+		if err != nil {
+			return LogEvent{}, err
+		}
+		return decodeLogEvent(raw.Data)
 	}
 }
 
@@ -131,14 +179,14 @@ func decodeLogEvent(b []byte) (LogEvent, error) {
 			data = make([]byte, base64.StdEncoding.DecodedLen(j))
 			n, err := base64.StdEncoding.Decode(data, rest[:j])
 			if err != nil {
-				return LogEvent{}, errors.New("berth: bad log data: " + err.Error())
+				return LogEvent{}, fmt.Errorf("%w: data: %v", errBadEvent, err)
 			}
 			data = data[:n]
 			b = append(b[:i:i], rest[j+1:]...) // the event without its data field
 		}
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
-		return LogEvent{}, errors.New("berth: bad log event: " + err.Error())
+		return LogEvent{}, fmt.Errorf("%w: %v", errBadEvent, err)
 	}
 	if data == nil {
 		data = w.Data

@@ -96,7 +96,7 @@ func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool) error
 			}
 			return unavailable("the sandbox's container was replaced; retry")
 		}
-		return stream(c, resp)
+		return s.stream(c, resp)
 	}
 }
 
@@ -162,7 +162,7 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 
 // stream copies the supervisor's answer, flushing as bytes arrive so that
 // SSE log follows are live.
-func stream(c echo.Context, resp *http.Response) error {
+func (s *Server) stream(c echo.Context, resp *http.Response) error {
 	defer resp.Body.Close()
 	w := c.Response()
 	for _, h := range forwardedResponseHeaders {
@@ -171,7 +171,9 @@ func stream(c echo.Context, resp *http.Response) error {
 		}
 	}
 	w.WriteHeader(resp.StatusCode)
-	buf := make([]byte, 64<<10)
+	bp := s.streamBufs.Get().(*[]byte)
+	defer s.streamBufs.Put(bp)
+	buf := *bp
 	for {
 		n, err := resp.Body.Read(buf)
 		if n > 0 {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -50,6 +51,10 @@ type Server struct {
 	backups            blob.Store
 	targets            targets
 	supervisors        *http.Client
+	// streamBufs holds the proxy's copy buffers: large, so that a fast log
+	// or file stream costs few reads and writes, and pooled, so that each
+	// request does not allocate (and zero) one.
+	streamBufs sync.Pool
 }
 
 // New builds the router.
@@ -57,6 +62,7 @@ func New(o Options) *Server {
 	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
 		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter, backups: o.Backups}
 	s.supervisors = &http.Client{Transport: supervisorTransport()}
+	s.streamBufs.New = func() any { b := make([]byte, 256<<10); return &b }
 	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace}, eventlog.DefaultBuffer)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

@@ -6,14 +6,16 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/berthdev/berth/internal/logframe"
 	"github.com/berthdev/berth/internal/sse"
 )
 
 // heartbeatEvery keeps idle follow streams alive through proxies.
 const heartbeatEvery = 15 * time.Second
 
-// logs streams the process's events as SSE: id = cursor, data = one JSON
-// log event. Query: since (cursor; resume after it), replay (default true:
+// logs streams the process's events as SSE (id = cursor, data = one JSON
+// log event) or, when Accept asks for them, as binary frames (see
+// logEncoder). Query: since (cursor; resume after it), replay (default true:
 // send retained events; false: start at the live end), follow (default
 // false: stop at the last event that existed when asked; true: stop after
 // the exit event). Errors are detected before the stream starts, so they
@@ -48,8 +50,8 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request) error {
 		after = last
 	}
 
-	sw := sse.NewWriter(w)
-	w.WriteHeader(http.StatusOK)
+	framed := wantsFrames(r)
+	sw := startLogStream(w, framed)
 	if err := sw.Flush(); err != nil {
 		return nil
 	}
@@ -59,32 +61,42 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request) error {
 		defer t.Stop()
 		hb = t.C
 	}
-	enc := logEncoder{tag: s.tag, num: p.num}
+	enc := logEncoder{tag: s.tag, num: p.num, framed: framed}
 	for {
 		snap := p.log.read(after)
+		enc.reset()
 		if snap.truncated {
-			if sw.WriteFrame(enc.truncated(snap.resumeAt)) != nil {
-				return nil
-			}
+			enc.truncated(snap.resumeAt)
 			after = snap.resumeAt
 		}
-		for i := range snap.chunks {
-			c := &snap.chunks[i]
-			if !follow && c.seq > last {
-				return nil
-			}
-			if sw.WriteFrame(enc.event(c)) != nil {
-				return nil // client gone
-			}
-			after = c.seq
-			if c.stream == streamExit {
-				return nil
-			}
+		chunks := snap.chunks
+		if !follow {
+			chunks = upTo(chunks, last)
 		}
-		if !follow && after >= last {
+		// Everything this reader is behind on goes out in one write: a fast
+		// writer's many small chunks become few large events, so the cost
+		// per byte falls as the reader falls behind instead of letting it
+		// fall further (and into eviction).
+		done := false
+		for len(chunks) > 0 && len(enc.buf) < batchBytes {
+			c := &chunks[0]
+			if c.stream == streamExit {
+				enc.exit(c)
+				after, done = c.seq, true
+				break
+			}
+			n := mergeable(chunks)
+			enc.data(chunks[:n])
+			after = chunks[n-1].seq
+			chunks = chunks[n:]
+		}
+		if len(enc.buf) > 0 && sw.WriteFrame(enc.buf) != nil {
+			return nil // client gone
+		}
+		if done || (!follow && after >= last) {
 			return nil
 		}
-		if len(snap.chunks) == maxBatch {
+		if len(snap.chunks) == maxBatch || len(chunks) > 0 {
 			continue // more is already there
 		}
 		if snap.closed && after >= snap.last {
@@ -93,7 +105,9 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request) error {
 		select {
 		case <-snap.changed:
 		case <-hb:
-			if sw.WriteComment("keep-alive") != nil {
+			enc.reset()
+			enc.keepAlive()
+			if sw.WriteFrame(enc.buf) != nil {
 				return nil
 			}
 		case <-r.Context().Done():
@@ -102,67 +116,58 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request) error {
 	}
 }
 
-// logEncoder renders log events as complete SSE frames,
-//
-//	id: <cursor>
-//	data: {"type":...,"cursor":...,"timestamp":...,"data":"<base64>"}
-//
-// without reflection or intermediate copies: this is the hot path of log
-// throughput. JSON never contains a raw newline, so one data: line is
-// valid framing. Its buffer is reused between events.
-type logEncoder struct {
-	tag string
-	num uint64
-	buf []byte
+// wantsFrames: the client accepts binary frames (the Go client does).
+func wantsFrames(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), logframe.ContentType)
 }
 
-func (e *logEncoder) begin(typ string, seq uint64, at time.Time) {
-	e.buf = append(e.buf[:0], "id: "...)
-	e.buf = appendCursor(e.buf, e.tag, e.num, seq)
-	e.buf = append(e.buf, "\ndata: {\"type\":\""...)
-	e.buf = append(e.buf, typ...)
-	e.buf = append(e.buf, `","cursor":"`...)
-	e.buf = appendCursor(e.buf, e.tag, e.num, seq)
-	e.buf = append(e.buf, `","timestamp":"`...)
-	e.buf = at.AppendFormat(e.buf, time.RFC3339Nano)
-	e.buf = append(e.buf, '"')
-}
-
-func (e *logEncoder) end() []byte {
-	return append(e.buf, "}\n\n"...)
-}
-
-func (e *logEncoder) event(c *chunk) []byte {
-	e.begin(c.stream.String(), c.seq, c.at)
-	switch {
-	case c.exit != nil:
-		e.buf = append(e.buf, `,"exit":{"code":`...)
-		e.buf = appendInt(e.buf, c.exit.Code)
-		if c.exit.Signal != 0 {
-			e.buf = append(e.buf, `,"signal":`...)
-			e.buf = appendInt(e.buf, c.exit.Signal)
-		}
-		e.buf = append(e.buf, `,"timedOut":`...)
-		if c.exit.TimedOut {
-			e.buf = append(e.buf, "true}"...)
-		} else {
-			e.buf = append(e.buf, "false}"...)
-		}
-	default:
-		e.buf = append(e.buf, `,"data":"`...)
-		e.buf = appendBase64(e.buf, c.data)
-		e.buf = append(e.buf, '"')
+// startLogStream sends the 200 and headers of a log stream; the returned
+// writer flushes after every write.
+func startLogStream(w http.ResponseWriter, framed bool) *sse.Writer {
+	sw := sse.NewWriter(w)
+	if framed {
+		w.Header().Set("Content-Type", logframe.ContentType)
 	}
-	e.buf = e.end()
-	return e.buf
+	w.WriteHeader(http.StatusOK)
+	return sw
 }
 
-// truncated says that events up to and including seq were evicted before
-// this reader got them; the stream continues with the oldest retained one.
-func (e *logEncoder) truncated(seq uint64) []byte {
-	e.begin("truncated", seq, time.Now().UTC())
-	e.buf = e.end()
-	return e.buf
+// batchBytes bounds one write of a log stream; mergeBytes bounds the data
+// of one event (its base64 line then fits a client's 256 KiB read buffer);
+// mergeWindow bounds the time one event spans.
+const (
+	batchBytes  = 1 << 20
+	mergeBytes  = 128 << 10
+	mergeWindow = 10 * time.Millisecond
+)
+
+// upTo drops the chunks after seq last.
+func upTo(chunks []chunk, last uint64) []chunk {
+	for i := range chunks {
+		if chunks[i].seq > last {
+			return chunks[:i]
+		}
+	}
+	return chunks
+}
+
+// mergeable counts the leading output chunks of one stream that form one
+// event: at least one, then more while the data stays within mergeBytes
+// and the chunks within mergeWindow of the first, so that an event's
+// timestamp stays true to its bytes. A fast stream merges; a slow one
+// keeps one event per write.
+func mergeable(chunks []chunk) int {
+	first := &chunks[0]
+	n, size := 1, len(first.data)
+	for n < len(chunks) {
+		c := &chunks[n]
+		if c.stream != first.stream || size+len(c.data) > mergeBytes || c.at.Sub(first.at) > mergeWindow {
+			break
+		}
+		size += len(c.data)
+		n++
+	}
+	return n
 }
 
 func appendInt(b []byte, v int) []byte {

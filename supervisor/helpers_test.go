@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berthdev/berth/internal/logframe"
 	"github.com/berthdev/berth/internal/sse"
 	"github.com/berthdev/berth/supervisor/supervisortest"
 )
@@ -248,6 +249,44 @@ func (a *api) logs(id, query string) []logEvent {
 		a.t.Fatalf("logs content type %q", ct)
 	}
 	return readEvents(a.t, resp.Body)
+}
+
+// frames reads a whole log stream in the binary framing.
+func (a *api) frames(id, query string) []logEvent {
+	a.t.Helper()
+	req, _ := http.NewRequest("GET", a.inst.URL+"/v1/processes/"+id+"/logs?"+query, nil)
+	req.Header.Set("Authorization", "Bearer "+a.inst.Token)
+	req.Header.Set("Accept", logframe.ContentType)
+	resp, err := a.hc.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != logframe.ContentType {
+		a.t.Fatalf("framed logs: status %d, content type %q", resp.StatusCode, ct)
+	}
+	var out []logEvent
+	rd := logframe.NewReader(resp.Body)
+	for {
+		f, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			a.t.Fatalf("reading frames: %v", err)
+		}
+		le := logEvent{ID: f.Cursor, Type: f.Kind.String(), Cursor: f.Cursor, Timestamp: f.Time}
+		switch f.Kind {
+		case logframe.Stdout, logframe.Stderr:
+			le.Data = f.Payload
+		case logframe.Exit:
+			le.Exit = new(exitView)
+			if err := json.Unmarshal(f.Payload, le.Exit); err != nil {
+				a.t.Fatalf("exit frame %q: %v", f.Payload, err)
+			}
+		}
+		out = append(out, le)
+	}
 }
 
 func readEvents(t testing.TB, r io.Reader) []logEvent {

@@ -213,3 +213,42 @@ func TestLogsAndIDErrors(t *testing.T) {
 	a.mustFail("GET", "/v1/processes/"+pa.ID+"/logs?since="+cursor[:strings.LastIndexByte(cursor, '-')]+"-99", nil, 400, "INVALID_PROCESS_CURSOR")
 	a.mustFail("GET", "/v1/processes/"+pa.ID+"/logs?follow=maybe", nil, 400, "VALIDATION_FAILED")
 }
+
+// TestLogsFramesCarryTheSameEvents: a client that asks for binary frames
+// gets the events SSE gives, byte for byte, with the same cursors, both
+// following live and replaying, and from any resume point.
+func TestLogsFramesCarryTheSameEvents(t *testing.T) {
+	a := newAPI(t, supervisortest.Options{})
+	blob := make([]byte, 1<<20)
+	rand.Read(blob)
+	f := filepath.Join(t.TempDir(), "blob")
+	os.WriteFile(f, blob, 0o644)
+	p := a.run("sh", "-c", "cat "+f+"; sleep 0.05; echo oops >&2; sleep 0.05; printf 'a\\0b'; exit 3")
+	live := a.frames(p.ID, "follow=true")
+	a.wait(p.ID)
+	replayed := a.frames(p.ID, "")
+	sse := a.logs(p.ID, "")
+	for name, got := range map[string][]logEvent{"live": live, "replayed": replayed} {
+		if concat(got, "stdout") != string(blob)+"a\x00b" || concat(got, "stderr") != "oops\n" {
+			t.Fatalf("%s frames: stdout %d bytes, stderr %q", name, len(concat(got, "stdout")), concat(got, "stderr"))
+		}
+		last := got[len(got)-1]
+		if last.Type != "exit" || last.Exit == nil || last.Exit.Code != 3 || last.Cursor != sse[len(sse)-1].Cursor {
+			t.Fatalf("%s frames end with %+v, SSE with %+v", name, last, sse[len(sse)-1])
+		}
+	}
+	if len(replayed) != len(sse) {
+		t.Fatalf("replay: %d frames, %d SSE events", len(replayed), len(sse))
+	}
+	for i := range sse {
+		r, s := replayed[i], sse[i]
+		if r.Type != s.Type || r.Cursor != s.Cursor || !r.Timestamp.Equal(s.Timestamp) || !bytes.Equal(r.Data, s.Data) {
+			t.Fatalf("event %d: frame %s %s %v (%d bytes), SSE %s %s %v (%d bytes)", i,
+				r.Type, r.Cursor, r.Timestamp, len(r.Data), s.Type, s.Cursor, s.Timestamp, len(s.Data))
+		}
+		rest := a.frames(p.ID, "since="+s.Cursor)
+		if len(rest) != len(sse)-i-1 || (len(rest) > 0 && rest[0].Cursor != sse[i+1].Cursor) {
+			t.Fatalf("resume after event %d: %d frames", i, len(rest))
+		}
+	}
+}

@@ -103,6 +103,7 @@ func (p *process) pump(r *os.File, s stream, wg *sync.WaitGroup) {
 	bp := p.bufs.Get().(*[]byte)
 	defer p.bufs.Put(bp)
 	buf := *bp
+	bulk := false // the previous read was a bulk read too
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
@@ -111,8 +112,25 @@ func (p *process) pump(r *os.File, s stream, wg *sync.WaitGroup) {
 		if err != nil {
 			return
 		}
+		// A writer streaming in small writes would otherwise cost one read,
+		// one chunk and one event per write. Letting its output collect in
+		// the 1 MiB pipe for a moment turns them into a few large chunks;
+		// the writer is not blocked unless it fills the pipe meanwhile.
+		// Short and one-off output is read at once.
+		if n >= bulkRead && bulk {
+			time.Sleep(pumpLinger)
+		}
+		bulk = n >= bulkRead
 	}
 }
+
+// bulkRead is the read size from which output counts as streaming, and
+// pumpLinger how long a streaming pipe is left to fill between reads. At
+// 1 GB/s, 250 µs fills a quarter of the pipe.
+const (
+	bulkRead   = 4 << 10
+	pumpLinger = 250 * time.Microsecond
+)
 
 // supervise runs for the life of the process: it collects output, waits for
 // the reaper to deliver the leader's status, records the exit and calls

@@ -1,0 +1,134 @@
+package supervisor
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/berthdev/berth/internal/logframe"
+)
+
+// logEncoder renders log events for one reader, in one of two encodings:
+//
+// SSE (the default), one JSON object per event,
+//
+//	id: <cursor>
+//	data: {"type":...,"cursor":...,"timestamp":...,"data":"<base64>"}
+//
+// built without reflection: this is the hot path of log throughput. JSON
+// never contains a raw newline, so one data: line is valid framing.
+//
+// Or binary frames (internal/logframe), which carry output bytes as they
+// are, for clients that ask with Accept.
+//
+// One output event may carry several consecutive chunks of one stream: its
+// cursor is the last chunk's (resuming after it is exact) and its timestamp
+// the first's. Events accumulate in buf, which is reused between writes.
+type logEncoder struct {
+	tag     string
+	num     uint64
+	framed  bool
+	buf     []byte
+	cursor  []byte // scratch for the framed header
+	scratch []byte // joins merged chunks before base64
+}
+
+func (e *logEncoder) reset() { e.buf = e.buf[:0] }
+
+var frameKinds = [...]logframe.Kind{streamStdout: logframe.Stdout, streamStderr: logframe.Stderr, streamExit: logframe.Exit}
+
+// frameHeader starts a framed event whose payload of size bytes follows.
+func (e *logEncoder) frameHeader(k logframe.Kind, seq uint64, at time.Time, size int) {
+	e.cursor = appendCursor(e.cursor[:0], e.tag, e.num, seq)
+	e.buf = logframe.AppendHeader(e.buf, k, e.cursor, at, size)
+}
+
+// begin starts an SSE event; end closes it.
+func (e *logEncoder) begin(typ string, seq uint64, at time.Time) {
+	e.buf = append(e.buf, "id: "...)
+	e.buf = appendCursor(e.buf, e.tag, e.num, seq)
+	e.buf = append(e.buf, "\ndata: {\"type\":\""...)
+	e.buf = append(e.buf, typ...)
+	e.buf = append(e.buf, `","cursor":"`...)
+	e.buf = appendCursor(e.buf, e.tag, e.num, seq)
+	e.buf = append(e.buf, `","timestamp":"`...)
+	e.buf = at.AppendFormat(e.buf, time.RFC3339Nano)
+	e.buf = append(e.buf, '"')
+}
+
+func (e *logEncoder) end() {
+	e.buf = append(e.buf, "}\n\n"...)
+}
+
+// data appends one stdout or stderr event holding the chunks' bytes.
+func (e *logEncoder) data(chunks []chunk) {
+	first, last := &chunks[0], &chunks[len(chunks)-1]
+	if e.framed {
+		size := 0
+		for i := range chunks {
+			size += len(chunks[i].data)
+		}
+		e.frameHeader(frameKinds[first.stream], last.seq, first.at, size)
+		for i := range chunks {
+			e.buf = append(e.buf, chunks[i].data...)
+		}
+		return
+	}
+	e.begin(first.stream.String(), last.seq, first.at)
+	e.buf = append(e.buf, `,"data":"`...)
+	if len(chunks) == 1 {
+		e.buf = appendBase64(e.buf, first.data)
+	} else {
+		e.scratch = e.scratch[:0]
+		for i := range chunks {
+			e.scratch = append(e.scratch, chunks[i].data...)
+		}
+		e.buf = appendBase64(e.buf, e.scratch)
+	}
+	e.buf = append(e.buf, '"')
+	e.end()
+}
+
+// exit appends the final event.
+func (e *logEncoder) exit(c *chunk) {
+	if e.framed {
+		status, _ := json.Marshal(c.exit) // a struct of ints and a bool: cannot fail
+		e.frameHeader(logframe.Exit, c.seq, c.at, len(status))
+		e.buf = append(e.buf, status...)
+		return
+	}
+	e.begin(c.stream.String(), c.seq, c.at)
+	e.buf = append(e.buf, `,"exit":{"code":`...)
+	e.buf = appendInt(e.buf, c.exit.Code)
+	if c.exit.Signal != 0 {
+		e.buf = append(e.buf, `,"signal":`...)
+		e.buf = appendInt(e.buf, c.exit.Signal)
+	}
+	e.buf = append(e.buf, `,"timedOut":`...)
+	if c.exit.TimedOut {
+		e.buf = append(e.buf, "true}"...)
+	} else {
+		e.buf = append(e.buf, "false}"...)
+	}
+	e.end()
+}
+
+// truncated says that events up to and including seq were evicted before
+// this reader got them; the stream continues with the oldest retained one.
+func (e *logEncoder) truncated(seq uint64) {
+	now := time.Now().UTC()
+	if e.framed {
+		e.frameHeader(logframe.Truncated, seq, now, 0)
+		return
+	}
+	e.begin("truncated", seq, now)
+	e.end()
+}
+
+// keepAlive appends a no-event that keeps an idle connection open.
+func (e *logEncoder) keepAlive() {
+	if e.framed {
+		e.buf = logframe.AppendHeader(e.buf, logframe.KeepAlive, nil, time.Time{}, 0)
+		return
+	}
+	e.buf = append(e.buf, ":keep-alive\n\n"...)
+}
