@@ -15,7 +15,8 @@ const heartbeatEvery = 15 * time.Second
 
 // logs streams the process's events as SSE (id = cursor, data = one JSON
 // log event) or, when Accept asks for them, as binary frames (see
-// logEncoder). Query: since (cursor; resume after it), replay (default true:
+// logEncoder). Query: since (cursor; resume after it; a Last-Event-ID
+// header wins over it), replay (default true:
 // send retained events; false: start at the live end), follow (default
 // false: stop at the last event that existed when asked; true: stop after
 // the exit event). Errors are detected before the stream starts, so they
@@ -36,7 +37,11 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request) error {
 	}
 	last := p.log.lastSeq()
 	var after uint64
-	if since := q.Get("since"); since != "" {
+	since := q.Get("since")
+	if id := strings.TrimSpace(r.Header.Get("Last-Event-ID")); id != "" {
+		since = id // a reconnecting EventSource: its last id wins
+	}
+	if since != "" {
 		seq, aerr := parseCursor(since, s.tag, p.num)
 		if aerr != nil {
 			return aerr

@@ -73,10 +73,16 @@ func (b *logBuffer) append(s stream, data []byte, exit *exitStatus) {
 	b.chunks = append(b.chunks, chunk{seq: b.next, stream: s, at: now, data: data, exit: exit})
 	b.next++
 	b.size += len(data) + chunkOverhead
+	// Evict whole chunks from the front while what stays is still at least
+	// the budget: a process keeps at least `limit` bytes of its newest
+	// output, and memory stays under limit plus one chunk (a pipe read).
 	// The exit event is bookkeeping, not output: it never evicts the last
 	// output a process wrote.
-	for exit == nil && b.size > b.limit && b.start < len(b.chunks)-1 {
+	for exit == nil && b.start < len(b.chunks)-1 {
 		c := &b.chunks[b.start]
+		if b.size-(len(c.data)+chunkOverhead) < b.limit {
+			break
+		}
 		b.size -= len(c.data) + chunkOverhead
 		b.evicted[c.stream-1] += int64(len(c.data))
 		*c = chunk{} // drop the data reference now
