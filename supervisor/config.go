@@ -17,6 +17,9 @@ const (
 	EnvToken         = "BERTH_SUPERVISOR_TOKEN"
 	EnvListen        = "BERTH_SUPERVISOR_LISTEN"
 	EnvLogBufferSize = "BERTH_LOG_BUFFER_BYTES"
+	// EnvLogTotalSize caps the output kept for all processes together;
+	// default a quarter of the container's memory limit.
+	EnvLogTotalSize = "BERTH_LOG_TOTAL_BYTES"
 	EnvMaxExited     = "BERTH_MAX_EXITED"
 	// EnvDefaultCwd overrides the default working directory (/workspace);
 	// mostly for running the supervisor outside a container in tests.
@@ -32,6 +35,7 @@ type Config struct {
 	Token          string
 	Listen         string
 	LogBufferBytes int
+	LogTotalBytes  int64 // 0: derived from the memory limit
 	MaxExited      int
 	DefaultCwd     string
 	KillGrace      time.Duration
@@ -74,6 +78,13 @@ func ConfigFromEnv() (Config, error) {
 			errs = append(errs, fmt.Sprintf("%s=%q: want an integer >= 1024", EnvLogBufferSize, v))
 		}
 		c.LogBufferBytes = n
+	}
+	if v := take(EnvLogTotalSize); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1024 {
+			errs = append(errs, fmt.Sprintf("%s=%q: want an integer >= 1024", EnvLogTotalSize, v))
+		}
+		c.LogTotalBytes = n
 	}
 	if v := take(EnvMaxExited); v != "" {
 		n, err := strconv.Atoi(v)

@@ -61,14 +61,17 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	var hb <-chan time.Time
+	follower := 0
 	if follow {
 		t := time.NewTicker(heartbeatEvery)
 		defer t.Stop()
 		hb = t.C
+		follower = p.log.follow(after)
+		defer p.log.unfollow(follower)
 	}
 	enc := logEncoder{tag: s.tag, num: p.num, framed: framed}
 	for {
-		snap := p.log.read(after)
+		snap := p.log.read(after, follower)
 		enc.reset()
 		if snap.truncated {
 			enc.truncated(snap.resumeAt)
@@ -78,10 +81,9 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request) error {
 		if !follow {
 			chunks = upTo(chunks, last)
 		}
-		// Everything this reader is behind on goes out in one write: a fast
-		// writer's many small chunks become few large events, so the cost
-		// per byte falls as the reader falls behind instead of letting it
-		// fall further (and into eviction).
+		// Everything this reader is behind on goes out in one write (up to
+		// batchBytes): the cost per event falls as the reader falls behind,
+		// instead of letting it fall further (and into eviction).
 		done := false
 		for len(chunks) > 0 && len(enc.buf) < batchBytes {
 			c := &chunks[0]
@@ -90,10 +92,9 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request) error {
 				after, done = c.seq, true
 				break
 			}
-			n := mergeable(chunks)
-			enc.data(chunks[:n])
-			after = chunks[n-1].seq
-			chunks = chunks[n:]
+			enc.data(c)
+			after = c.seq
+			chunks = chunks[1:]
 		}
 		if len(enc.buf) > 0 && sw.WriteFrame(enc.buf) != nil {
 			return nil // client gone
@@ -137,14 +138,8 @@ func startLogStream(w http.ResponseWriter, framed bool) *sse.Writer {
 	return sw
 }
 
-// batchBytes bounds one write of a log stream; mergeBytes bounds the data
-// of one event (its base64 line then fits a client's 256 KiB read buffer);
-// mergeWindow bounds the time one event spans.
-const (
-	batchBytes  = 1 << 20
-	mergeBytes  = 128 << 10
-	mergeWindow = 10 * time.Millisecond
-)
+// batchBytes bounds one write of a log stream.
+const batchBytes = 1 << 20
 
 // upTo drops the chunks after seq last.
 func upTo(chunks []chunk, last uint64) []chunk {
@@ -154,25 +149,6 @@ func upTo(chunks []chunk, last uint64) []chunk {
 		}
 	}
 	return chunks
-}
-
-// mergeable counts the leading output chunks of one stream that form one
-// event: at least one, then more while the data stays within mergeBytes
-// and the chunks within mergeWindow of the first, so that an event's
-// timestamp stays true to its bytes. A fast stream merges; a slow one
-// keeps one event per write.
-func mergeable(chunks []chunk) int {
-	first := &chunks[0]
-	n, size := 1, len(first.data)
-	for n < len(chunks) {
-		c := &chunks[n]
-		if c.stream != first.stream || size+len(c.data) > mergeBytes || c.at.Sub(first.at) > mergeWindow {
-			break
-		}
-		size += len(c.data)
-		n++
-	}
-	return n
 }
 
 func appendInt(b []byte, v int) []byte {

@@ -217,7 +217,7 @@ func (s *Server) waitForLog(w http.ResponseWriter, r *http.Request) error {
 	}
 	var after uint64
 	for {
-		snap := p.log.read(after)
+		snap := p.log.read(after, 0)
 		for i := range snap.chunks {
 			c := &snap.chunks[i]
 			after = c.seq

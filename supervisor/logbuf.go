@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"math"
 	"sync"
 	"time"
 )
@@ -44,6 +45,11 @@ const chunkOverhead = 64
 // logBuffer keeps the newest output of one process within a byte budget.
 // Writers (the pipe readers) never block on readers: a reader that falls
 // behind finds its position evicted and is told so with a truncated event.
+//
+// Output that a following reader has not sent yet is kept beyond the
+// budget, up to slackFactor times it: a follower held up for a moment (a
+// busy machine, a GC, a gateway reconnect) then loses nothing, while one
+// that stops reading still cannot make the buffer grow without bound.
 type logBuffer struct {
 	mu      sync.Mutex
 	chunks  []chunk // chunks[i].seq == first+i
@@ -55,10 +61,18 @@ type logBuffer struct {
 	evicted [3]int64 // evicted data bytes per stream (index stream-1)
 	closed  bool     // the exit event is in
 	changed chan struct{}
+	budget  *logBudget // container-wide accounting; nil: none
+
+	followers  map[int]uint64 // following readers' positions (seq sent up to)
+	nextFollow int
 }
 
-func newLogBuffer(limit int) *logBuffer {
-	return &logBuffer{first: 1, next: 1, limit: limit, changed: make(chan struct{})}
+// slackFactor: how far beyond its budget a buffer grows for a follower
+// that is behind.
+const slackFactor = 4
+
+func newLogBuffer(limit int, budget *logBudget) *logBuffer {
+	return &logBuffer{first: 1, next: 1, limit: limit, changed: make(chan struct{}), budget: budget}
 }
 
 // append adds a chunk, evicting the oldest ones beyond the budget (the new
@@ -72,33 +86,117 @@ func (b *logBuffer) append(s stream, data []byte, exit *exitStatus) {
 	}
 	b.chunks = append(b.chunks, chunk{seq: b.next, stream: s, at: now, data: data, exit: exit})
 	b.next++
-	b.size += len(data) + chunkOverhead
-	// Evict whole chunks from the front while what stays is still at least
-	// the budget: a process keeps at least `limit` bytes of its newest
-	// output, and memory stays under limit plus one chunk (a pipe read).
-	// The exit event is bookkeeping, not output: it never evicts the last
-	// output a process wrote.
-	for exit == nil && b.start < len(b.chunks)-1 {
-		c := &b.chunks[b.start]
-		if b.size-(len(c.data)+chunkOverhead) < b.limit {
-			break
-		}
-		b.size -= len(c.data) + chunkOverhead
-		b.evicted[c.stream-1] += int64(len(c.data))
-		*c = chunk{} // drop the data reference now
-		b.start++
-		b.first++
-	}
-	if b.start > 64 && b.start > len(b.chunks)/2 {
-		b.chunks = append(b.chunks[:0:0], b.chunks[b.start:]...)
-		b.start = 0
-	}
+	b.grow(len(data) + chunkOverhead)
+	b.trim()
 	if exit != nil {
 		b.closed = true
 	}
 	close(b.changed)
 	b.changed = make(chan struct{})
 	b.mu.Unlock()
+}
+
+func (c *chunk) cost() int { return len(c.data) + chunkOverhead }
+
+// grow accounts n more (or, negative, fewer) retained bytes.
+func (b *logBuffer) grow(n int) {
+	b.size += n
+	if b.budget != nil {
+		b.budget.add(n)
+	}
+}
+
+// evictOldest drops the oldest retained chunk; the caller holds mu.
+func (b *logBuffer) evictOldest() {
+	c := &b.chunks[b.start]
+	b.grow(-c.cost())
+	b.evicted[c.stream-1] += int64(len(c.data))
+	*c = chunk{} // drop the data reference now
+	b.start++
+	b.first++
+}
+
+// trim evicts whole chunks from the front while what stays is still at
+// least the budget: a process keeps at least `limit` bytes of its newest
+// output, and memory stays under limit plus one chunk (a pipe read), or
+// up to slackFactor times the limit while a follower needs the chunks.
+// The caller holds mu.
+func (b *logBuffer) trim() {
+	for b.start < len(b.chunks)-1 && b.size-b.chunks[b.start].cost() >= b.limit {
+		if b.size <= slackFactor*b.limit && b.chunks[b.start].seq > b.slowestFollower() {
+			break // a follower has yet to send it
+		}
+		b.evictOldest()
+	}
+	b.compact()
+}
+
+// compact reclaims the slots of evicted chunks once they are the majority.
+func (b *logBuffer) compact() {
+	if b.start > 64 && b.start > len(b.chunks)/2 {
+		b.chunks = append(b.chunks[:0:0], b.chunks[b.start:]...)
+		b.start = 0
+	}
+}
+
+// shed evicts the oldest chunks until at most target bytes are retained,
+// below the per-process budget if need be (the container-wide budget asks).
+// The newest chunk stays: it is the exit event, or the latest output.
+func (b *logBuffer) shed(target int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.size > target && b.start < len(b.chunks)-1 {
+		b.evictOldest()
+	}
+	b.compact()
+}
+
+// follow registers a following reader positioned after seq; its position
+// moves with each read and it must unfollow when done.
+func (b *logBuffer) follow(after uint64) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.followers == nil {
+		b.followers = map[int]uint64{}
+	}
+	b.nextFollow++
+	b.followers[b.nextFollow] = after
+	return b.nextFollow
+}
+
+func (b *logBuffer) unfollow(id int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.followers, id)
+	b.trim() // what was kept for it goes
+}
+
+// slowestFollower is the lowest position of a follower (MaxUint64 with
+// none); the caller holds mu.
+func (b *logBuffer) slowestFollower() uint64 {
+	low := uint64(math.MaxUint64)
+	for _, after := range b.followers {
+		low = min(low, after)
+	}
+	return low
+}
+
+// detach stops counting this buffer in the container-wide budget: its
+// process is no longer listed (in-flight readers may finish reading it).
+func (b *logBuffer) detach() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.budget != nil {
+		b.budget.add(-b.size)
+		b.budget = nil
+	}
+}
+
+// retained is the bytes (with bookkeeping) this buffer holds.
+func (b *logBuffer) retained() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.size
 }
 
 // maxBatch bounds how many chunks one read copies out while holding the lock.
@@ -114,9 +212,14 @@ type snapshot struct {
 	changed   chan struct{} // closed on the next append
 }
 
-func (b *logBuffer) read(after uint64) snapshot {
+// read returns what a reader positioned after seq `after` (having sent
+// everything up to it) can see now; follower is its follow id, 0 if none.
+func (b *logBuffer) read(after uint64, follower int) snapshot {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if _, ok := b.followers[follower]; ok {
+		b.followers[follower] = after
+	}
 	s := snapshot{last: b.next - 1, closed: b.closed, changed: b.changed}
 	if after+1 < b.first {
 		s.truncated = true

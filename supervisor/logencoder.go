@@ -20,16 +20,13 @@ import (
 // Or binary frames (internal/logframe), which carry output bytes as they
 // are, for clients that ask with Accept.
 //
-// One output event may carry several consecutive chunks of one stream: its
-// cursor is the last chunk's (resuming after it is exact) and its timestamp
-// the first's. Events accumulate in buf, which is reused between writes.
+// Events accumulate in buf, which is reused between writes.
 type logEncoder struct {
-	tag     string
-	num     uint64
-	framed  bool
-	buf     []byte
-	cursor  []byte // scratch for the framed header
-	scratch []byte // joins merged chunks before base64
+	tag    string
+	num    uint64
+	framed bool
+	buf    []byte
+	cursor []byte // scratch for the framed header
 }
 
 func (e *logEncoder) reset() { e.buf = e.buf[:0] }
@@ -59,31 +56,16 @@ func (e *logEncoder) end() {
 	e.buf = append(e.buf, "}\n\n"...)
 }
 
-// data appends one stdout or stderr event holding the chunks' bytes.
-func (e *logEncoder) data(chunks []chunk) {
-	first, last := &chunks[0], &chunks[len(chunks)-1]
+// data appends one stdout or stderr event.
+func (e *logEncoder) data(c *chunk) {
 	if e.framed {
-		size := 0
-		for i := range chunks {
-			size += len(chunks[i].data)
-		}
-		e.frameHeader(frameKinds[first.stream], last.seq, first.at, size)
-		for i := range chunks {
-			e.buf = append(e.buf, chunks[i].data...)
-		}
+		e.frameHeader(frameKinds[c.stream], c.seq, c.at, len(c.data))
+		e.buf = append(e.buf, c.data...)
 		return
 	}
-	e.begin(first.stream.String(), last.seq, first.at)
+	e.begin(c.stream.String(), c.seq, c.at)
 	e.buf = append(e.buf, `,"data":"`...)
-	if len(chunks) == 1 {
-		e.buf = appendBase64(e.buf, first.data)
-	} else {
-		e.scratch = e.scratch[:0]
-		for i := range chunks {
-			e.scratch = append(e.scratch, chunks[i].data...)
-		}
-		e.buf = appendBase64(e.buf, e.scratch)
-	}
+	e.buf = appendBase64(e.buf, c.data)
 	e.buf = append(e.buf, '"')
 	e.end()
 }

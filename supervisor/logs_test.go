@@ -284,3 +284,40 @@ func TestLogsLastEventIDResumes(t *testing.T) {
 		t.Fatalf("bad Last-Event-ID: status %d, want 400", resp.StatusCode)
 	}
 }
+
+// TestLogsContainerWideBudget: output kept for all processes together stays
+// within BERTH_LOG_TOTAL_BYTES. The oldest exited processes lose theirs
+// first (and say truncated); the newest keep their whole per-process budget;
+// a running process still gets its output through.
+func TestLogsContainerWideBudget(t *testing.T) {
+	const perProcess, total = 64 << 10, 256 << 10
+	a := newAPI(t, supervisortest.Options{Env: []string{
+		"BERTH_LOG_BUFFER_BYTES=" + strconv.Itoa(perProcess), "BERTH_LOG_TOTAL_BYTES=" + strconv.Itoa(total)}})
+	var ids []string
+	for range 10 {
+		p := a.run("sh", "-c", "head -c 60000 /dev/zero | tr '\\0' x")
+		a.wait(p.ID)
+		ids = append(ids, p.ID)
+	}
+	kept := 0
+	for i, id := range ids {
+		o := a.output(id, "encoding=utf8")
+		kept += len(o.Stdout)
+		newest := i >= len(ids)-3
+		if newest && (o.Truncated || len(o.Stdout) != 60000) {
+			t.Fatalf("process %d of %d (among the newest): %d bytes, truncated=%v", i+1, len(ids), len(o.Stdout), o.Truncated)
+		}
+		if i == 0 && (!o.Truncated || len(o.Stdout) != 0) {
+			t.Fatalf("oldest process kept %d bytes, truncated=%v; want its output shed", len(o.Stdout), o.Truncated)
+		}
+	}
+	if kept > total {
+		t.Fatalf("%d bytes kept over all processes, budget %d", kept, total)
+	}
+	// Shedding never touches what a process is still writing.
+	p := a.run("sh", "-c", "head -c 60000 /dev/zero | tr '\\0' y; echo; echo done")
+	a.wait(p.ID)
+	if o := a.output(p.ID, "encoding=utf8"); o.Truncated || !strings.HasSuffix(o.Stdout, "y\ndone\n") || len(o.Stdout) != 60006 {
+		t.Fatalf("a new process after shedding: %d bytes, truncated=%v", len(o.Stdout), o.Truncated)
+	}
+}

@@ -44,6 +44,8 @@ type processView struct {
 // process is one supervised process, leader of its own process group.
 type process struct {
 	bufs    *sync.Pool // pump read buffers, shared by the table
+	logs    *logBudget // the container-wide output budget, and
+	reclaim func()     // how to get back within it
 	id      string
 	num     uint64
 	pid     int
@@ -108,6 +110,9 @@ func (p *process) pump(r *os.File, s stream, wg *sync.WaitGroup) {
 		n, err := r.Read(buf)
 		if n > 0 {
 			p.log.append(s, append([]byte(nil), buf[:n]...), nil)
+			if p.logs.over() {
+				p.reclaim()
+			}
 		}
 		if err != nil {
 			return

@@ -30,7 +30,7 @@ func NewServer(cfg Config) *Server {
 	tag := bootTag(cfg.BootID)
 	return &Server{
 		cfg: cfg, tag: tag, started: now.UTC(), act: act,
-		procs: newTable(tag, cfg.LogBufferBytes, cfg.MaxExited, cfg.KillGrace, act),
+		procs: newTable(tag, cfg.LogBufferBytes, logTotal(cfg), cfg.MaxExited, cfg.KillGrace, act),
 		terms: newTerminals(tag, act),
 	}
 }

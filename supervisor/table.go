@@ -15,6 +15,7 @@ import (
 type table struct {
 	tag       string
 	logLimit  int
+	logs      *logBudget
 	maxExited int
 	killGrace time.Duration
 	activity  *activity
@@ -28,9 +29,9 @@ type table struct {
 	bufs sync.Pool // read buffers of the output pumps
 }
 
-func newTable(tag string, logLimit, maxExited int, killGrace time.Duration, act *activity) *table {
+func newTable(tag string, logLimit int, logTotal int64, maxExited int, killGrace time.Duration, act *activity) *table {
 	t := &table{
-		tag: tag, logLimit: logLimit, maxExited: maxExited, killGrace: killGrace, activity: act,
+		tag: tag, logLimit: logLimit, logs: &logBudget{limit: logTotal}, maxExited: maxExited, killGrace: killGrace, activity: act,
 		byNum: map[uint64]*process{}, byPID: map[int]*process{},
 	}
 	t.bufs.New = func() any { b := make([]byte, readBuf); return &b }
@@ -101,7 +102,9 @@ func (t *table) spawn(s spawnSpec) (*process, *apiError) {
 	p := &process{
 		id: formatProcessID(t.tag, t.nextN), num: t.nextN, pid: pid,
 		argv: s.argv, cwd: s.cwd, started: time.Now().UTC(),
-		log:        newLogBuffer(t.logLimit),
+		log:        newLogBuffer(t.logLimit, t.logs),
+		logs:       t.logs,
+		reclaim:    t.reclaimLogs,
 		leaderExit: make(chan syscall.WaitStatus, 1),
 		done:       make(chan struct{}),
 		stdin:      inParent,
@@ -166,11 +169,28 @@ func (t *table) finished(p *process) {
 	t.mu.Lock()
 	t.exited = append(t.exited, p.num)
 	for len(t.exited) > t.maxExited {
+		t.byNum[t.exited[0]].log.detach()
 		delete(t.byNum, t.exited[0])
 		t.exited = t.exited[1:]
 	}
 	t.mu.Unlock()
 	t.activity.processExited()
+}
+
+// reclaimLogs brings the output kept for all processes within the
+// container-wide budget (see logBudget).
+func (t *table) reclaimLogs() {
+	t.mu.Lock()
+	exited := make([]*process, 0, len(t.exited))
+	for _, n := range t.exited {
+		exited = append(exited, t.byNum[n])
+	}
+	running := make([]*process, 0, len(t.byPID))
+	for _, p := range t.byPID {
+		running = append(running, p)
+	}
+	t.mu.Unlock()
+	t.logs.reclaim(exited, running)
 }
 
 func (t *table) get(n uint64) *process {

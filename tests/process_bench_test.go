@@ -247,7 +247,7 @@ func sandboxPipeMBs(b *testing.B, sb *client.Sandbox, size int64) float64 {
 
 // containerRSS reads VmRSS and VmHWM (bytes) of the sandbox's PID 1 from the
 // host's /proc, which does not disturb the supervisor.
-func containerRSS(b *testing.B, n string) (rss, hwm int64) {
+func containerRSS(b testing.TB, n string) (rss, hwm int64) {
 	b.Helper()
 	info, err := stack.Docker.Client().ContainerInspect(context.Background(), "berth-"+n)
 	if err != nil {

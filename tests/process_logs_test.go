@@ -232,3 +232,39 @@ func TestProcessReadsNeverWake(t *testing.T) {
 	require.Equal(t, "stopped", stack.Status(t, n), "reads must not wake a sleeping sandbox")
 	require.Empty(t, sandboxContainers(t, n))
 }
+
+// TestProcessLogsMemoryCappedInLiteSandbox: the supervisor keeps at most a
+// quarter of the sandbox's memory in output for all its processes, so ten
+// chatty commands (8 MiB kept each, 80 MiB in all) in a 256 MiB lite
+// sandbox shed the oldest exited output instead of growing towards the
+// memory limit, where the OOM killer would take PID 1 and the container.
+func TestProcessLogsMemoryCappedInLiteSandbox(t *testing.T) {
+	ctx := testCtx(t, 5*time.Minute)
+	n := name(t, "plogmem")
+	sb := newSandbox(t, n, map[string]any{"instanceType": "lite", "sleepAfter": "1h"})
+	const each = 8_500_000
+	var procs []*client.Process
+	for range 10 {
+		p, err := sb.Exec(ctx, []string{"head", "-c", fmt.Sprint(each), "/dev/zero"}, client.ExecOptions{})
+		require.NoError(t, err)
+		_, err = p.Wait(ctx, 2*time.Minute)
+		require.NoError(t, err)
+		procs = append(procs, p)
+	}
+	kept := 0
+	for i, p := range procs {
+		// The first handle still works: same container, no restart.
+		out, err := p.Output(ctx, client.OutputOptions{})
+		require.NoError(t, err, "process %d", i+1)
+		kept += len(out.Stdout)
+		if i == len(procs)-1 {
+			require.GreaterOrEqual(t, len(out.Stdout), 8<<20, "the newest process keeps its 8 MiB")
+		}
+		if i == 0 {
+			require.True(t, out.Truncated, "the oldest output was shed")
+		}
+	}
+	require.LessOrEqual(t, kept, 64<<20, "output kept over all processes, budget 256 MiB / 4")
+	rss, _ := containerRSS(t, n)
+	t.Logf("kept %.1f MiB of output in all; supervisor RSS %.1f MiB", float64(kept)/(1<<20), float64(rss)/(1<<20))
+}
