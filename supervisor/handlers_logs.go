@@ -81,20 +81,9 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request) error {
 		if !follow {
 			chunks = upTo(chunks, last)
 		}
-		// Everything this reader is behind on goes out in one write (up to
-		// batchBytes): the cost per event falls as the reader falls behind,
-		// instead of letting it fall further (and into eviction).
-		done := false
-		for len(chunks) > 0 && len(enc.buf) < batchBytes {
-			c := &chunks[0]
-			if c.stream == streamExit {
-				enc.exit(c)
-				after, done = c.seq, true
-				break
-			}
-			enc.data(c)
-			after = c.seq
-			chunks = chunks[1:]
+		chunks, sent, done := enc.batch(chunks)
+		if sent > 0 {
+			after = sent
 		}
 		if len(enc.buf) > 0 && sw.WriteFrame(enc.buf) != nil {
 			return nil // client gone
@@ -138,8 +127,6 @@ func startLogStream(w http.ResponseWriter, framed bool) *sse.Writer {
 	return sw
 }
 
-// batchBytes bounds one write of a log stream.
-const batchBytes = 1 << 20
 
 // upTo drops the chunks after seq last.
 func upTo(chunks []chunk, last uint64) []chunk {

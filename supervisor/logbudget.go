@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"os"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,16 +72,31 @@ func defaultLogTotal(perProcess int) int64 {
 	return max(limit/4, int64(perProcess))
 }
 
-// cgroupMemoryLimit reads cgroup v2's memory.max of this container; 0 when
-// there is none or it cannot be read.
+// limitHeap keeps the supervisor's Go heap within half the container's
+// memory. Left alone, the runtime lets the heap grow to twice its live
+// data before collecting: kept output (a quarter of the memory at most)
+// plus a large output request would then take a small sandbox's memory,
+// and the OOM killer picks the biggest process, PID 1.
+func limitHeap() {
+	if limit := cgroupMemoryLimit(); limit > 0 {
+		debug.SetMemoryLimit(limit / 2)
+	}
+}
+
+// cgroupMemoryLimit reads this container's memory limit from cgroup v2
+// (memory.max) or v1 (memory.limit_in_bytes, a huge number when unset); 0
+// when there is none or it cannot be read.
 func cgroupMemoryLimit() int64 {
-	raw, err := os.ReadFile("/sys/fs/cgroup/memory.max")
-	if err != nil {
-		return 0
+	for _, f := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(string(raw)), 10, 64)
+		if err != nil || n <= 0 || n >= 1<<60 {
+			return 0 // "max", or v1's "unlimited"
+		}
+		return n
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(string(raw)), 10, 64)
-	if err != nil {
-		return 0 // "max"
-	}
-	return n
+	return 0
 }

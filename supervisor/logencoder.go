@@ -56,6 +56,28 @@ func (e *logEncoder) end() {
 	e.buf = append(e.buf, "}\n\n"...)
 }
 
+// batchBytes bounds one write of a log stream.
+const batchBytes = 1 << 20
+
+// batch appends events for the leading chunks, up to batchBytes: all that
+// a reader is behind on goes out in one write, so the cost per event falls
+// as the reader falls behind instead of letting it fall further (and into
+// eviction). It returns the chunks left over, the seq of the last chunk
+// encoded (0: none) and whether that was the exit event.
+func (e *logEncoder) batch(chunks []chunk) (rest []chunk, last uint64, exited bool) {
+	for len(chunks) > 0 && len(e.buf) < batchBytes {
+		c := &chunks[0]
+		last = c.seq
+		if c.stream == streamExit {
+			e.exit(c)
+			return chunks[1:], last, true
+		}
+		e.data(c)
+		chunks = chunks[1:]
+	}
+	return chunks, last, false
+}
+
 // data appends one stdout or stderr event.
 func (e *logEncoder) data(c *chunk) {
 	if e.framed {

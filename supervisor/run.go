@@ -22,6 +22,7 @@ func Run(cfg Config, log io.Writer) error {
 	if err := becomeSubreaper(); err != nil {
 		fmt.Fprintf(log, "berth-supervisor: cannot become child subreaper (%v); orphans will not be reaped\n", err)
 	}
+	limitHeap()
 	s := NewServer(cfg)
 	stop := make(chan struct{})
 	go reap(s.dispatch, stop)
