@@ -18,7 +18,7 @@ const (
 	EnvListen        = "BERTH_SUPERVISOR_LISTEN"
 	EnvLogBufferSize = "BERTH_LOG_BUFFER_BYTES"
 	// EnvLogTotalSize caps the output kept for all processes together;
-	// default a quarter of the container's memory limit.
+	// default an eighth of the container's memory limit.
 	EnvLogTotalSize = "BERTH_LOG_TOTAL_BYTES"
 	EnvMaxExited     = "BERTH_MAX_EXITED"
 	// EnvDefaultCwd overrides the default working directory (/workspace);

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/berthdev/berth/internal/logframe"
 	"github.com/berthdev/berth/internal/sse"
@@ -127,7 +126,6 @@ func startLogStream(w http.ResponseWriter, framed bool) *sse.Writer {
 	return sw
 }
 
-
 // upTo drops the chunks after seq last.
 func upTo(chunks []chunk, last uint64) []chunk {
 	for i := range chunks {
@@ -154,75 +152,4 @@ func appendInt(b []byte, v int) []byte {
 		}
 	}
 	return append(b, tmp[i:]...)
-}
-
-// output waits for the exit and returns the retained output. Query:
-// encoding (base64 default, or utf8: invalid sequences become U+FFFD),
-// maxBytes (per stream; the newest bytes are kept), timeout (ends only this
-// wait: 408 WAIT_TIMEOUT).
-func (s *Server) output(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.lookup(r)
-	if err != nil {
-		return err
-	}
-	q := r.URL.Query()
-	enc := q.Get("encoding")
-	if enc != "" && enc != "base64" && enc != "utf8" && enc != "utf-8" {
-		return badRequest(`encoding must be "utf8" or "base64", got "` + enc + `"`)
-	}
-	maxBytes, err := queryInt(q, "maxBytes")
-	if err != nil {
-		return err
-	}
-	timeout, err := queryDuration(q, "timeout")
-	if err != nil {
-		return err
-	}
-	if err := awaitExit(r, p, timeout); err != nil {
-		return err
-	}
-	stdout, t1 := p.log.collect(streamStdout, maxBytes)
-	stderr, t2 := p.log.collect(streamStderr, maxBytes)
-	exit := p.view().Exit
-	type outputView struct {
-		Stdout    string `json:"stdout"`
-		Stderr    string `json:"stderr"`
-		ExitCode  int    `json:"exitCode"`
-		Signal    int    `json:"signal,omitempty"`
-		TimedOut  bool   `json:"timedOut"`
-		Truncated bool   `json:"truncated"`
-	}
-	out := outputView{ExitCode: exit.Code, Signal: exit.Signal, TimedOut: exit.TimedOut, Truncated: t1 || t2}
-	if enc == "utf8" || enc == "utf-8" {
-		if t1 {
-			stdout = trimPartialRune(stdout)
-		}
-		if t2 {
-			stderr = trimPartialRune(stderr)
-		}
-		out.Stdout, out.Stderr = toUTF8(stdout), toUTF8(stderr)
-	} else {
-		out.Stdout = string(appendBase64(nil, stdout))
-		out.Stderr = string(appendBase64(nil, stderr))
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
-}
-
-func toUTF8(b []byte) string {
-	if utf8.Valid(b) {
-		return string(b)
-	}
-	return strings.ToValidUTF8(string(b), "\uFFFD")
-}
-
-// trimPartialRune drops the continuation bytes of a character whose start
-// was cut off by truncation, so the text does not begin with U+FFFD.
-func trimPartialRune(b []byte) []byte {
-	for i := 0; i < utf8.UTFMax-1 && i < len(b); i++ {
-		if utf8.RuneStart(b[i]) {
-			return b[i:]
-		}
-	}
-	return b
 }

@@ -61,25 +61,25 @@ func logTotal(cfg Config) int64 {
 }
 
 // defaultLogTotal derives the container-wide cap from the container's
-// memory limit: a quarter of it (the Go heap may hold up to about twice its
-// live data), at least one process's budget. Without a limit (the
+// memory limit: an eighth of it (the heap may hold up to twice its live
+// data, see limitHeap), at least one process's budget. Without a limit (the
 // supervisor run outside a container): 64 full buffers.
 func defaultLogTotal(perProcess int) int64 {
 	limit := cgroupMemoryLimit()
 	if limit <= 0 {
 		return int64(perProcess) * DefaultMaxExited
 	}
-	return max(limit/4, int64(perProcess))
+	return max(limit/8, int64(perProcess))
 }
 
-// limitHeap keeps the supervisor's Go heap within half the container's
-// memory. Left alone, the runtime lets the heap grow to twice its live
-// data before collecting: kept output (a quarter of the memory at most)
-// plus a large output request would then take a small sandbox's memory,
-// and the OOM killer picks the biggest process, PID 1.
+// limitHeap keeps the supervisor's Go heap within a quarter of the
+// container's memory, leaving the rest to the sandbox's own processes.
+// Left alone, the runtime lets the heap grow to twice its live data before
+// collecting, unbounded: in a small sandbox the OOM killer then picks the
+// biggest process, PID 1, and the container goes with it.
 func limitHeap() {
 	if limit := cgroupMemoryLimit(); limit > 0 {
-		debug.SetMemoryLimit(limit / 2)
+		debug.SetMemoryLimit(limit / 4)
 	}
 }
 

@@ -243,34 +243,27 @@ func (b *logBuffer) lastSeq() uint64 {
 	return b.next - 1
 }
 
-// collect concatenates the retained bytes of one stream, keeping at most the
-// last max bytes (max <= 0: no limit). truncated reports whether anything of
-// that stream is missing from the result.
-func (b *logBuffer) collect(s stream, max int) (out []byte, truncated bool) {
+// parts returns the retained bytes of one stream as slices of the chunks'
+// data (never written after append, so safe to read without the lock),
+// keeping at most the last max bytes (max <= 0: no limit). truncated
+// reports whether anything of that stream is missing from the result.
+func (b *logBuffer) parts(s stream, max int) (parts [][]byte, truncated bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	total := 0
 	for _, c := range b.chunks[b.start:] {
 		if c.stream == s {
 			total += len(c.data)
+			parts = append(parts, c.data)
 		}
 	}
-	skip := 0
-	if max > 0 && total > max {
-		skip = total - max
+	if skip := total - max; max > 0 && skip > 0 {
 		truncated = true
-	}
-	out = make([]byte, 0, total-skip)
-	for _, c := range b.chunks[b.start:] {
-		if c.stream != s {
-			continue
+		for skip >= len(parts[0]) {
+			skip -= len(parts[0])
+			parts = parts[1:]
 		}
-		d := c.data
-		if skip > 0 {
-			n := min(skip, len(d))
-			d, skip = d[n:], skip-n
-		}
-		out = append(out, d...)
+		parts[0] = parts[0][skip:]
 	}
-	return out, truncated || b.evicted[s-1] > 0
+	return parts, truncated || b.evicted[s-1] > 0
 }

@@ -321,3 +321,29 @@ func TestLogsContainerWideBudget(t *testing.T) {
 		t.Fatalf("a new process after shedding: %d bytes, truncated=%v", len(o.Stdout), o.Truncated)
 	}
 }
+
+// TestOutputTextAcrossPieces: output is written out in pieces; characters
+// that straddle a piece boundary, invalid bytes, JSON metacharacters and a
+// maxBytes cut inside a character all come out as one valid string.
+func TestOutputTextAcrossPieces(t *testing.T) {
+	a := newAPI(t, supervisortest.Options{})
+	text := strings.Repeat("日本語x", 30000) + "\"<tab>\t\\ " // 300 KB; pieces end inside characters
+	f := filepath.Join(t.TempDir(), "text")
+	os.WriteFile(f, []byte(text+"\xff\xfeend\n"), 0o644)
+	p := a.run("cat", f)
+	a.wait(p.ID)
+	if o := a.output(p.ID, "encoding=utf8"); o.Stdout != text+"\uFFFDend\n" || o.Truncated {
+		i := 0
+		for i < len(o.Stdout) && i < len(text) && o.Stdout[i] == text[i] {
+			i++
+		}
+		t.Fatalf("utf8 output of %d bytes differs at byte %d (truncated=%v)", len(o.Stdout), i, o.Truncated)
+	}
+	// Cut 1 byte into a 3-byte character: its remaining continuation bytes
+	// are dropped, the rest is intact.
+	want := "語x\"<tab>\t\\ \xff\xfeend\n"
+	o := a.output(p.ID, "encoding=utf8&maxBytes="+strconv.Itoa(len(want)+1))
+	if !o.Truncated || o.Stdout != "語x\"<tab>\t\\ \uFFFDend\n" {
+		t.Fatalf("maxBytes cut: %q truncated=%v", o.Stdout, o.Truncated)
+	}
+}
