@@ -20,7 +20,7 @@ const (
 	// EnvLogTotalSize caps the output kept for all processes together;
 	// default an eighth of the container's memory limit.
 	EnvLogTotalSize = "BERTH_LOG_TOTAL_BYTES"
-	EnvMaxExited     = "BERTH_MAX_EXITED"
+	EnvMaxExited    = "BERTH_MAX_EXITED"
 	// EnvDefaultCwd overrides the default working directory (/workspace);
 	// mostly for running the supervisor outside a container in tests.
 	EnvDefaultCwd = "BERTH_DEFAULT_CWD"

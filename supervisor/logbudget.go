@@ -26,7 +26,7 @@ type logBudget struct {
 	reclaimMu sync.Mutex // one reclaim at a time; others skip
 }
 
-func (b *logBudget) add(n int) { b.total.Add(int64(n)) }
+func (b *logBudget) add(n int)  { b.total.Add(int64(n)) }
 func (b *logBudget) over() bool { return b.total.Load() > b.limit }
 
 // reclaim sheds output until the total is within the limit. exited is

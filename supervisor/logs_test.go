@@ -103,10 +103,7 @@ func TestLogsFollowLive(t *testing.T) {
 
 func TestLogsBinaryBytes(t *testing.T) {
 	a := newAPI(t, supervisortest.Options{})
-	blob := make([]byte, 300<<10)
-	rand.Read(blob)
-	f := filepath.Join(t.TempDir(), "blob")
-	os.WriteFile(f, blob, 0o644)
+	f, blob := randomFile(t, 300<<10)
 	p := a.run("cat", f)
 	a.wait(p.ID)
 	if got := concat(a.logs(p.ID, ""), "stdout"); got != string(blob) {
@@ -220,10 +217,7 @@ func TestLogsAndIDErrors(t *testing.T) {
 // following live and replaying, and from any resume point.
 func TestLogsFramesCarryTheSameEvents(t *testing.T) {
 	a := newAPI(t, supervisortest.Options{})
-	blob := make([]byte, 1<<20)
-	rand.Read(blob)
-	f := filepath.Join(t.TempDir(), "blob")
-	os.WriteFile(f, blob, 0o644)
+	f, blob := randomFile(t, 1<<20)
 	p := a.run("sh", "-c", "cat "+f+"; sleep 0.05; echo oops >&2; sleep 0.05; printf 'a\\0b'; exit 3")
 	live := a.frames(p.ID, "follow=true")
 	a.wait(p.ID)
@@ -346,4 +340,15 @@ func TestOutputTextAcrossPieces(t *testing.T) {
 	if !o.Truncated || o.Stdout != "語x\"<tab>\t\\ \uFFFDend\n" {
 		t.Fatalf("maxBytes cut: %q truncated=%v", o.Stdout, o.Truncated)
 	}
+}
+
+// randomFile writes size random bytes to a temporary file.
+func randomFile(t *testing.T, size int) (path string, blob []byte) {
+	blob = make([]byte, size)
+	rand.Read(blob)
+	path = filepath.Join(t.TempDir(), "blob")
+	if err := os.WriteFile(path, blob, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, blob
 }
