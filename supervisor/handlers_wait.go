@@ -215,9 +215,13 @@ func (s *Server) waitForLog(w http.ResponseWriter, r *http.Request) error {
 		})
 		return true
 	}
+	// A follower: output it has yet to scan is kept for it (within the
+	// slack), so a fast stream does not evict the line it waits for.
+	follower := p.log.follow(0)
+	defer p.log.unfollow(follower)
 	var after uint64
 	for {
-		snap := p.log.read(after, 0)
+		snap := p.log.read(after, follower)
 		for i := range snap.chunks {
 			c := &snap.chunks[i]
 			after = c.seq
