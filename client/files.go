@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/berthdev/berth/internal/unixmode"
 )
 
 // File API error codes.
@@ -57,32 +59,10 @@ type fileInfoWire struct {
 
 func parseMode(s string) fs.FileMode {
 	u, _ := strconv.ParseUint(s, 8, 32)
-	m := fs.FileMode(u & 0o777)
-	if u&0o4000 != 0 {
-		m |= fs.ModeSetuid
-	}
-	if u&0o2000 != 0 {
-		m |= fs.ModeSetgid
-	}
-	if u&0o1000 != 0 {
-		m |= fs.ModeSticky
-	}
-	return m
+	return unixmode.ToFS(uint32(u))
 }
 
-func modeString(m fs.FileMode) string {
-	u := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		u |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		u |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		u |= 0o1000
-	}
-	return fmt.Sprintf("%04o", u)
-}
+func modeString(m fs.FileMode) string { return fmt.Sprintf("%04o", unixmode.FromFS(m)) }
 
 func (w fileInfoWire) info() FileInfo {
 	return FileInfo{Name: w.Name, Path: w.Path, Type: w.Type, Size: w.Size, Mode: parseMode(w.Mode), ModTime: w.Mtime, Target: w.Target}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/berthdev/berth/internal/unixmode"
 	"golang.org/x/sys/unix"
 )
 
@@ -377,7 +378,7 @@ func (x *extractor) entry(hdr *tar.Header, tr *tar.Reader) error {
 		f := os.NewFile(uintptr(fd), tmp)
 		rerr, werr := copySplit(f, tr)
 		if werr == nil {
-			werr = f.Chmod(fsMode(uint32(hdr.Mode) & 0o7777))
+			werr = f.Chmod(unixmode.ToFS(uint32(hdr.Mode) & 0o7777))
 		}
 		if cerr := f.Close(); werr == nil {
 			werr = cerr

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/berthdev/berth/internal/unixmode"
 )
 
 // File API error codes.
@@ -95,43 +97,12 @@ func fileType(m fs.FileMode) string {
 	return "other"
 }
 
-// unixMode returns the permission bits with setuid, setgid and sticky in
-// their Unix positions.
-func unixMode(m fs.FileMode) uint32 {
-	u := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		u |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		u |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		u |= 0o1000
-	}
-	return u
-}
-
 func modeString(m fs.FileMode) string {
-	s := strconv.FormatUint(uint64(unixMode(m)), 8)
+	s := strconv.FormatUint(uint64(unixmode.FromFS(m)), 8)
 	for len(s) < 4 {
 		s = "0" + s
 	}
 	return s
-}
-
-// fsMode converts Unix mode bits to an fs.FileMode for os.Chmod.
-func fsMode(u uint32) fs.FileMode {
-	m := fs.FileMode(u & 0o777)
-	if u&0o4000 != 0 {
-		m |= fs.ModeSetuid
-	}
-	if u&0o2000 != 0 {
-		m |= fs.ModeSetgid
-	}
-	if u&0o1000 != 0 {
-		m |= fs.ModeSticky
-	}
-	return m
 }
 
 func infoView(p string, fi fs.FileInfo) fileInfoView {
@@ -350,7 +321,7 @@ func makeDir(w http.ResponseWriter, r *http.Request, p string) error {
 		if err := os.MkdirAll(p, 0o755); err != nil {
 			return fsError(p, err)
 		}
-		if err := os.Chmod(p, fsMode(mode)); err != nil {
+		if err := os.Chmod(p, unixmode.ToFS(mode)); err != nil {
 			return fsError(p, err)
 		}
 		status = http.StatusCreated

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/berthdev/berth/internal/unixmode"
 	"golang.org/x/sys/unix"
 )
 
@@ -66,7 +67,7 @@ func copyTree(src, dst string, fi fs.FileInfo) error {
 				return err
 			}
 		}
-		if err := os.Chmod(dst, fsMode(unixMode(fi.Mode()))); err != nil {
+		if err := os.Chmod(dst, unixmode.ToFS(unixmode.FromFS(fi.Mode()))); err != nil {
 			return err
 		}
 	case fi.Mode().IsRegular():
@@ -83,7 +84,7 @@ func copyTree(src, dst string, fi fs.FileInfo) error {
 			out.Close()
 			return errors.Join(rerr, werr)
 		}
-		if err := out.Chmod(fsMode(unixMode(fi.Mode()))); err != nil {
+		if err := out.Chmod(unixmode.ToFS(unixmode.FromFS(fi.Mode()))); err != nil {
 			out.Close()
 			return err
 		}
@@ -104,7 +105,7 @@ func copyTree(src, dst string, fi fs.FileInfo) error {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		os.Lchown(dst, int(st.Uid), int(st.Gid)) // best effort
 		if fi.Mode()&fs.ModeSymlink == 0 && fi.Mode()&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
-			os.Chmod(dst, fsMode(unixMode(fi.Mode()))) // chown cleared them
+			os.Chmod(dst, unixmode.ToFS(unixmode.FromFS(fi.Mode()))) // chown cleared them
 		}
 	}
 	mt := unix.NsecToTimespec(fi.ModTime().UnixNano())

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/berthdev/berth/internal/unixmode"
 )
 
 // parseMode reads an octal mode (header X-Berth-Mode or ?mode=).
@@ -107,14 +109,14 @@ func (s *Server) writeFile(w http.ResponseWriter, r *http.Request, p string) err
 	switch {
 	case haveMode:
 	case old != nil:
-		mode = unixMode(old.Mode())
+		mode = unixmode.FromFS(old.Mode())
 		if st, ok := old.Sys().(*syscall.Stat_t); ok {
 			tmp.Chown(int(st.Uid), int(st.Gid)) // best effort; before chmod (chown clears setuid)
 		}
 	default:
 		mode = 0o644
 	}
-	if err := tmp.Chmod(fsMode(mode)); err != nil {
+	if err := tmp.Chmod(unixmode.ToFS(mode)); err != nil {
 		return fsError(p, err)
 	}
 	if err := tmp.Close(); err != nil {

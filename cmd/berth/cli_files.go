@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/unixmode"
 )
 
 func init() {
@@ -117,19 +118,7 @@ func fileViewOf(f *client.FileInfo) fileView {
 }
 
 // octalMode is "0644" (with setuid 4, setgid 2 and sticky 1 in front).
-func octalMode(m fs.FileMode) string {
-	u := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		u |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		u |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		u |= 0o1000
-	}
-	return fmt.Sprintf("%04o", u)
-}
+func octalMode(m fs.FileMode) string { return fmt.Sprintf("%04o", unixmode.FromFS(m)) }
 
 // lsMode renders type and permissions as ls -l does: drwxr-xr-x.
 func lsMode(f *client.FileInfo) string {

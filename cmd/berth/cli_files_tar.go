@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/unixmode"
 )
 
 // uploadTree streams the local tree at dir as a tar straight into the
@@ -175,16 +176,7 @@ func downloadTree(ctx context.Context, sb *client.Sandbox, src, target string, v
 		if !filepath.IsLocal(name) {
 			return fmt.Errorf("the sandbox sent an archive member %q outside the target; stopped", hdr.Name)
 		}
-		mode := fs.FileMode(hdr.Mode) & fs.ModePerm
-		if hdr.Mode&0o4000 != 0 {
-			mode |= fs.ModeSetuid
-		}
-		if hdr.Mode&0o2000 != 0 {
-			mode |= fs.ModeSetgid
-		}
-		if hdr.Mode&0o1000 != 0 {
-			mode |= fs.ModeSticky
-		}
+		mode := unixmode.ToFS(uint32(hdr.Mode))
 		if hdr.Typeflag == tar.TypeDir {
 			if err := root.MkdirAll(name, 0o700); err != nil {
 				return err

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/berthdev/berth/internal/unixmode"
 	"golang.org/x/sys/unix"
 )
 
@@ -258,7 +259,7 @@ func writeFile(abs string, hdr *tar.Header, fill func(*os.File) error) error {
 		err = f.Chown(hdr.Uid, hdr.Gid)
 	}
 	if err == nil {
-		err = f.Chmod(osMode(hdr.Mode))
+		err = f.Chmod(unixmode.ToFS(uint32(hdr.Mode)))
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -276,7 +277,7 @@ func setMeta(abs string, hdr *tar.Header, chmod bool) error {
 		return fmt.Errorf("archive: chown %s: %w", hdr.Name, err)
 	}
 	if chmod {
-		if err := os.Chmod(abs, osMode(hdr.Mode)); err != nil {
+		if err := os.Chmod(abs, unixmode.ToFS(uint32(hdr.Mode))); err != nil {
 			return fmt.Errorf("archive: chmod %s: %w", hdr.Name, err)
 		}
 	}
@@ -293,19 +294,4 @@ func setTimes(abs string, hdr *tar.Header) error {
 		return fmt.Errorf("archive: set times %s: %w", hdr.Name, err)
 	}
 	return nil
-}
-
-// osMode converts tar mode bits (Unix layout) to an os.FileMode.
-func osMode(m int64) os.FileMode {
-	mode := os.FileMode(m & 0o777)
-	if m&0o4000 != 0 {
-		mode |= os.ModeSetuid
-	}
-	if m&0o2000 != 0 {
-		mode |= os.ModeSetgid
-	}
-	if m&0o1000 != 0 {
-		mode |= os.ModeSticky
-	}
-	return mode
 }
