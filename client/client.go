@@ -96,6 +96,12 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
 	}
+	return c.do(req)
+}
+
+// do performs req and returns the response if its status is 2xx; any other
+// status becomes an *Error (the body is consumed and closed).
+func (c *Client) do(req *http.Request) (*http.Response, error) {
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		return nil, err

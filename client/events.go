@@ -74,21 +74,11 @@ func (c *Client) events(ctx context.Context, path string, after int64, follow bo
 // non-retryable failure was yielded.
 func (c *Client) eventsOnce(ctx context.Context, path string, after int64, follow bool, emit func(Event) bool) (progressed, stopped bool, err error) {
 	q := url.Values{"after": {strconv.FormatInt(after, 10)}, "follow": {strconv.FormatBool(follow)}}
-	u := c.baseURL + path + "?" + q.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return false, true, err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Accept", "application/x-ndjson")
-	resp, err := c.hc.Do(req)
+	resp, err := c.send(ctx, request{method: http.MethodGet, path: path, query: q, accept: "application/x-ndjson"})
 	if err != nil {
 		return false, false, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return false, false, decodeError(resp)
-	}
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/x-ndjson") {
 		return false, false, &Error{Status: resp.StatusCode, Code: "HTTP_200", Message: "unexpected content type " + ct}
 	}

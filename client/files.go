@@ -101,15 +101,7 @@ func (s *Sandbox) do(ctx context.Context, method, path string, q url.Values, bod
 			req.ContentLength = size
 		}
 	}
-	resp, err := s.c.hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		return resp, nil
-	}
-	defer resp.Body.Close()
-	return nil, decodeError(resp)
+	return s.c.do(req)
 }
 
 func (s *Sandbox) fileCall(ctx context.Context, method, p string, q url.Values, out any) error {

@@ -176,16 +176,11 @@ pipes and globs. --detach prints the process id and returns at once.`,
 				}
 				opts.Timeout = d
 			}
-			if len(envPairs) > 0 {
-				kv, err := parseEnv(envPairs)
-				if err != nil {
-					return err
-				}
-				opts.Env = map[string]*string{}
-				for k, v := range kv {
-					opts.Env[k] = client.Ptr(v)
-				}
+			env, err := envLayer(envPairs)
+			if err != nil {
+				return err
 			}
+			opts.Env = env
 			c, err := g.client()
 			if err != nil {
 				return err

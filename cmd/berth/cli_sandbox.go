@@ -70,6 +70,23 @@ func parseEnv(pairs []string) (map[string]string, error) {
 	return env, nil
 }
 
+// envLayer turns --env KEY=VALUE flags into a request's env layer (nil
+// when there are none).
+func envLayer(pairs []string) (map[string]*string, error) {
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	kv, err := parseEnv(pairs)
+	if err != nil {
+		return nil, err
+	}
+	env := make(map[string]*string, len(kv))
+	for k, v := range kv {
+		env[k] = client.Ptr(v)
+	}
+	return env, nil
+}
+
 // completeSandboxes completes the first argument with sandbox names.
 func completeSandboxes(g *globals) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {

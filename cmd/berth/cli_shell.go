@@ -57,16 +57,11 @@ terminal, Ctrl-D is sent at its end, and the output goes to stdout.`,
 				return usageError{errors.New("--attach joins a running terminal: ARGV, --cwd and --env do not apply")}
 			}
 			opts := client.TerminalOptions{Argv: args[1:], Cwd: cwd}
-			if len(envPairs) > 0 {
-				kv, err := parseEnv(envPairs)
-				if err != nil {
-					return err
-				}
-				opts.Env = map[string]*string{}
-				for k, v := range kv {
-					opts.Env[k] = client.Ptr(v)
-				}
+			env, err := envLayer(envPairs)
+			if err != nil {
+				return err
 			}
+			opts.Env = env
 			c, err := g.client()
 			if err != nil {
 				return err
