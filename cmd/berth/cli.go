@@ -21,7 +21,8 @@ const rootLong = `berth: durable sandboxes for AI agents.
 
 Server commands run Berth; every other command talks to a gateway found
 through BERTH_URL and BERTH_TOKEN, or the client.json that ` + "`berth dev`" + ` writes
-into BERTH_DATA_DIR (default .berth).`
+into BERTH_DATA_DIR (default .berth) and into the user's config directory
+(~/.config/berth/client.json, or $XDG_CONFIG_HOME/berth/client.json).`
 
 // globals are the flags every client verb shares.
 type globals struct {
@@ -62,7 +63,9 @@ type usageError struct{ error }
 func (e usageError) Unwrap() error { return e.error }
 
 // connection finds the gateway: flags, then BERTH_URL/BERTH_TOKEN, then
-// $BERTH_DATA_DIR/client.json (and token) as `berth dev` wrote them.
+// $BERTH_DATA_DIR/client.json (default .berth) as `berth dev` wrote it, then
+// the same file in the user's config directory (`berth dev` writes it there
+// too, so the CLI works from any directory), then $BERTH_DATA_DIR/token.
 func (g *globals) connection() (url, token string, err error) {
 	url, token = g.url, g.token
 	if url == "" {
@@ -75,12 +78,18 @@ func (g *globals) connection() (url, token string, err error) {
 	if dir == "" {
 		dir = ".berth"
 	}
-	if url == "" || token == "" {
+	local := filepath.Join(dir, "client.json")
+	user, uerr := userClientConfig()
+	for _, p := range []string{local, user} {
+		if p == "" || url != "" && token != "" {
+			continue
+		}
 		var cfg struct{ URL, Token string }
-		if b, err := os.ReadFile(filepath.Join(dir, "client.json")); err == nil && json.Unmarshal(b, &cfg) == nil {
+		if b, err := os.ReadFile(p); err == nil && json.Unmarshal(b, &cfg) == nil {
 			if url == "" {
 				url = cfg.URL
 			}
+			// A token only goes with its own gateway.
 			if token == "" && (url == cfg.URL || cfg.URL == "") {
 				token = cfg.Token
 			}
@@ -92,13 +101,28 @@ func (g *globals) connection() (url, token string, err error) {
 		}
 	}
 	if url == "" {
-		return "", "", errors.New("no gateway configured: run `berth dev` here (it writes " + filepath.Join(dir, "client.json") +
+		where := local
+		if uerr == nil {
+			where += " and " + user
+		}
+		return "", "", errors.New("no gateway configured: run `berth dev` (it writes " + where +
 			"), or set BERTH_URL and BERTH_TOKEN")
 	}
 	if !strings.Contains(url, "://") {
 		url = "http://" + url
 	}
 	return url, token, nil
+}
+
+// userClientConfig is client.json in the user's config directory
+// ($XDG_CONFIG_HOME/berth, else ~/.config/berth on Linux), where
+// `berth dev` also writes it.
+func userClientConfig() (string, error) {
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "berth", "client.json"), nil
 }
 
 // client builds an SDK client; errors are reported with a hint.
