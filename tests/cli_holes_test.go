@@ -3,10 +3,12 @@ package tests
 import (
 	"bytes"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -88,4 +90,62 @@ func TestCLIFindsGatewayInUserConfigDir(t *testing.T) {
 	require.Contains(t, r.stderr, filepath.Join(".berth", "client.json"))
 	require.Contains(t, r.stderr, filepath.Join(empty, "berth", "client.json"))
 	require.Contains(t, r.stderr, "BERTH_URL")
+}
+
+// TestCLICopyOutDropsSetuidBits: a setuid or setgid file, a setgid
+// directory and a sticky directory made in the sandbox arrive on the host
+// with their permission bits but none of those three, owned by whoever ran
+// berth (here root), both as single files and as a tree.
+func TestCLICopyOutDropsSetuidBits(t *testing.T) {
+	n := name(t, "suid")
+	berthOK(t, "create", n, "--keep-alive")
+	defer berth(t, "rm", n)
+	berthOK(t, "exec", n, "--", "sh", "-c", `set -e
+mkdir -p /workspace/t/sgdir /workspace/t/tmp
+printf '#!/bin/sh\nid\n' > /workspace/t/suid; chmod 4755 /workspace/t/suid
+printf x > /workspace/t/sgid; chmod 2755 /workspace/t/sgid
+printf y > /workspace/t/both; chmod 6750 /workspace/t/both
+printf z > /workspace/t/plain; chmod 0640 /workspace/t/plain
+chmod 2775 /workspace/t/sgdir; chmod 1777 /workspace/t/tmp; chmod 2755 /workspace/t`)
+	// The sandbox really holds those bits (else the test proves nothing).
+	in := lsJSON(t, n+":/workspace/t")
+	require.Equal(t, "4755", in["/workspace/t/suid"].Mode)
+	require.Equal(t, "2755", in["/workspace/t/sgid"].Mode)
+	require.Equal(t, "1777", in["/workspace/t/tmp"].Mode)
+
+	dir := t.TempDir()
+	check := func(p string, want fs.FileMode, isDir bool) {
+		t.Helper()
+		st, err := os.Stat(p)
+		require.NoError(t, err)
+		require.Equal(t, isDir, st.IsDir(), p)
+		require.Zero(t, st.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), "%s arrived as %v", p, st.Mode())
+		require.Equal(t, want, st.Mode().Perm(), "%s: permission bits are kept", p)
+		sys := st.Sys().(*syscall.Stat_t)
+		require.Equal(t, uint32(os.Getuid()), sys.Uid, "%s is owned by the user running berth", p)
+		require.Equal(t, uint32(os.Getgid()), sys.Gid, p)
+	}
+
+	// Single files.
+	berthOK(t, "cp", n+":/workspace/t/suid", filepath.Join(dir, "suid"))
+	check(filepath.Join(dir, "suid"), 0o755, false)
+	berthOK(t, "cp", n+":t/sgid", dir) // into a directory, relative path
+	check(filepath.Join(dir, "sgid"), 0o755, false)
+	berthOK(t, "cp", n+":t/both", filepath.Join(dir, "both"))
+	check(filepath.Join(dir, "both"), 0o750, false)
+
+	// A tree, new and into an existing directory's contents.
+	berthOK(t, "cp", n+":/workspace/t", filepath.Join(dir, "tree"))
+	into := filepath.Join(dir, "into")
+	require.NoError(t, os.Mkdir(into, 0o755))
+	berthOK(t, "cp", n+":/workspace/t/.", into)
+	for _, root := range []string{filepath.Join(dir, "tree"), into} {
+		check(filepath.Join(root, "suid"), 0o755, false)
+		check(filepath.Join(root, "sgid"), 0o755, false)
+		check(filepath.Join(root, "both"), 0o750, false)
+		check(filepath.Join(root, "plain"), 0o640, false)
+		check(filepath.Join(root, "sgdir"), 0o775, true)
+		check(filepath.Join(root, "tmp"), 0o777, true)
+	}
+	check(filepath.Join(dir, "tree"), 0o755, true)
 }

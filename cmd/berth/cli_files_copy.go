@@ -37,9 +37,10 @@ func cpCmd(g *globals) *cobra.Command {
 		Long: `Copy a file or a directory tree into a sandbox (berth cp LOCAL NAME:PATH) or
 out of one (berth cp NAME:PATH LOCAL). Relative sandbox paths are under
 /workspace. Modes are kept (and modification times, except for a single file
-uploaded); symlinks are copied as symlinks. Directories stream as tar, files
-as they are: nothing is staged in memory, and a downloaded file is written
-under a temporary name, then renamed into place.
+uploaded), but what comes out of a sandbox never carries a setuid, setgid or
+sticky bit and is owned by you; symlinks are copied as symlinks. Directories
+stream as tar, files as they are: nothing is staged in memory, and a
+downloaded file is written under a temporary name, then renamed into place.
 
 Like cp -r: when DEST is an existing directory the source lands inside it
 under its own name; otherwise it becomes DEST. A SRC ending in /. copies a
@@ -209,7 +210,7 @@ func download(ctx context.Context, sb *client.Sandbox, src remotePath, local str
 			return nil, err
 		}
 		if created { // the directory itself takes the source's mode and time
-			if err := os.Chmod(target, fi.Mode&fs.ModePerm); err != nil {
+			if err := os.Chmod(target, downloadedMode(fi.Mode)); err != nil {
 				return nil, err
 			}
 			_ = os.Chtimes(target, fi.ModTime, fi.ModTime)
@@ -249,7 +250,7 @@ func download(ctx context.Context, sb *client.Sandbox, src remotePath, local str
 		err = fmt.Errorf("reading %s: got %d of %d bytes", src, n, info.Size)
 	}
 	if err == nil {
-		err = tmp.Chmod(info.Mode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky))
+		err = tmp.Chmod(downloadedMode(info.Mode))
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
@@ -266,6 +267,14 @@ func download(ctx context.Context, sb *client.Sandbox, src remotePath, local str
 	v.Destination, v.Type, v.Files, v.Bytes = target, "file", 1, n
 	return v, nil
 }
+
+// downloadedMode is the mode a file or directory from a sandbox gets on
+// this machine: its permission bits only. A setuid, setgid or sticky bit is
+// the sandbox's to set, never the host's: a setuid file copied out by root
+// would be a root shell for whoever can run it. The chmod is explicit, so
+// the umask cannot add anything either, and the owner is always the user
+// running berth (nothing is chowned from the sandbox's ids).
+func downloadedMode(m fs.FileMode) fs.FileMode { return m & fs.ModePerm }
 
 // localDest resolves where a source named base lands under local; created
 // reports whether the target is a directory made here (dir copies only).

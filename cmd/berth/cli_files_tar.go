@@ -139,7 +139,8 @@ func writeTree(w io.Writer, dir, prefix string, v *copyView) error {
 // target. Every member is written beneath target (os.Root: no "..", no
 // absolute names, no symlink leading out); files land under a temporary
 // name and are renamed into place; directory modes are applied last, so a
-// read-only directory still receives its content.
+// read-only directory still receives its content. Modes lose setuid, setgid
+// and sticky bits, and owners in the archive are ignored (downloadedMode).
 func downloadTree(ctx context.Context, sb *client.Sandbox, src, target string, v *copyView) error {
 	root, err := os.OpenRoot(target)
 	if err != nil {
@@ -176,7 +177,7 @@ func downloadTree(ctx context.Context, sb *client.Sandbox, src, target string, v
 		if !filepath.IsLocal(name) {
 			return fmt.Errorf("the sandbox sent an archive member %q outside the target; stopped", hdr.Name)
 		}
-		mode := unixmode.ToFS(uint32(hdr.Mode))
+		mode := downloadedMode(unixmode.ToFS(uint32(hdr.Mode))) // owners (Uid, Gid) are ignored
 		if hdr.Typeflag == tar.TypeDir {
 			if err := root.MkdirAll(name, 0o700); err != nil {
 				return err
