@@ -149,3 +149,71 @@ chmod 2775 /workspace/t/sgdir; chmod 1777 /workspace/t/tmp; chmod 2755 /workspac
 	}
 	check(filepath.Join(dir, "tree"), 0o755, true)
 }
+
+// hostileName holds an OSC (retitles the window, rings the bell) and a CSI
+// that clears the screen.
+const hostileName = "evil\x1b]0;pwned\x07name\x1b[2J"
+
+// escapedName is how the CLI shows it.
+const escapedName = `evil\x1b]0;pwned\aname\x1b[2J`
+
+func requireNoControls(t *testing.T, what, out string) {
+	t.Helper()
+	require.NotContains(t, out, "\x1b", "%s sent an ESC to the terminal: %q", what, out)
+	require.NotContains(t, out, "\x07", "%s sent a BEL to the terminal: %q", what, out)
+	require.NotContains(t, out, "\u009b", "%s sent a C1 CSI to the terminal: %q", what, out)
+}
+
+// TestCLIEscapesSandboxStrings: a file name, a symlink target, a process's
+// argv and env values made to drive a terminal are printed escaped by the
+// human output of ls, ps, get, env, wait and the error messages; --json
+// keeps them raw (JSON escapes them), and a process's own output is not
+// touched.
+func TestCLIEscapesSandboxStrings(t *testing.T) {
+	n := name(t, "esc")
+	berthOK(t, "create", n, "--keep-alive", "--env", "NOTE=a\x1b[31mred\u009b1m")
+	defer berth(t, "rm", n)
+	berthOK(t, "exec", n, "--", "sh", "-c", `mkdir -p "/workspace/d/$1" && ln -s "$1" /workspace/d/link && touch "/workspace/d/$1/f"`, "sh", hostileName)
+
+	ls := berthOK(t, "ls", n+":/workspace/d")
+	requireNoControls(t, "berth ls", ls)
+	require.Contains(t, ls, escapedName+"\n")
+	require.Contains(t, ls, "link -> "+escapedName)
+	lsR := berthOK(t, "ls", "-R", n+":/workspace/d")
+	requireNoControls(t, "berth ls -R", lsR)
+	require.Contains(t, lsR, escapedName+"/f")
+	// --json stays the API's raw strings.
+	require.Equal(t, hostileName, lsJSON(t, n+":/workspace/d")["/workspace/d/"+hostileName].Name)
+
+	// A process with ESC in its argv, running and listed.
+	id := strings.TrimSpace(berthOK(t, "exec", n, "--detach", "--", "sh", "-c", "sleep 300", "\x1b]0;ps-pwned\x07"))
+	ps := berthOK(t, "ps", n)
+	requireNoControls(t, "berth ps", ps)
+	require.Contains(t, ps, `sh -c sleep 300 \x1b]0;ps-pwned\a`)
+	require.Contains(t, ps, escapedName) // the mkdir's argv
+	berthOK(t, "kill", n, id, "--signal", "KILL")
+	wait := berth(t, "wait", n, id)
+	requireNoControls(t, "berth wait", wait.stdout+wait.stderr)
+
+	// Env values, in get and env.
+	get := berthOK(t, "get", n)
+	requireNoControls(t, "berth get", get)
+	require.Contains(t, get, `NOTE=a\x1b[31mred\u009b1m`)
+	env := berthOK(t, "env", n)
+	requireNoControls(t, "berth env", env)
+	require.Contains(t, env, `NOTE=a\x1b[31mred\u009b1m`)
+
+	// An error that quotes a sandbox path.
+	r := berth(t, "cat", n+":/workspace/d/"+hostileName)
+	require.Equal(t, 1, r.code, r.stderr)
+	requireNoControls(t, "berth cat's error", r.stderr)
+	require.Contains(t, r.stderr, escapedName)
+
+	// A copy's summary and the names it reports.
+	out := berthOK(t, "cp", n+":/workspace/d/"+hostileName+"/f", t.TempDir())
+	requireNoControls(t, "berth cp", out)
+
+	// The program's own output is its own, as with docker logs.
+	ex := berth(t, "exec", n, "--", "printf", `\033[0m`)
+	require.Equal(t, "\x1b[0m", ex.stdout)
+}

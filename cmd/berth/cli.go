@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/termsafe"
 )
 
 const rootLong = `berth: durable sandboxes for AI agents.
@@ -173,9 +174,11 @@ func exitCode(err error) int {
 	if jsonOut {
 		_ = json.NewEncoder(os.Stderr).Encode(map[string]any{"error": map[string]any{"code": code, "message": msg, "hint": hint}})
 	} else {
-		fmt.Fprintln(os.Stderr, "berth: "+msg)
+		// Messages quote sandbox paths and the gateway's words: no
+		// control character of theirs reaches the terminal.
+		fmt.Fprintln(os.Stderr, "berth: "+termsafe.Lines(msg))
 		if hint != "" {
-			fmt.Fprintln(os.Stderr, "  "+hint)
+			fmt.Fprintln(os.Stderr, "  "+termsafe.Lines(hint))
 		}
 	}
 	var ue usageError

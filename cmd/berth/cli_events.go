@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/termsafe"
 	"github.com/berthdev/berth/schemas"
 )
 
@@ -93,7 +94,8 @@ create-requested per sandbox ever claimed.`,
 }
 
 // eventLine renders one event for a person:
-// "   4  2025-06-01 12:00:03  started".
+// "   4  2025-06-01 12:00:03  started", escaped: payloads quote paths and
+// errors from the sandbox.
 func eventLine(ev client.Event, withPath bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%5d  %s  %-18s", ev.Offset, ev.CreatedAt.Local().Format("2006-01-02 15:04:05.000"), client.ShortType(ev.Type))
@@ -103,7 +105,7 @@ func eventLine(ev client.Event, withPath bool) string {
 	if d := eventDetails(ev); d != "" {
 		b.WriteString("  " + d)
 	}
-	return strings.TrimRight(b.String(), " ")
+	return termsafe.String(strings.TrimRight(b.String(), " "))
 }
 
 // eventDetails summarises a payload. Env values are not printed: they may be

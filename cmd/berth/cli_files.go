@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/termsafe"
 	"github.com/berthdev/berth/internal/unixmode"
 )
 
@@ -185,8 +186,9 @@ func (o *lsFileOptions) run(cmd *cobra.Command, g *globals, arg string) error {
 			if o.recursive {
 				name = strings.TrimPrefix(strings.TrimPrefix(f.Path, r.path), "/")
 			}
+			name = termsafe.String(name) // a file name must not drive the terminal
 			if f.Type == "symlink" {
-				name += " -> " + f.Target
+				name += " -> " + termsafe.String(f.Target)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", lsMode(f), humanSize(f), lsTime(f.ModTime), name)
 		}
@@ -287,7 +289,9 @@ func completeRemote(g *globals, local bool, max int) cobra.CompletionFunc {
 		base := toComplete[:len(toComplete)-len(prefix)]
 		var out []cobra.Completion
 		for _, f := range list {
-			if strings.HasPrefix(f.Name, prefix) {
+			// A name with control characters is not offered: the shell
+			// would print it, and an escaped form would not name the file.
+			if strings.HasPrefix(f.Name, prefix) && termsafe.Safe(f.Name) {
 				s := base + f.Name
 				if f.IsDir() {
 					s += "/"

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/termsafe"
 )
 
 // copyView is what `berth cp --json` prints.
@@ -85,7 +86,7 @@ On a terminal, stderr shows the bytes moved and the rate.`,
 						what += fmt.Sprintf(", %d symlinks", v.Symlinks)
 					}
 				}
-				fmt.Fprintf(w, "copied %s → %s (%s in %s)\n", v.Source, v.Destination, what,
+				fmt.Fprintf(w, "copied %s → %s (%s in %s)\n", termsafe.String(v.Source), termsafe.String(v.Destination), what,
 					time.Duration(v.Seconds*float64(time.Second)).Round(10*time.Millisecond))
 				if v.Skipped > 0 {
 					fmt.Fprintf(w, "skipped %d entries that are neither files, directories nor symlinks\n", v.Skipped)

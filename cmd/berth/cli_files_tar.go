@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/termsafe"
 	"github.com/berthdev/berth/internal/unixmode"
 )
 
@@ -267,7 +268,7 @@ type transfer struct {
 func showTransfers() bool { return isTerminal(os.Stderr) && os.Getenv("TERM") != "dumb" }
 
 func startTransfer(label string, total int64) *transfer {
-	t := &transfer{label: label, total: total, stop: make(chan struct{})}
+	t := &transfer{label: termsafe.String(label), total: total, stop: make(chan struct{})}
 	if !showTransfers() {
 		return t
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/termsafe"
 )
 
 func init() {
@@ -59,12 +60,16 @@ func exitCodeOf(e *client.ExitStatus) int {
 	return e.Code
 }
 
+// argvString shows a command line on one line, each argument escaped: the
+// argv of a sandbox's process must not drive the terminal.
+func argvString(argv []string) string { return strings.Join(termsafe.Strings(argv), " ") }
+
 func describeExit(p *client.ProcessInfo) string {
 	switch {
 	case p.State == "running":
 		return "is running"
 	case p.Exit == nil:
-		return "ended (" + p.State + ")"
+		return "ended (" + termsafe.String(p.State) + ")"
 	case p.Exit.TimedOut:
 		return fmt.Sprintf("timed out and was killed (exit %d)", exitCodeOf(p.Exit))
 	case p.Exit.Signal != 0:
@@ -92,8 +97,8 @@ func completeProcess(g *globals) cobra.CompletionFunc {
 			}
 			var out []cobra.Completion
 			for _, p := range ps {
-				if strings.HasPrefix(p.ID, toComplete) {
-					out = append(out, cobra.CompletionWithDesc(p.ID, p.State+" "+strings.Join(p.Command, " ")))
+				if strings.HasPrefix(p.ID, toComplete) && termsafe.Safe(p.ID) {
+					out = append(out, cobra.CompletionWithDesc(p.ID, termsafe.String(p.State)+" "+argvString(p.Command)))
 				}
 			}
 			return out, cobra.ShellCompDirectiveNoFileComp
@@ -120,12 +125,12 @@ func forwardSignals(ctx context.Context, p *client.Process) func() {
 				sig := s.(syscall.Signal)
 				if n > 1 {
 					sig = syscall.SIGKILL
-					fmt.Fprintf(os.Stderr, "\nberth: sending SIGKILL to process %s\n", p.ID)
+					fmt.Fprintf(os.Stderr, "\nberth: sending SIGKILL to process %s\n", termsafe.String(p.ID))
 				}
 				kctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 				if _, err := p.Kill(kctx, sig); err != nil {
 					msg, _, _ := describeError(err)
-					fmt.Fprintf(os.Stderr, "berth: could not signal the process: %s\n", msg)
+					fmt.Fprintf(os.Stderr, "berth: could not signal the process: %s\n", termsafe.String(msg))
 				}
 				cancel()
 			}
@@ -193,7 +198,7 @@ pipes and globs. --detach prints the process id and returns at once.`,
 				return err
 			}
 			if detach {
-				return g.out(cmd, p.ProcessInfo, func(w io.Writer) { fmt.Fprintln(w, p.ID) })
+				return g.out(cmd, p.ProcessInfo, func(w io.Writer) { fmt.Fprintln(w, termsafe.String(p.ID)) })
 			}
 			stop := forwardSignals(ctx, p)
 			defer stop()
@@ -217,7 +222,7 @@ pipes and globs. --detach prints the process id and returns at once.`,
 				return fmt.Errorf("the log stream of process %s ended without an exit", p.ID)
 			}
 			if exit.TimedOut {
-				fmt.Fprintf(cmd.ErrOrStderr(), "berth: process %s timed out after %s and was killed\n", p.ID, opts.Timeout)
+				fmt.Fprintf(cmd.ErrOrStderr(), "berth: process %s timed out after %s and was killed\n", termsafe.String(p.ID), opts.Timeout)
 			}
 			return exitOf(exitCodeOf(exit))
 		},
@@ -307,7 +312,7 @@ func psCmd(g *globals) *cobra.Command {
 			}
 			return g.out(cmd, infos, func(w io.Writer) {
 				if len(infos) == 0 {
-					fmt.Fprintf(w, "no processes in %s (a sleeping sandbox has none)\n", args[0])
+					fmt.Fprintf(w, "no processes in %s (a sleeping sandbox has none)\n", termsafe.String(args[0]))
 					return
 				}
 				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -320,7 +325,8 @@ func psCmd(g *globals) *cobra.Command {
 							exit += " (timed out)"
 						}
 					}
-					fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", p.ID, p.PID, p.State, exit, ago(p.StartedAt), strings.Join(p.Command, " "))
+					fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", termsafe.String(p.ID), p.PID, termsafe.String(p.State), exit,
+						ago(p.StartedAt), argvString(p.Command))
 				}
 				tw.Flush()
 			})
@@ -378,7 +384,9 @@ func waitCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := g.out(cmd, info, func(w io.Writer) { fmt.Fprintf(w, "process %s %s\n", info.ID, describeExit(info)) }); err != nil {
+			if err := g.out(cmd, info, func(w io.Writer) {
+				fmt.Fprintf(w, "process %s %s\n", termsafe.String(info.ID), describeExit(info))
+			}); err != nil {
 				return err
 			}
 			return exitOf(exitCodeOf(info.Exit))

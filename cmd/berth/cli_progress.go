@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/mattn/go-isatty"
+
+	"github.com/berthdev/berth/internal/termsafe"
 )
 
 // isTerminal reports whether f is an interactive terminal.
@@ -32,6 +34,7 @@ func startProgress(label string) *progress {
 	if !isTerminal(os.Stderr) || os.Getenv("TERM") == "dumb" {
 		return p
 	}
+	label = termsafe.String(label)
 	p.w = os.Stderr
 	p.done.Add(1)
 	go func() {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/termsafe"
 )
 
 func init() {
@@ -110,8 +111,8 @@ func sandboxNames(ctx context.Context, g *globals, prefix string) []cobra.Comple
 	}
 	var out []cobra.Completion
 	for _, s := range list {
-		if strings.HasPrefix(s.Name, prefix) {
-			out = append(out, cobra.CompletionWithDesc(s.Name, s.Status))
+		if strings.HasPrefix(s.Name, prefix) && termsafe.Safe(s.Name) {
+			out = append(out, cobra.CompletionWithDesc(s.Name, termsafe.String(s.Status)))
 		}
 	}
 	return out
@@ -154,11 +155,12 @@ func createCmd(g *globals) *cobra.Command {
 				if info.KeepAlive {
 					idle = "kept alive"
 				}
+				n := termsafe.String(info.Name)
 				if created {
 					fmt.Fprintf(w, "created sandbox %s (%s, %s); `berth start %s` boots it, `berth exec %s -- CMD` too\n",
-						info.Name, info.InstanceType, idle, info.Name, info.Name)
+						n, termsafe.String(info.InstanceType), idle, n, n)
 				} else {
-					fmt.Fprintf(w, "sandbox %s already exists with this configuration (%s)\n", info.Name, info.Status)
+					fmt.Fprintf(w, "sandbox %s already exists with this configuration (%s)\n", n, termsafe.String(info.Status))
 				}
 			})
 		},
@@ -209,7 +211,8 @@ func lsCmd(g *globals) *cobra.Command {
 					if v.KeepAlive {
 						sleep = "never"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", v.Name, v.Status, v.InstanceType, sleep, dash(v.Host), ago(v.UpdatedAt))
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.String(v.Name), termsafe.String(v.Status),
+						termsafe.String(v.InstanceType), sleep, dash(termsafe.String(v.Host)), ago(v.UpdatedAt))
 				}
 				tw.Flush()
 			})
@@ -246,20 +249,21 @@ func ago(t time.Time) string {
 }
 
 func printSandbox(w io.Writer, v sandboxView) {
+	e := termsafe.String // env values and the rest are not the terminal's to obey
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "name:\t%s\n", v.Name)
-	fmt.Fprintf(tw, "status:\t%s\n", v.Status)
-	fmt.Fprintf(tw, "instance type:\t%s\n", v.InstanceType)
+	fmt.Fprintf(tw, "name:\t%s\n", e(v.Name))
+	fmt.Fprintf(tw, "status:\t%s\n", e(v.Status))
+	fmt.Fprintf(tw, "instance type:\t%s\n", e(v.InstanceType))
 	if v.KeepAlive {
 		fmt.Fprintf(tw, "sleeps:\tnever (keep-alive)\n")
 	} else {
 		fmt.Fprintf(tw, "sleeps after:\t%s idle\n", v.SleepAfter)
 	}
 	if v.Host != "" {
-		fmt.Fprintf(tw, "host:\t%s\n", v.Host)
+		fmt.Fprintf(tw, "host:\t%s\n", e(v.Host))
 	}
 	if v.LastBackupID != "" {
-		fmt.Fprintf(tw, "last backup:\t%s\n", v.LastBackupID)
+		fmt.Fprintf(tw, "last backup:\t%s\n", e(v.LastBackupID))
 	}
 	fmt.Fprintf(tw, "created:\t%s\n", v.CreatedAt.Local().Format(time.RFC3339))
 	fmt.Fprintf(tw, "updated:\t%s\n", v.UpdatedAt.Local().Format(time.RFC3339))
@@ -276,7 +280,7 @@ func printSandbox(w io.Writer, v sandboxView) {
 		if i == 0 {
 			label = "env:"
 		}
-		fmt.Fprintf(tw, "%s\t%s=%s\n", label, k, v.Env[k])
+		fmt.Fprintf(tw, "%s\t%s=%s\n", label, e(k), e(v.Env[k]))
 	}
 	tw.Flush()
 }
@@ -327,7 +331,7 @@ func runLifecycle(cmd *cobra.Command, g *globals, op, name string) error {
 		info = &client.SandboxInfo{Name: name}
 	}
 	return g.out(cmd, viewOf(info), func(w io.Writer) {
-		fmt.Fprintf(w, "sandbox %s %s (%s)\n", name, t.done, time.Since(start).Round(10*time.Millisecond))
+		fmt.Fprintf(w, "sandbox %s %s (%s)\n", termsafe.String(name), t.done, time.Since(start).Round(10*time.Millisecond))
 	})
 }
 
@@ -381,10 +385,11 @@ fresh run; the container and its processes are untouched.`,
 				return err
 			}
 			return g.out(cmd, info, func(w io.Writer) {
+				id, n := termsafe.String(info.ID), termsafe.String(args[0])
 				if info.State == "running" {
-					fmt.Fprintf(w, "sent %s to process %s; `berth wait %s %s` waits for its exit\n", signalName(s), info.ID, args[0], info.ID)
+					fmt.Fprintf(w, "sent %s to process %s; `berth wait %s %s` waits for its exit\n", signalName(s), id, n, id)
 				} else {
-					fmt.Fprintf(w, "process %s %s\n", info.ID, describeExit(info))
+					fmt.Fprintf(w, "process %s %s\n", id, describeExit(info))
 				}
 			})
 		},
@@ -454,7 +459,7 @@ func envCmd(g *globals) *cobra.Command {
 				}
 				sort.Strings(keys)
 				for _, k := range keys {
-					fmt.Fprintf(w, "%s=%s\n", k, env[k])
+					fmt.Fprintf(w, "%s=%s\n", termsafe.String(k), termsafe.String(env[k]))
 				}
 			})
 		},
@@ -478,7 +483,7 @@ func backupCmd(g *globals) *cobra.Command {
 				return err
 			}
 			return g.out(cmd, b, func(w io.Writer) {
-				fmt.Fprintf(w, "backup %s of %s: %d files, %s (%s stored) in %s\n", b.BackupID, args[0], b.Files,
+				fmt.Fprintf(w, "backup %s of %s: %d files, %s (%s stored) in %s\n", termsafe.String(b.BackupID), termsafe.String(args[0]), b.Files,
 					humanBytes(b.Bytes), humanBytes(b.Size), time.Since(start).Round(10*time.Millisecond))
 			})
 		},
@@ -503,7 +508,8 @@ func backupsCmd(g *globals) *cobra.Command {
 			}
 			return g.out(cmd, list, func(w io.Writer) {
 				if len(list) == 0 {
-					fmt.Fprintf(w, "no backups of %s yet (one is made on every sleep, or with `berth backup %s`)\n", args[0], args[0])
+					n := termsafe.String(args[0])
+					fmt.Fprintf(w, "no backups of %s yet (one is made on every sleep, or with `berth backup %s`)\n", n, n)
 					return
 				}
 				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -513,7 +519,7 @@ func backupsCmd(g *globals) *cobra.Command {
 					if !b.ExpiresAt.IsZero() {
 						exp = b.ExpiresAt.Local().Format("2006-01-02 15:04")
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", b.BackupID, b.CreatedAt.Local().Format("2006-01-02 15:04:05"),
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", termsafe.String(b.BackupID), b.CreatedAt.Local().Format("2006-01-02 15:04:05"),
 						b.Files, humanBytes(b.Bytes), humanBytes(b.Size), exp)
 				}
 				tw.Flush()

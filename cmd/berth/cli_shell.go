@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/termsafe"
 )
 
 func init() {
@@ -122,7 +123,7 @@ func (s *shellSession) size() (cols, rows int) {
 
 // say prints a status line without disturbing a raw terminal.
 func (s *shellSession) say(format string, a ...any) {
-	msg := "berth: " + fmt.Sprintf(format, a...)
+	msg := "berth: " + termsafe.String(fmt.Sprintf(format, a...))
 	if s.tty {
 		fmt.Fprint(s.stderr, "\r\n"+msg+"\r\n")
 	} else {
