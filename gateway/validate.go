@@ -13,19 +13,17 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/berthdev/berth/internal/names"
 	"github.com/berthdev/berth/workflows"
 )
 
-var (
-	nameRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
-	envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,255}$`)
-)
+var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,255}$`)
 
 const maxEnvValue = 32 << 10
 
 func validName(name string) *APIError {
-	if !nameRE.MatchString(name) {
-		return badRequest(fmt.Sprintf("sandbox name %q is invalid: use 1-63 lowercase letters, digits and '-', starting with a letter or digit", name))
+	if !names.ValidSandbox(name) {
+		return badRequest(fmt.Sprintf("sandbox name %q is invalid: use %s", name, names.SandboxRule))
 	}
 	return nil
 }
