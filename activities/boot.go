@@ -18,6 +18,9 @@ import (
 // supervisor answers and holds the sandbox env. A retry after a crash finds
 // the container of the same boot and adopts it instead of starting another.
 func (a *Activities) Boot(ctx context.Context, in BootInput) (BootResult, error) {
+	if err := in.validate(); err != nil {
+		return BootResult{}, err
+	}
 	name := ContainerName(in.Sandbox)
 	ip, id, restored, err := a.adoptOrRun(ctx, in, name)
 	if err != nil {
