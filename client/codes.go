@@ -14,4 +14,5 @@ const (
 	ErrMethodNotAllowed    ErrorCode = "METHOD_NOT_ALLOWED"       // 405
 	ErrInternal            ErrorCode = "INTERNAL"                 // 500
 	ErrStreamUnavailable   ErrorCode = "UNAVAILABLE"              // 503: an event stream could not be read right now
+	ErrEnvTooLarge         ErrorCode = "ENV_TOO_LARGE"            // 413: the sandbox env would exceed 128 variables or 64 KiB
 )

@@ -19,7 +19,7 @@ func Sandbox(ctx workflow.Context, in Input) error {
 		}
 		s.st = in.State
 	} else if in.Spec != nil {
-		if err := checkName(ctx, in.Spec.Path); err != nil {
+		if err := checkSpec(ctx, in.Spec); err != nil {
 			return err
 		}
 		s.st = initialState(ctx, in.Spec)
