@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/berthdev/berth/internal/names"
+	"github.com/berthdev/berth/schemas"
 )
 
 // A Sandbox workflow can be started by hand on the shared queue, bypassing
@@ -42,4 +43,20 @@ func checkState(ctx workflow.Context, st *State) error {
 		}
 	}
 	return nil
+}
+
+// checkSpec refuses a first run whose name or env the gateway would have
+// refused: the workflow may be started by hand, bypassing the gateway.
+func checkSpec(ctx workflow.Context, spec *schemas.CreateRequested) error {
+	if err := checkName(ctx, spec.Path); err != nil {
+		return err
+	}
+	if workflow.GetVersion(ctx, envBoundsVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return nil
+	}
+	change := make(map[string]*string, len(spec.Env))
+	for k, v := range spec.Env {
+		change[k] = &v
+	}
+	return CheckEnvChange(nil, change)
 }

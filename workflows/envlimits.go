@@ -84,22 +84,6 @@ func EnvTooLargeError(vars, size int) error {
 		map[string]int{"vars": vars, "bytes": size, "maxVars": MaxEnvVars, "maxBytes": MaxEnvBytes})
 }
 
-// checkSpec refuses a first run whose name or env the gateway would have
-// refused: the workflow may be started by hand, bypassing the gateway.
-func checkSpec(ctx workflow.Context, spec *schemas.CreateRequested) error {
-	if err := checkName(ctx, spec.Path); err != nil {
-		return err
-	}
-	if workflow.GetVersion(ctx, envBoundsVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return nil
-	}
-	change := make(map[string]*string, len(spec.Env))
-	for k, v := range spec.Env {
-		change[k] = &v
-	}
-	return CheckEnvChange(nil, change)
-}
-
 // checkEnvAtApply re-checks a change when the loop applies it: signals have
 // no validator, and two updates validated against the same env may
 // together exceed the bounds.
