@@ -33,6 +33,9 @@ type Activities struct {
 	Backups        blob.Store // where workspaces are backed up
 	BackupTTL      time.Duration
 	BackupKeep     int // newest backups kept per sandbox
+	// SupervisorEnv is added to every supervisor's environment: the
+	// per-sandbox limits (BERTH_MAX_PROCESSES=…) an operator set.
+	SupervisorEnv []string
 }
 
 // Container is a booted sandbox container as the workflow records it. It

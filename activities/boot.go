@@ -18,6 +18,9 @@ import (
 // supervisor answers and holds the sandbox env. A retry after a crash finds
 // the container of the same boot and adopts it instead of starting another.
 func (a *Activities) Boot(ctx context.Context, in BootInput) (BootResult, error) {
+	if err := in.validate(); err != nil {
+		return BootResult{}, err
+	}
 	name := ContainerName(in.Sandbox)
 	ip, id, restored, err := a.adoptOrRun(ctx, in, name)
 	if err != nil {
@@ -81,11 +84,11 @@ func (a *Activities) adoptOrRun(ctx context.Context, in BootInput, name string) 
 	}
 	id, ip, err = a.Docker.Run(ctx, dockerrt.Spec{
 		Name: name, Image: image, Volume: VolumeName(in.Sandbox), SupervisorHost: a.SupervisorPath,
-		Env: []string{
+		Env: append([]string{
 			"BERTH_BOOT_ID=" + in.BootID,
 			"BERTH_SUPERVISOR_TOKEN=" + auth.SupervisorToken(a.Secret, in.BootID),
 			"BERTH_SUPERVISOR_LISTEN=:" + SupervisorPort,
-		},
+		}, a.SupervisorEnv...),
 		Labels:   labels,
 		NanoCPUs: it.NanoCPUs(), MemoryBytes: it.MemoryBytes(), Pids: it.Pids,
 	})

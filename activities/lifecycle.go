@@ -23,6 +23,9 @@ const stopGrace = 5 * time.Second
 // the freshest copy. Every step is idempotent, so a retry after a worker
 // crash starts a clean backup (an interrupted one never got a manifest).
 func (a *Activities) Stop(ctx context.Context, in StopInput) (StopResult, error) {
+	if err := checkSandbox(in.Sandbox); err != nil {
+		return StopResult{}, err
+	}
 	name := ContainerName(in.Sandbox)
 	if err := a.Docker.Stop(ctx, name, stopGrace); err != nil {
 		return StopResult{}, fmt.Errorf("stop container: %w", err)
@@ -47,6 +50,9 @@ func (a *Activities) Stop(ctx context.Context, in StopInput) (StopResult, error)
 // Snapshot backs up a running sandbox without stopping it: its processes
 // are frozen (cgroup freezer) for the copy, so the snapshot is consistent.
 func (a *Activities) Snapshot(ctx context.Context, in StopInput) (SnapshotResult, error) {
+	if err := checkSandbox(in.Sandbox); err != nil {
+		return SnapshotResult{}, err
+	}
 	name := ContainerName(in.Sandbox)
 	if err := a.Docker.Pause(ctx, name); err != nil {
 		return SnapshotResult{}, fmt.Errorf("freeze sandbox: %w", err)
@@ -69,6 +75,9 @@ func (a *Activities) Snapshot(ctx context.Context, in StopInput) (SnapshotResult
 // Destroy removes the sandbox's container and workspace volume on this host
 // and lets its backups expire by their TTL.
 func (a *Activities) Destroy(ctx context.Context, in DestroyInput) error {
+	if err := checkSandbox(in.Sandbox); err != nil {
+		return err
+	}
 	if err := a.Docker.RemoveContainer(ctx, ContainerName(in.Sandbox)); err != nil {
 		return fmt.Errorf("remove container: %w", err)
 	}
@@ -89,6 +98,9 @@ func (a *Activities) Destroy(ctx context.Context, in DestroyInput) error {
 // already dead returns at once: an exit is noticed even if it happened while
 // no worker was running.
 func (a *Activities) Watch(ctx context.Context, c Container) (Exit, error) {
+	if err := c.validateID(); err != nil {
+		return Exit{}, err
+	}
 	stop := heartbeatLoop(ctx)
 	defer stop()
 	info, err := a.Docker.Inspect(ctx, c.ID)
@@ -112,6 +124,9 @@ func (a *Activities) Watch(ctx context.Context, c Container) (Exit, error) {
 // CheckIdle asks the supervisor how long the sandbox has had nothing in
 // flight, no running process and no open terminal.
 func (a *Activities) CheckIdle(ctx context.Context, c Container) (Idle, error) {
+	if err := c.validateSupervisor(); err != nil {
+		return Idle{}, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	var report supervisorActivity
@@ -125,6 +140,9 @@ func (a *Activities) CheckIdle(ctx context.Context, c Container) (Idle, error) {
 // ApplyEnv replaces the sandbox env layer of a running supervisor; later
 // processes see it.
 func (a *Activities) ApplyEnv(ctx context.Context, in EnvInput) error {
+	if err := in.Container.validateSupervisor(); err != nil {
+		return err
+	}
 	return a.supervisorCall(ctx, in.Container, http.MethodPut, "/v1/env", map[string]any{"env": nonNil(in.Env)}, nil)
 }
 

@@ -14,4 +14,9 @@ const (
 	ErrMethodNotAllowed    ErrorCode = "METHOD_NOT_ALLOWED"       // 405
 	ErrInternal            ErrorCode = "INTERNAL"                 // 500
 	ErrStreamUnavailable   ErrorCode = "UNAVAILABLE"              // 503: an event stream could not be read right now
+	ErrEnvTooLarge         ErrorCode = "ENV_TOO_LARGE"            // 413: the sandbox env would exceed 128 variables or 64 KiB
+	// Per-sandbox limits: 429, retryable, with RetryAfter.
+	ErrTooManyProcesses ErrorCode = "TOO_MANY_PROCESSES" // running processes
+	ErrTooManyTerminals ErrorCode = "TOO_MANY_TERMINALS" // open terminals
+	ErrTooManyFollowers ErrorCode = "TOO_MANY_FOLLOWERS" // concurrent log follows and wait-for-log calls
 )

@@ -25,6 +25,7 @@ const (
 	CodeNameConflict         = "NAME_CONFLICT"
 	CodeSandboxDestroyed     = "SANDBOX_DESTROYED"
 	CodePayloadTooLarge      = "PAYLOAD_TOO_LARGE"
+	CodeEnvTooLarge          = workflows.ErrEnvTooLarge // 413: the sandbox env would break its bounds
 	CodeContainerUnavailable = "CONTAINER_UNAVAILABLE"
 	CodeNotFound             = "NOT_FOUND"
 	CodeMethodNotAllowed     = "METHOD_NOT_ALLOWED"
@@ -67,6 +68,13 @@ func fromTemporal(err error, name string) *APIError {
 		switch app.Type() {
 		case workflows.ErrValidation:
 			return badRequest(app.Message())
+		case workflows.ErrEnvTooLarge:
+			e := apiErr(http.StatusRequestEntityTooLarge, CodeEnvTooLarge, app.Message())
+			var bounds map[string]any
+			if app.Details(&bounds) == nil {
+				e.Context = bounds
+			}
+			return e
 		case workflows.ErrDestroyed:
 			return apiErr(http.StatusGone, CodeSandboxDestroyed, app.Message())
 		case workflows.ErrBoot:

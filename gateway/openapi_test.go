@@ -144,6 +144,7 @@ func TestOpenAPIErrorCodes(t *testing.T) {
 		gateway.CodeTerminalNotFound, gateway.CodeStaleHandle, gateway.CodeNameConflict, gateway.CodeSandboxDestroyed,
 		gateway.CodePayloadTooLarge, gateway.CodeContainerUnavailable, gateway.CodeNotFound, gateway.CodeMethodNotAllowed,
 		gateway.CodeBootFailed, gateway.CodeTemporalUnavailable, gateway.CodeTimeout, gateway.CodeInternal,
+		gateway.CodeEnvTooLarge, "TOO_MANY_PROCESSES", "TOO_MANY_TERMINALS", "TOO_MANY_FOLLOWERS",
 		"INVALID_PROCESS_CURSOR", "SANDBOX_NOT_RUNNING", "BACKUP_FAILED", "BACKUP_STORE_UNAVAILABLE",
 	} {
 		if !slices.Contains(enum, code) {

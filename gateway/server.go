@@ -35,6 +35,42 @@ type Options struct {
 	Log           *zap.Logger
 	// ContinueAsNewAfter is passed to new sandboxes (tests force it low).
 	ContinueAsNewAfter int
+	// HTTP bounds the server's connections; zero fields take the defaults.
+	HTTP HTTPLimits
+}
+
+// HTTPLimits protect the gateway from clients that hold connections
+// without using them: a slowloris client trickling its headers, idle
+// keep-alive connections piling up, huge headers.
+type HTTPLimits struct {
+	// ReadHeaderTimeout is how long a client has to send its request
+	// line and headers. Bodies and streams are not bounded by it.
+	ReadHeaderTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection with no request for this
+	// long.
+	IdleTimeout time.Duration
+	// MaxHeaderBytes bounds the request line and headers; more is 431.
+	MaxHeaderBytes int
+}
+
+// Defaults of HTTPLimits.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultIdleTimeout       = 2 * time.Minute
+	DefaultMaxHeaderBytes    = 64 << 10
+)
+
+func (l HTTPLimits) withDefaults() HTTPLimits {
+	if l.ReadHeaderTimeout <= 0 {
+		l.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if l.IdleTimeout <= 0 {
+		l.IdleTimeout = DefaultIdleTimeout
+	}
+	if l.MaxHeaderBytes <= 0 {
+		l.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	return l
 }
 
 // Server is the HTTP API.
@@ -47,6 +83,7 @@ type Server struct {
 	types              config.InstanceTypes
 	log                *zap.Logger
 	continueAsNewAfter int
+	httpLimits         HTTPLimits
 	events             *eventlog.Hub
 	backups            blob.Store
 	targets            targets
@@ -60,7 +97,8 @@ type Server struct {
 // New builds the router.
 func New(o Options) *Server {
 	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
-		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter, backups: o.Backups}
+		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter, backups: o.Backups,
+		httpLimits: o.HTTP.withDefaults()}
 	s.supervisors = &http.Client{Transport: supervisorTransport()}
 	s.streamBufs.New = func() any { b := make([]byte, 256<<10); return &b }
 	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace}, eventlog.DefaultBuffer)
@@ -111,7 +149,9 @@ func (s *Server) Echo() *echo.Echo { return s.echo }
 
 // Serve listens on addr until ctx ends, then drains in-flight requests.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: s.echo, ReadHeaderTimeout: 10 * time.Second}
+	l := s.httpLimits
+	srv := &http.Server{Handler: s.echo, ReadHeaderTimeout: l.ReadHeaderTimeout, IdleTimeout: l.IdleTimeout,
+		MaxHeaderBytes: l.MaxHeaderBytes}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,19 +14,17 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/berthdev/berth/internal/names"
 	"github.com/berthdev/berth/workflows"
 )
 
-var (
-	nameRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
-	envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,255}$`)
-)
+var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,255}$`)
 
-const maxEnvValue = 32 << 10
+const maxEnvValue = workflows.MaxEnvValueBytes
 
 func validName(name string) *APIError {
-	if !nameRE.MatchString(name) {
-		return badRequest(fmt.Sprintf("sandbox name %q is invalid: use 1-63 lowercase letters, digits and '-', starting with a letter or digit", name))
+	if !names.ValidSandbox(name) {
+		return badRequest(fmt.Sprintf("sandbox name %q is invalid: use %s", name, names.SandboxRule))
 	}
 	return nil
 }
@@ -98,10 +97,16 @@ func checkSleepAfter(d Duration) *APIError {
 // checkEnv validates keys and values; nil values (unset) are allowed only
 // where allowNull says so. Values are never echoed in errors: they may be
 // secrets pasted by mistake.
+//
+// The sandbox's whole env is bounded too (workflows.MaxEnvVars and
+// MaxEnvBytes): a request that alone breaks the bound is refused here with
+// 413 ENV_TOO_LARGE; one that breaks it together with the env the sandbox
+// already has is refused the same way by the workflow's update validator.
 func checkEnv(env map[string]*string, allowNull bool) *APIError {
-	if len(env) > workflows.MaxEnvVars {
-		return badRequest(fmt.Sprintf("too many env variables (%d > %d)", len(env), workflows.MaxEnvVars))
+	if len(env) > maxEnvChangeKeys {
+		return badRequest(fmt.Sprintf("too many env variables in one request (%d > %d)", len(env), maxEnvChangeKeys))
 	}
+	vars, size := 0, 0
 	for k, v := range env {
 		if !envKeyRE.MatchString(k) {
 			return badRequest(fmt.Sprintf("env key %q is invalid: use letters, digits and '_', not starting with a digit", k))
@@ -118,6 +123,21 @@ func checkEnv(env map[string]*string, allowNull bool) *APIError {
 		if err := checkSecretMaterial(k, *v); err != nil {
 			return badRequest(err.Error())
 		}
+		vars, size = vars+1, size+len(k)+len(*v)
+	}
+	if vars > workflows.MaxEnvVars || size > workflows.MaxEnvBytes {
+		return envTooLarge(vars, size)
 	}
 	return nil
+}
+
+// maxEnvChangeKeys bounds the keys (sets and unsets) of one request.
+const maxEnvChangeKeys = 256
+
+func envTooLarge(vars, size int) *APIError {
+	e := apiErr(http.StatusRequestEntityTooLarge, CodeEnvTooLarge, fmt.Sprintf(
+		"the sandbox env would hold %d variables and %d bytes of keys and values; at most %d variables and %d bytes are allowed",
+		vars, size, workflows.MaxEnvVars, workflows.MaxEnvBytes))
+	e.Context = map[string]any{"vars": vars, "bytes": size, "maxVars": workflows.MaxEnvVars, "maxBytes": workflows.MaxEnvBytes}
+	return e
 }

@@ -39,6 +39,7 @@ type Config struct {
 	MaxExited      int
 	DefaultCwd     string
 	KillGrace      time.Duration
+	Limits         Limits // per-sandbox limits (limits.go)
 	// BaseEnv is the image environment (the supervisor's own environment
 	// minus the variables above): the lowest layer of every spawn's env.
 	BaseEnv []string
@@ -100,6 +101,9 @@ func ConfigFromEnv() (Config, error) {
 		}
 		c.KillGrace = d
 	}
+	var limitErrs []string
+	c.Limits, limitErrs = limitsFromEnv(take)
+	errs = append(errs, limitErrs...)
 	if c.Token == "" {
 		errs = append(errs, EnvToken+" is required")
 	}

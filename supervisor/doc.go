@@ -81,6 +81,13 @@
 // be attached; closing them all leaves the terminal running; an open
 // terminal counts as activity.
 //
+// Per-sandbox limits answer 429 with Retry-After and the limit in
+// context: TOO_MANY_PROCESSES for an exec past BERTH_MAX_PROCESSES running
+// processes (default 1024), TOO_MANY_TERMINALS for a terminal past
+// BERTH_MAX_TERMINALS open ones (32), TOO_MANY_FOLLOWERS for a follow=true
+// log stream or wait-for-log past BERTH_MAX_LOG_FOLLOWERS concurrent ones
+// (64). The worker passes its own settings of these on to the container.
+//
 // Durations are Go strings ("30s") or numbers of seconds. Ids and cursors
 // carry a hash of the boot id (see ids.go), so handles from an earlier
 // container answer 409 STALE_PROCESS_HANDLE.

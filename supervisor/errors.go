@@ -28,16 +28,21 @@ const (
 	CodeStdinNotPiped     = "STDIN_NOT_PIPED"        // 409
 	CodeStdinClosed       = "STDIN_CLOSED"           // 409
 	CodeInternal          = "INTERNAL"               // 500 a supervisor bug or OS failure
+	// Per-sandbox limits (limits.go), each 429 with Retry-After.
+	CodeTooManyProcesses = "TOO_MANY_PROCESSES"
+	CodeTooManyTerminals = "TOO_MANY_TERMINALS"
+	CodeTooManyFollowers = "TOO_MANY_FOLLOWERS"
 )
 
 // apiError is an error that knows its HTTP form. Handlers return it and
 // writeError renders it as {"error":{...}}.
 type apiError struct {
-	Status    int            `json:"-"`
-	Code      string         `json:"code"`
-	Message   string         `json:"message"`
-	Retryable bool           `json:"retryable"`
-	Context   map[string]any `json:"context,omitempty"`
+	Status       int            `json:"-"`
+	Code         string         `json:"code"`
+	Message      string         `json:"message"`
+	Retryable    bool           `json:"retryable"`
+	RetryAfterMs int64          `json:"retryAfterMs,omitempty"`
+	Context      map[string]any `json:"context,omitempty"`
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
@@ -71,6 +76,9 @@ func writeError(w http.ResponseWriter, err error) {
 	}
 	if ae.Status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="berth-supervisor"`)
+	}
+	if ae.RetryAfterMs > 0 {
+		w.Header().Set("Retry-After", strconv.FormatInt((ae.RetryAfterMs+999)/1000, 10))
 	}
 	writeJSON(w, ae.Status, map[string]any{"error": ae})
 }

@@ -53,6 +53,12 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request) error {
 	if !replay {
 		after = last
 	}
+	if follow {
+		if !s.followers.acquire() {
+			return s.tooManyFollowers()
+		}
+		defer s.followers.release()
+	}
 
 	framed := wantsFrames(r)
 	sw := startLogStream(w, framed)

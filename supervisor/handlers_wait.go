@@ -217,6 +217,10 @@ func (s *Server) waitForLog(w http.ResponseWriter, r *http.Request) error {
 	}
 	// A follower: output it has yet to scan is kept for it (within the
 	// slack), so a fast stream does not evict the line it waits for.
+	if !s.followers.acquire() {
+		return s.tooManyFollowers()
+	}
+	defer s.followers.release()
 	follower := p.log.follow(0)
 	defer p.log.unfollow(follower)
 	var after uint64

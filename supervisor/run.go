@@ -35,6 +35,8 @@ func Run(cfg Config, log io.Writer) error {
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       5 * time.Minute,
+		// The gateway forwards a few small headers; nothing needs more.
+		MaxHeaderBytes: 64 << 10,
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

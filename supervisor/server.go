@@ -17,6 +17,8 @@ type Server struct {
 	act     *activity
 	procs   *table
 	terms   *terminals
+	// followers counts log follows in flight (Limits.Followers).
+	followers slots
 
 	envMu sync.Mutex
 	env   envLayer // the sandbox env layer, replaced by PUT /v1/env
@@ -28,11 +30,15 @@ func NewServer(cfg Config) *Server {
 	now := time.Now()
 	act := newActivity(now)
 	tag := bootTag(cfg.BootID)
-	return &Server{
+	lim := cfg.Limits.withDefaults()
+	s := &Server{
 		cfg: cfg, tag: tag, started: now.UTC(), act: act,
-		procs: newTable(tag, cfg.LogBufferBytes, logTotal(cfg), cfg.MaxExited, cfg.KillGrace, act),
-		terms: newTerminals(tag, act),
+		procs:     newTable(tag, cfg.LogBufferBytes, logTotal(cfg), cfg.MaxExited, cfg.KillGrace, act),
+		terms:     newTerminals(tag, act),
+		followers: slots{limit: lim.Followers},
 	}
+	s.procs.maxRunning, s.terms.maxOpen = lim.Processes, lim.Terminals
+	return s
 }
 
 // Handler returns the authenticated API.

@@ -17,8 +17,11 @@ type table struct {
 	logLimit  int
 	logs      *logBudget
 	maxExited int
-	killGrace time.Duration
-	activity  *activity
+	// maxRunning bounds processes whose leader is not reaped yet (0: no
+	// bound); byPID holds exactly those.
+	maxRunning int
+	killGrace  time.Duration
+	activity   *activity
 
 	mu     sync.Mutex
 	nextN  uint64
@@ -78,6 +81,15 @@ func (t *table) spawn(s spawnSpec) (*process, *apiError) {
 	}
 
 	t.mu.Lock()
+	if t.maxRunning > 0 && len(t.byPID) >= t.maxRunning {
+		t.mu.Unlock()
+		for _, f := range []*os.File{outR, outW, errR, errW, inChild, inParent} {
+			if f != nil {
+				f.Close()
+			}
+		}
+		return nil, tooMany(CodeTooManyProcesses, "running processes", t.maxRunning, "wait for one to exit or kill one")
+	}
 	pid, err := syscall.ForkExec(s.path, s.argv, &syscall.ProcAttr{
 		Dir:   s.cwd,
 		Env:   s.env,

@@ -199,6 +199,7 @@ func (t *terminal) supervise(onExit func(*terminal)) {
 type terminals struct {
 	tag      string
 	activity *activity
+	maxOpen  int // bounds terminals whose leader is not reaped (0: no bound)
 
 	mu     sync.Mutex
 	nextN  uint64
@@ -260,6 +261,12 @@ func (ts *terminals) spawn(s terminalSpec) (*terminal, *apiError) {
 	}
 	sfd := slave.Fd()
 	ts.mu.Lock()
+	if ts.maxOpen > 0 && len(ts.byPID) >= ts.maxOpen {
+		ts.mu.Unlock()
+		master.Close()
+		slave.Close()
+		return nil, tooMany(CodeTooManyTerminals, "open terminals", ts.maxOpen, "exit or close one")
+	}
 	pid, err := syscall.ForkExec(s.path, s.argv, &syscall.ProcAttr{
 		Dir:   s.cwd,
 		Env:   s.env,

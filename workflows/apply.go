@@ -31,7 +31,7 @@ func (s *sandbox) apply(ctx workflow.Context, in Intent) {
 	case actDestroy:
 		s.destroy(ctx)
 	case actConfigure:
-		s.configure(ctx, in)
+		err = s.configure(ctx, in)
 	case actExited:
 		s.exited(ctx)
 	case actSnapshot:
@@ -144,7 +144,7 @@ func (s *sandbox) destroy(ctx workflow.Context) {
 	s.record(ctx, schemas.TypeDestroyed, schemas.Empty{})
 }
 
-func (s *sandbox) configure(ctx workflow.Context, in Intent) {
+func (s *sandbox) configure(ctx workflow.Context, in Intent) error {
 	if p := in.Patch; p != nil {
 		if p.SleepAfter != nil {
 			s.st.Config.SleepAfter = *p.SleepAfter
@@ -155,16 +155,15 @@ func (s *sandbox) configure(ctx workflow.Context, in Intent) {
 		s.resetIdle()
 		s.touch(ctx)
 		s.publish(ctx)
-		return
+		return nil
 	}
-	env := copyEnv(s.st.Config.Env)
-	for k, v := range in.Configure.Env {
-		if v == nil {
-			delete(env, k)
-		} else {
-			env[k] = *v
-		}
+	if err := s.checkEnvAtApply(ctx, in.Configure.Env); err != nil {
+		// Nothing changes; an update's caller gets the error, a signal's
+		// is only logged (it has nobody to answer).
+		workflow.GetLogger(ctx).Warn("env change refused", "error", err)
+		return err
 	}
+	env := MergeEnv(s.st.Config.Env, in.Configure.Env)
 	s.st.Config.Env = env
 	s.touch(ctx)
 	s.record(ctx, schemas.TypeConfigured, schemas.Configured{Env: in.Configure.Env})
@@ -177,6 +176,7 @@ func (s *sandbox) configure(ctx workflow.Context, in Intent) {
 			workflow.GetLogger(ctx).Warn("env push to running sandbox failed", "error", err)
 		}
 	}
+	return nil
 }
 
 // exited records a container that died on its own; the volume stays.

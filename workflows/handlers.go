@@ -33,7 +33,10 @@ func (s *sandbox) register(ctx workflow.Context) error {
 			if err := s.validate(opConfigure); err != nil {
 				return err
 			}
-			return req.validate()
+			if err := req.validate(); err != nil {
+				return err
+			}
+			return CheckEnvChange(s.st.Config.Env, req.Env)
 		}}); err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func TestForcedContinueAsNewCarriesState(t *testing.T) {
 			{op: OpPatch, args: []any{PatchRequest{SleepAfter: dur(time.Minute)}}, status: StatusRunning},
 		}, 0, func() { h.env.SetCurrentHistoryLength(25) })
 	}, time.Second)
-	h.env.ExecuteWorkflow(Sandbox, in)
+	h.execute(in)
 	next := h.continuedWith()
 	require.Equal(t, 20, next.ContinueAsNewAfter, "the threshold carries over")
 	require.Nil(t, next.Spec)

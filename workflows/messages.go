@@ -38,7 +38,6 @@ type result struct {
 const (
 	MinSleepAfter = time.Second
 	MaxSleepAfter = 7 * 24 * time.Hour
-	MaxEnvVars    = 256
 )
 
 func validationError(msg string) error {
@@ -63,7 +62,7 @@ func (r *ConfigureRequest) validate() error {
 	if r == nil || len(r.Env) == 0 {
 		return validationError("env must name at least one variable")
 	}
-	if len(r.Env) > MaxEnvVars {
+	if len(r.Env) > maxEnvChangeKeys {
 		return validationError("too many env variables")
 	}
 	return nil

@@ -14,8 +14,14 @@ import (
 func Sandbox(ctx workflow.Context, in Input) error {
 	s := &sandbox{in: in, results: map[int64]result{}}
 	if in.State != nil {
+		if err := checkState(ctx, in.State); err != nil {
+			return err
+		}
 		s.st = in.State
 	} else if in.Spec != nil {
+		if err := checkSpec(ctx, in.Spec); err != nil {
+			return err
+		}
 		s.st = initialState(ctx, in.Spec)
 	} else {
 		return validationError("workflow input needs spec or state")

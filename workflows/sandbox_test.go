@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -81,11 +82,24 @@ func (h *harness) run(in Input, steps []step) []View {
 // runThen sends steps, then calls then, which must end the run.
 func (h *harness) runThen(in Input, steps []step, then func()) []View {
 	h.env.RegisterDelayedCallback(func() { h.send(steps, 0, then) }, time.Second)
-	h.env.ExecuteWorkflow(Sandbox, in)
+	h.execute(in)
 	require.True(h.t, h.env.IsWorkflowCompleted())
 	var can *workflow.ContinueAsNewError
 	require.True(h.t, errors.As(h.env.GetWorkflowError(), &can), "run must end in continue-as-new, got %v", h.env.GetWorkflowError())
 	return h.views
+}
+
+// execute runs the workflow under its sandbox's workflow id, as the
+// gateway starts it (the workflow refuses any other id).
+func (h *harness) execute(in Input) {
+	name := ""
+	if in.Spec != nil {
+		name = in.Spec.Path
+	} else if in.State != nil {
+		name = in.State.Config.Name
+	}
+	h.env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: WorkflowID(name)})
+	h.env.ExecuteWorkflow(Sandbox, in)
 }
 
 func (h *harness) kill() {
@@ -99,7 +113,7 @@ func (h *harness) kill() {
 // rejects it) and lets the test environment time out.
 func (h *harness) runUntilDone(in Input, steps []step) {
 	h.env.RegisterDelayedCallback(func() { h.send(steps, 0, func() {}) }, time.Second)
-	h.env.ExecuteWorkflow(Sandbox, in)
+	h.execute(in)
 }
 
 func (h *harness) send(steps []step, i int, done func()) {

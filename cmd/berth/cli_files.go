@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"regexp"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/names"
 	"github.com/berthdev/berth/internal/termsafe"
 	"github.com/berthdev/berth/internal/unixmode"
 )
@@ -42,9 +42,6 @@ var fileHints = map[client.ErrorCode]string{
 	client.ErrInvalidTerminalCursor: "the terminal's output moved on; reconnect without a cursor",
 }
 
-// sandboxNameRE is the gateway's rule for sandbox names.
-var sandboxNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
-
 // remoteDir is where relative sandbox paths start (exec's default cwd).
 const remoteDir = "/workspace"
 
@@ -62,7 +59,7 @@ func (r remotePath) String() string { return r.name + ":" + r.path }
 // one is /workspace itself.
 func parseRemote(arg string) (r remotePath, ok bool) {
 	name, p, found := strings.Cut(arg, ":")
-	if !found || !sandboxNameRE.MatchString(name) {
+	if !found || !names.ValidSandbox(name) {
 		return remotePath{}, false
 	}
 	r.name = name
@@ -80,7 +77,7 @@ func mustRemote(verb, arg string) (remotePath, error) {
 	if r, ok := parseRemote(arg); ok {
 		return r, nil
 	}
-	if sandboxNameRE.MatchString(arg) {
+	if names.ValidSandbox(arg) {
 		return remotePath{}, usageError{fmt.Errorf("%q is a sandbox name, not NAME:PATH: try `berth %s %s:%s`", arg, verb, arg, remoteDir)}
 	}
 	return remotePath{}, usageError{fmt.Errorf("%q is not NAME:PATH (a sandbox name, a colon, a path in it: demo:/workspace/main.go)", arg)}

@@ -102,6 +102,10 @@ func runWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 	if err != nil {
 		return err
 	}
+	supEnv, err := supervisorEnv()
+	if err != nil {
+		return err
+	}
 	sup, err := devserver.FindSupervisor(ctx, cfg.Supervisor, cfg.DataDir, os.Stderr)
 	if err != nil {
 		return err
@@ -124,6 +128,7 @@ func runWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 		DefaultImage: cfg.DefaultImage, InstanceTypes: types, Version: version,
 		HTTP: supervisorHTTPClient(), Log: log.Named("activities"),
 		DataDir: cfg.DataDir, Backups: backups, BackupTTL: cfg.BackupTTL, BackupKeep: cfg.BackupKeep,
+		SupervisorEnv: supEnv,
 	}
 	log.Info("worker started", zap.String("host", cfg.HostID), zap.String("temporal", cfg.TemporalAddress))
 	return worker.Run(ctx, c, acts)
@@ -153,9 +158,14 @@ func runGateway(ctx context.Context, cfg config.Config, c client.Client, log *za
 	if err != nil {
 		return err
 	}
+	httpLimits, err := gatewayHTTPLimits()
+	if err != nil {
+		return err
+	}
 	gw := gateway.New(gateway.Options{
 		Temporal: c, Namespace: cfg.Namespace, Token: cfg.Token, Secret: cfg.Secret, Backups: backups,
 		InstanceTypes: types, Log: log.Named("gateway"), ContinueAsNewAfter: continueAsNewAfter(),
+		HTTP: httpLimits,
 	})
 	return gw.Serve(ctx, ln)
 }

@@ -16,11 +16,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/names"
 )
 
 const (
@@ -48,11 +48,6 @@ var (
 	ErrNoBackup = fmt.Errorf("backup: no backup: %w", blob.ErrNotFound)
 	// ErrInvalid marks a bad sandbox name or backup id.
 	ErrInvalid = errors.New("backup: invalid argument")
-)
-
-var (
-	sandboxRE  = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
-	backupIDRE = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$`)
 )
 
 // Manifest describes one complete backup.
@@ -120,14 +115,14 @@ func ArchiveKey(sandbox, id string) string  { return sandbox + "/" + id + archiv
 func ManifestKey(sandbox, id string) string { return sandbox + "/" + id + manifestSuffix }
 
 func checkSandbox(sandbox string) error {
-	if !sandboxRE.MatchString(sandbox) {
+	if !names.ValidSandbox(sandbox) {
 		return blob.Permanent(fmt.Errorf("%w: sandbox name %q", ErrInvalid, sandbox))
 	}
 	return nil
 }
 
 func checkID(id string) error {
-	if !backupIDRE.MatchString(id) {
+	if !names.ValidBackupID(id) {
 		return blob.Permanent(fmt.Errorf("%w: backup id %q", ErrInvalid, id))
 	}
 	return nil

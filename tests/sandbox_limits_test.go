@@ -1,0 +1,146 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/stacktest"
+)
+
+// Per-sandbox limits on running processes, open terminals and concurrent
+// log follows, in a real sandbox. The worker hands its BERTH_MAX_* settings
+// to every supervisor; this test runs its own small stack with low limits
+// so it need not start a thousand processes.
+func TestSandboxLimitsOnProcessesTerminalsAndFollowers(t *testing.T) {
+	ctx := testCtx(t, 4*time.Minute)
+	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{
+		"BERTH_MAX_PROCESSES=3", "BERTH_MAX_TERMINALS=2", "BERTH_MAX_LOG_FOLLOWERS=2"}})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("worker log:\n%s\ngateway log:\n%s", s.Logs("worker"), s.Logs("gateway"))
+		}
+		s.Close()
+	})
+	n := name(t, "limits")
+	s.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "sleepAfter": "1h"})
+	sb := client.New(s.URL, s.Token).Sandbox(n)
+
+	// tooMany checks the 429 of a limit through the gateway, as curl sees
+	// it; tooManyErr as the Go client does.
+	tooMany := func(r stacktest.Response, code client.ErrorCode) {
+		t.Helper()
+		require.Equal(t, http.StatusTooManyRequests, r.Status, "%s", r.Body)
+		require.Equal(t, string(code), r.Code())
+		require.Equal(t, "1", r.Header.Get("Retry-After"))
+		require.Contains(t, string(r.Body), "its limit")
+	}
+	tooManyErr := func(err error, code client.ErrorCode) {
+		t.Helper()
+		var e *client.Error
+		require.True(t, errors.As(err, &e) && errors.Is(err, code), "want %s, got %v", code, err)
+		require.Equal(t, http.StatusTooManyRequests, e.Status)
+		require.True(t, e.Retryable)
+		require.Equal(t, time.Second, e.RetryAfter)
+	}
+
+	t.Run("processes", func(t *testing.T) {
+		var procs []*client.Process
+		for i := 0; i < 3; i++ {
+			p, err := sb.Exec(ctx, []string{"sleep", "600"}, client.ExecOptions{})
+			require.NoError(t, err)
+			procs = append(procs, p)
+		}
+		_, err := sb.Exec(ctx, []string{"true"}, client.ExecOptions{})
+		tooManyErr(err, client.ErrTooManyProcesses)
+		tooMany(s.Do(t, "POST", "/v1/sandboxes/"+n+"/processes", map[string]any{"argv": []string{"true"}}), client.ErrTooManyProcesses)
+		_, err = procs[0].Kill(ctx, syscall.SIGKILL)
+		require.NoError(t, err)
+		_, err = procs[0].Wait(ctx, 30*time.Second)
+		require.NoError(t, err)
+		out := run(t, ctx, sb, "echo", "a slot is free")
+		require.Equal(t, "a slot is free\n", string(out.Stdout))
+		for _, p := range procs[1:] {
+			_, _ = p.Kill(ctx, syscall.SIGKILL)
+			_, _ = p.Wait(ctx, 30*time.Second)
+		}
+	})
+
+	t.Run("terminals", func(t *testing.T) {
+		sleeper := client.TerminalOptions{Argv: []string{"sleep", "600"}}
+		var terms []*client.Terminal
+		for i := 0; i < 2; i++ {
+			term, err := sb.CreateTerminal(ctx, sleeper)
+			require.NoError(t, err)
+			terms = append(terms, term)
+		}
+		_, err := sb.CreateTerminal(ctx, sleeper)
+		tooManyErr(err, client.ErrTooManyTerminals)
+		tooMany(s.Do(t, "POST", "/v1/sandboxes/"+n+"/terminals", map[string]any{"argv": []string{"sh"}}), client.ErrTooManyTerminals)
+		_, err = terms[0].Close(ctx)
+		require.NoError(t, err)
+		term, err := sb.CreateTerminal(ctx, sleeper)
+		require.NoError(t, err, "a terminal slot is free again")
+		_, _ = term.Close(ctx)
+		_, _ = terms[1].Close(ctx)
+	})
+
+	t.Run("log followers", func(t *testing.T) {
+		p, err := sb.Exec(ctx, []string{"sh", "-c", "while true; do echo tick; sleep 0.2; done"}, client.ExecOptions{})
+		require.NoError(t, err)
+		defer p.Kill(ctx, syscall.SIGKILL)
+		// follow reads p's logs until its context ends; got receives each
+		// event's error (nil for an event).
+		follow := func() (got chan error, stop context.CancelFunc) {
+			fctx, cancel := context.WithCancel(ctx)
+			got = make(chan error, 1000)
+			go func() {
+				for _, err := range p.Logs(fctx, "", false, true) {
+					got <- err
+					if err != nil {
+						return
+					}
+				}
+			}()
+			return got, cancel
+		}
+		first, stopFirst := follow()
+		second, stopSecond := follow()
+		defer stopSecond()
+		for _, got := range []chan error{first, second} {
+			require.NoError(t, <-got)
+		}
+		path := "/v1/sandboxes/" + n + "/processes/" + p.ID
+		tooMany(s.Do(t, "GET", path+"/logs?follow=true", nil), client.ErrTooManyFollowers)
+		tooMany(s.Do(t, "POST", path+"/wait-for-log", map[string]any{"pattern": "tick", "timeout": "1s"}), client.ErrTooManyFollowers)
+		s.Must(t, 200, "GET", path+"/logs", nil) // reading without following is not limited
+
+		// The Go client's follow waits (it retries after Retry-After) and
+		// gets in once a slot frees.
+		third, stopThird := follow()
+		defer stopThird()
+		select {
+		case err := <-third:
+			t.Fatalf("a third follower got in past the limit: %v", err)
+		case <-time.After(1500 * time.Millisecond):
+		}
+		stopFirst()
+		select {
+		case err := <-third:
+			require.NoError(t, err)
+		case <-time.After(15 * time.Second):
+			t.Fatal("the third follower did not get in after a slot freed")
+		}
+	})
+
+	// The sandbox is still fine, and says so.
+	require.Equal(t, "running", s.Status(t, n))
+	s.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)
+}
