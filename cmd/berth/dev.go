@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -132,7 +133,8 @@ func sleepRunning(c client.Client, namespace string, log *zap.Logger) {
 }
 
 // ensureImage builds the default image with the repository's script when it
-// is missing (the first `berth dev` on a machine).
+// is missing (the first `berth dev` on a machine). Only Berth's own images
+// can be built that way; any other image must be pulled or built by the user.
 func ensureImage(ctx context.Context, image string) error {
 	rt, err := dockerrt.New()
 	if err != nil {
@@ -144,18 +146,39 @@ func ensureImage(ctx context.Context, image string) error {
 	} else if !dockerrt.IsNotFound(err) {
 		return fmt.Errorf("docker: %w", err)
 	}
+	kind := imageKind(image)
+	if kind == "" {
+		return fmt.Errorf("image %s is missing: pull or build it, or unset BERTH_DEFAULT_IMAGE to use berth/sandbox:latest", image)
+	}
 	root, err := devserver.ModuleRoot()
 	if err != nil {
 		return fmt.Errorf("image %s is missing: build it with `task image` in the Berth source tree, or set BERTH_DEFAULT_IMAGE", image)
 	}
 	script := filepath.Join(root, "deploy", "images", "build.sh")
-	fmt.Fprintf(os.Stderr, "image %s is missing; building it with %s (the first time takes about a minute)...\n", image, script)
-	cmd := exec.CommandContext(ctx, script, image)
+	fmt.Fprintf(os.Stderr, "image %s is missing; building it with %s %s (the first time takes about a minute)...\n", image, script, kind)
+	cmd := exec.CommandContext(ctx, script, kind, image)
+	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("build image %s: %w", image, err)
 	}
 	return nil
+}
+
+// imageKind is the build.sh kind that builds image ("sandbox" or "test"),
+// or "" for an image that is not one of Berth's.
+func imageKind(image string) string {
+	repo := image
+	if i := strings.LastIndex(image, ":"); i > strings.LastIndex(image, "/") {
+		repo = image[:i]
+	}
+	switch repo {
+	case "berth/sandbox":
+		return "sandbox"
+	case "berth/test":
+		return "test"
+	}
+	return ""
 }
 
 // writeClientConfig lets CLI verbs find the gateway without BERTH_URL.
