@@ -72,6 +72,12 @@ func runDev(ctx context.Context, args []string) error {
 	if err := writeClientConfig(cfg.DataDir, url, cfg.Token); err != nil {
 		return err
 	}
+	userConfig, err := writeUserClientConfig(url, cfg.Token)
+	if err != nil {
+		log.Warn("could not write the client config to the user's config directory; the CLI finds the gateway only from here",
+			zap.Error(err))
+		userConfig = filepath.Join(cfg.DataDir, "client.json")
+	}
 
 	// The worker outlives the gateway on shutdown: it must carry out the
 	// sleeps of the running sandboxes.
@@ -83,8 +89,8 @@ func runDev(ctx context.Context, args []string) error {
 	go func() { defer wg.Done(); errc <- runWorker(workerCtx, cfg, c, log) }()
 	go func() { defer wg.Done(); errc <- runGateway(gatewayCtx, cfg, c, log, ln) }()
 
-	fmt.Printf("\nBerth is running.\n  gateway:     %s\n  Temporal UI: %s\n  token:       %s\n  (export BERTH_URL=%s BERTH_TOKEN=%s)\nCtrl-C stops it.\n\n",
-		url, srv.UIAddress(), cfg.Token, url, cfg.Token)
+	fmt.Printf("\nBerth is running.\n  gateway:     %s\n  Temporal UI: %s\n  token:       %s\n  CLI config:  %s\n  (export BERTH_URL=%s BERTH_TOKEN=%s)\nCtrl-C stops it.\n\n",
+		url, srv.UIAddress(), cfg.Token, userConfig, url, cfg.Token)
 
 	var runErr error
 	select {
@@ -181,14 +187,53 @@ func imageKind(image string) string {
 	return ""
 }
 
-// writeClientConfig lets CLI verbs find the gateway without BERTH_URL.
+// writeClientConfig lets CLI verbs run in this directory find the gateway
+// without BERTH_URL.
 func writeClientConfig(dataDir, url, token string) error {
+	return writeConfigFile(filepath.Join(dataDir, "client.json"), url, token)
+}
+
+// writeUserClientConfig writes the same config to the user's config
+// directory (e.g. ~/.config/berth/client.json), so the CLI finds the gateway
+// from any directory, the way docker and kubectl users expect.
+func writeUserClientConfig(url, token string) (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", err
+	}
+	dir = filepath.Join(dir, "berth")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	// MkdirAll leaves an existing directory's mode alone; only the user
+	// may reach the token.
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "client.json")
+	return path, writeConfigFile(path, url, token)
+}
+
+// writeConfigFile replaces path atomically with a 0600 file holding the
+// gateway's URL and token.
+func writeConfigFile(path, url, token string) error {
 	b, err := json.MarshalIndent(map[string]string{"url": url, "token": token}, "", "  ")
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(dataDir, "client.json")
-	if err := os.WriteFile(path, b, 0o600); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(path), ".client-*.json") // created 0600
+	if err != nil {
+		return errors.New("write " + path + ": " + err.Error())
+	}
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
 		return errors.New("write " + path + ": " + err.Error())
 	}
 	return nil
