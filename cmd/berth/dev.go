@@ -52,8 +52,10 @@ func runDev(ctx context.Context, args []string) error {
 	if err := ensureImage(ctx, cfg.DefaultImage); err != nil {
 		return err
 	}
+	// The dev server is supervised: if it dies it comes back on the same
+	// database and ports, and the worker's and gateway's client reconnects.
 	srv, err := devserver.Start(ctx, devserver.Options{CLI: cli, Dir: filepath.Join(cfg.DataDir, "temporal"),
-		Port: *port, UIPort: *uiPort, Namespace: cfg.Namespace})
+		Port: *port, UIPort: *uiPort, Namespace: cfg.Namespace, Restart: true, Log: log.Named("temporal")})
 	if err != nil {
 		return err
 	}
