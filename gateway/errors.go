@@ -57,11 +57,15 @@ func sandboxNotFound(name string) *APIError {
 	return apiErr(http.StatusNotFound, CodeSandboxNotFound, "no sandbox named "+strconv.Quote(name))
 }
 
-// fromTemporal maps a Temporal client error to an API error.
+// fromTemporal maps a Temporal client error to an API error (an API error,
+// such as callTemporal's TEMPORAL_UNAVAILABLE, passes through).
 func fromTemporal(err error, name string) *APIError {
+	var ae *APIError
 	var nf *serviceerror.NotFound
 	var app *temporal.ApplicationError
 	switch {
+	case errors.As(err, &ae):
+		return ae
 	case errors.As(err, &nf):
 		return sandboxNotFound(name)
 	case errors.As(err, &app):
@@ -91,9 +95,7 @@ func fromTemporal(err error, name string) *APIError {
 		e.Retryable = true
 		return e
 	case isUnavailable(err):
-		e := apiErr(http.StatusServiceUnavailable, CodeTemporalUnavailable, "Temporal is not reachable")
-		e.Retryable, e.RetryAfterMs = true, 1000
-		return e
+		return temporalUnavailable()
 	}
 	return &APIError{Status: http.StatusInternalServerError, Code: CodeInternal, Message: err.Error(), Retryable: true}
 }

@@ -15,6 +15,9 @@ func (s *Server) sandboxEvents(c echo.Context) error {
 	if err := validName(name); err != nil {
 		return sandboxNotFound(name)
 	}
+	if err := s.requireTemporal(c.Request().Context()); err != nil {
+		return err
+	}
 	eventlog.ServeSSE(c.Response(), c.Request(), func(ctx context.Context, after int64, follow bool, emit eventlog.Emit) error {
 		return s.events.Sandbox(ctx, name, after, follow, emit)
 	})
@@ -23,6 +26,9 @@ func (s *Server) sandboxEvents(c echo.Context) error {
 
 // catalogEvents streams the /sandboxes catalogue: every create-requested.
 func (s *Server) catalogEvents(c echo.Context) error {
+	if err := s.requireTemporal(c.Request().Context()); err != nil {
+		return err
+	}
 	reader := eventlog.Reader{Client: s.temporal, Namespace: s.namespace}
 	eventlog.ServeSSE(c.Response(), c.Request(), reader.Catalog)
 	return nil

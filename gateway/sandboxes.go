@@ -95,18 +95,21 @@ func (s *Server) create(c echo.Context) error {
 		return aerr
 	}
 	ctx := c.Request().Context()
-	_, err := s.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: workflows.WorkflowID(spec.Path), TaskQueue: workflows.SharedQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		// Without this the SDK quietly returns the existing run.
-		WorkflowExecutionErrorWhenAlreadyStarted: true,
-		Memo:                                     map[string]any{workflows.MemoSpec: spec},
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.SABerthSandbox.ValueSet(spec.Path),
-			workflows.SABerthStatus.ValueSet(string(workflows.StatusCreated)),
-			workflows.SABerthInstanceType.ValueSet(spec.InstanceType)),
-	}, workflows.WorkflowType, workflows.Input{Spec: &spec, ContinueAsNewAfter: s.continueAsNewAfter})
+	err := s.callTemporal(ctx, func(ctx context.Context) error {
+		_, err := s.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+			ID: workflows.WorkflowID(spec.Path), TaskQueue: workflows.SharedQueue,
+			WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+			WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+			// Without this the SDK quietly returns the existing run.
+			WorkflowExecutionErrorWhenAlreadyStarted: true,
+			Memo:                                     map[string]any{workflows.MemoSpec: spec},
+			TypedSearchAttributes: temporal.NewSearchAttributes(
+				workflows.SABerthSandbox.ValueSet(spec.Path),
+				workflows.SABerthStatus.ValueSet(string(workflows.StatusCreated)),
+				workflows.SABerthInstanceType.ValueSet(spec.InstanceType)),
+		}, workflows.WorkflowType, workflows.Input{Spec: &spec, ContinueAsNewAfter: s.continueAsNewAfter})
+		return err
+	})
 	if err == nil {
 		return c.JSON(http.StatusCreated, publicView(viewFromSpec(spec, time.Now())))
 	}
@@ -145,7 +148,11 @@ type described struct {
 
 // describe reads a sandbox from its workflow's memo: no worker needed.
 func (s *Server) describe(ctx context.Context, name string) (described, error) {
-	resp, err := s.temporal.DescribeWorkflowExecution(ctx, workflows.WorkflowID(name), "")
+	var resp *workflowservice.DescribeWorkflowExecutionResponse
+	err := s.callTemporal(ctx, func(ctx context.Context) (err error) {
+		resp, err = s.temporal.DescribeWorkflowExecution(ctx, workflows.WorkflowID(name), "")
+		return err
+	})
 	if err != nil {
 		return described{}, fromTemporal(err, name)
 	}
@@ -199,8 +206,12 @@ func (s *Server) list(c echo.Context) error {
 	out := []Sandbox{}
 	var token []byte
 	for {
-		resp, err := s.temporal.ListWorkflow(c.Request().Context(), &workflowservice.ListWorkflowExecutionsRequest{
-			Namespace: s.namespace, Query: query, NextPageToken: token, PageSize: 1000})
+		var resp *workflowservice.ListWorkflowExecutionsResponse
+		err := s.callTemporal(c.Request().Context(), func(ctx context.Context) (err error) {
+			resp, err = s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+				Namespace: s.namespace, Query: query, NextPageToken: token, PageSize: 1000})
+			return err
+		})
 		if err != nil {
 			return fromTemporal(err, "")
 		}
@@ -220,16 +231,20 @@ func (s *Server) list(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// update runs a lifecycle Update and waits for its result.
+// update runs a lifecycle Update and waits for its result, however long
+// the workflow takes while Temporal stays reachable.
 func (s *Server) update(ctx context.Context, name, op string, args ...any) (workflows.View, error) {
-	h, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: workflows.WorkflowID(name), UpdateName: op, Args: args,
-		WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
 	var v workflows.View
-	if err == nil {
-		err = h.Get(ctx, &v)
-	}
+	err := s.callTemporal(ctx, func(ctx context.Context) error {
+		h, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+			WorkflowID: workflows.WorkflowID(name), UpdateName: op, Args: args,
+			WaitForStage: client.WorkflowUpdateStageCompleted,
+		})
+		if err != nil {
+			return err
+		}
+		return h.Get(ctx, &v)
+	})
 	if err != nil {
 		return v, fromTemporal(err, name)
 	}
@@ -243,9 +258,17 @@ func (s *Server) lifecycle(op string) echo.HandlerFunc {
 		if err := validName(name); err != nil {
 			return sandboxNotFound(name)
 		}
+		prev, cached := s.targets.get(name)
 		s.targets.drop(name) // the container may change under this op
 		v, err := s.update(c.Request().Context(), name, op)
 		if err != nil {
+			// Without Temporal the op cannot change the container, and
+			// nothing can look the supervisor up again: keep the hot path
+			// going (a supervisor that went away is dropped when it stops
+			// answering).
+			if ae, ok := err.(*APIError); ok && ae.Code == CodeTemporalUnavailable && cached {
+				s.targets.put(name, prev)
+			}
 			return err
 		}
 		return c.JSON(http.StatusOK, publicView(v))

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,8 +52,10 @@ func runDev(ctx context.Context, args []string) error {
 	if err := ensureImage(ctx, cfg.DefaultImage); err != nil {
 		return err
 	}
+	// The dev server is supervised: if it dies it comes back on the same
+	// database and ports, and the worker's and gateway's client reconnects.
 	srv, err := devserver.Start(ctx, devserver.Options{CLI: cli, Dir: filepath.Join(cfg.DataDir, "temporal"),
-		Port: *port, UIPort: *uiPort, Namespace: cfg.Namespace})
+		Port: *port, UIPort: *uiPort, Namespace: cfg.Namespace, Restart: true, Log: log.Named("temporal")})
 	if err != nil {
 		return err
 	}
@@ -71,6 +74,12 @@ func runDev(ctx context.Context, args []string) error {
 	if err := writeClientConfig(cfg.DataDir, url, cfg.Token); err != nil {
 		return err
 	}
+	userConfig, err := writeUserClientConfig(url, cfg.Token)
+	if err != nil {
+		log.Warn("could not write the client config to the user's config directory; the CLI finds the gateway only from here",
+			zap.Error(err))
+		userConfig = filepath.Join(cfg.DataDir, "client.json")
+	}
 
 	// The worker outlives the gateway on shutdown: it must carry out the
 	// sleeps of the running sandboxes.
@@ -82,8 +91,8 @@ func runDev(ctx context.Context, args []string) error {
 	go func() { defer wg.Done(); errc <- runWorker(workerCtx, cfg, c, log) }()
 	go func() { defer wg.Done(); errc <- runGateway(gatewayCtx, cfg, c, log, ln) }()
 
-	fmt.Printf("\nBerth is running.\n  gateway:     %s\n  Temporal UI: %s\n  token:       %s\n  (export BERTH_URL=%s BERTH_TOKEN=%s)\nCtrl-C stops it.\n\n",
-		url, srv.UIAddress(), cfg.Token, url, cfg.Token)
+	fmt.Printf("\nBerth is running.\n  gateway:     %s\n  Temporal UI: %s\n  token:       %s\n  CLI config:  %s\n  (export BERTH_URL=%s BERTH_TOKEN=%s)\nCtrl-C stops it.\n\n",
+		url, srv.UIAddress(), cfg.Token, userConfig, url, cfg.Token)
 
 	var runErr error
 	select {
@@ -132,7 +141,8 @@ func sleepRunning(c client.Client, namespace string, log *zap.Logger) {
 }
 
 // ensureImage builds the default image with the repository's script when it
-// is missing (the first `berth dev` on a machine).
+// is missing (the first `berth dev` on a machine). Only Berth's own images
+// can be built that way; any other image must be pulled or built by the user.
 func ensureImage(ctx context.Context, image string) error {
 	rt, err := dockerrt.New()
 	if err != nil {
@@ -144,13 +154,18 @@ func ensureImage(ctx context.Context, image string) error {
 	} else if !dockerrt.IsNotFound(err) {
 		return fmt.Errorf("docker: %w", err)
 	}
+	kind := imageKind(image)
+	if kind == "" {
+		return fmt.Errorf("image %s is missing: pull or build it, or unset BERTH_DEFAULT_IMAGE to use berth/sandbox:latest", image)
+	}
 	root, err := devserver.ModuleRoot()
 	if err != nil {
 		return fmt.Errorf("image %s is missing: build it with `task image` in the Berth source tree, or set BERTH_DEFAULT_IMAGE", image)
 	}
 	script := filepath.Join(root, "deploy", "images", "build.sh")
-	fmt.Fprintf(os.Stderr, "image %s is missing; building it with %s (the first time takes about a minute)...\n", image, script)
-	cmd := exec.CommandContext(ctx, script, image)
+	fmt.Fprintf(os.Stderr, "image %s is missing; building it with %s %s (the first time takes about a minute)...\n", image, script, kind)
+	cmd := exec.CommandContext(ctx, script, kind, image)
+	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("build image %s: %w", image, err)
@@ -158,14 +173,69 @@ func ensureImage(ctx context.Context, image string) error {
 	return nil
 }
 
-// writeClientConfig lets CLI verbs find the gateway without BERTH_URL.
+// imageKind is the build.sh kind that builds image ("sandbox" or "test"),
+// or "" for an image that is not one of Berth's.
+func imageKind(image string) string {
+	repo := image
+	if i := strings.LastIndex(image, ":"); i > strings.LastIndex(image, "/") {
+		repo = image[:i]
+	}
+	switch repo {
+	case "berth/sandbox":
+		return "sandbox"
+	case "berth/test":
+		return "test"
+	}
+	return ""
+}
+
+// writeClientConfig lets CLI verbs run in this directory find the gateway
+// without BERTH_URL.
 func writeClientConfig(dataDir, url, token string) error {
+	return writeConfigFile(filepath.Join(dataDir, "client.json"), url, token)
+}
+
+// writeUserClientConfig writes the same config to the user's config
+// directory (e.g. ~/.config/berth/client.json), so the CLI finds the gateway
+// from any directory, the way docker and kubectl users expect.
+func writeUserClientConfig(url, token string) (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", err
+	}
+	dir = filepath.Join(dir, "berth")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	// MkdirAll leaves an existing directory's mode alone; only the user
+	// may reach the token.
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "client.json")
+	return path, writeConfigFile(path, url, token)
+}
+
+// writeConfigFile replaces path atomically with a 0600 file holding the
+// gateway's URL and token.
+func writeConfigFile(path, url, token string) error {
 	b, err := json.MarshalIndent(map[string]string{"url": url, "token": token}, "", "  ")
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(dataDir, "client.json")
-	if err := os.WriteFile(path, b, 0o600); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(path), ".client-*.json") // created 0600
+	if err != nil {
+		return errors.New("write " + path + ": " + err.Error())
+	}
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
 		return errors.New("write " + path + ": " + err.Error())
 	}
 	return nil

@@ -11,8 +11,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
+
+	"go.uber.org/zap"
 )
 
 // SearchAttributes are registered at start so the Temporal UI and
@@ -22,20 +25,40 @@ var searchAttributes = []string{"BerthSandbox", "BerthStatus", "BerthInstanceTyp
 // Options configure one dev server.
 type Options struct {
 	CLI       string // path to the temporal binary
-	Dir       string // holds the SQLite file and the server log
+	Dir       string // holds the SQLite file, the server log and temporal.pid
 	IP        string // default 127.0.0.1
 	Port      int    // frontend gRPC port; 0 picks a free one
 	UIPort    int    // 0 picks a free one; -1 runs headless
 	Namespace string // default "default"
+	// Restart brings a dev server that dies back up on the same database and
+	// ports (with backoff) until Stop; without it the server stays down.
+	Restart bool
+	Log     *zap.Logger // restarts are logged here; nil logs nothing
 }
+
+// Restart backoff: the first retry comes quickly (a crash or a SIGKILL is
+// usually a one-off), a server that keeps dying is retried less often, and a
+// run that lasted resetAfter starts the backoff over.
+const (
+	firstBackoff = 500 * time.Millisecond
+	maxBackoff   = 30 * time.Second
+	resetAfter   = time.Minute
+	readyLimit   = 60 * time.Second
+)
 
 // Server is a running dev server.
 type Server struct {
-	cmd     *exec.Cmd
-	addr    string
-	uiAddr  string
-	done    chan struct{}
-	waitErr error
+	o      Options
+	addr   string
+	uiAddr string
+
+	mu       sync.Mutex
+	cmd      *exec.Cmd     // the current process
+	exited   chan struct{} // closed when the current process has exited
+	waitErr  error         // the current process's exit
+	stopping chan struct{} // closed by Stop
+	stopOnce sync.Once
+	done     chan struct{} // closed when no process runs and none will be started
 }
 
 // Start launches the dev server and waits until its frontend accepts connections.
@@ -46,22 +69,58 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if o.Namespace == "" {
 		o.Namespace = "default"
 	}
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
 	var err error
+	// The frontend and UI ports are fixed for the server's whole life, so
+	// that clients reconnect to a restarted server where they left it.
 	if o.Port == 0 {
 		if o.Port, err = FreePort(o.IP); err != nil {
+			return nil, err
+		}
+	}
+	if o.UIPort == 0 {
+		if o.UIPort, err = FreePort(o.IP); err != nil {
 			return nil, err
 		}
 	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, err
 	}
+	s := &Server{o: o, addr: net.JoinHostPort(o.IP, strconv.Itoa(o.Port)),
+		stopping: make(chan struct{}), done: make(chan struct{})}
+	if o.UIPort > 0 {
+		s.uiAddr = "http://" + net.JoinHostPort(o.IP, strconv.Itoa(o.UIPort))
+	}
+	if err := s.launch(); err != nil {
+		return nil, err
+	}
+	go s.supervise()
+	if err := s.waitReady(ctx, readyLimit); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("%w (log: %s)", err, s.logPath())
+	}
+	return s, nil
+}
+
+func (s *Server) logPath() string { return filepath.Join(s.o.Dir, "temporal.log") }
+
+// PIDFile holds the pid of the running dev server process (it changes on
+// every restart).
+func (s *Server) PIDFile() string { return filepath.Join(s.o.Dir, "temporal.pid") }
+
+// args builds the command line of one launch. The HTTP API and metrics
+// listeners default to fixed ports; they get free ones so several servers
+// (tests, a running `berth dev`) never collide, and new ones on each launch
+// since nothing connects to them.
+func (s *Server) args() ([]string, error) {
+	o := s.o
 	args := []string{"server", "start-dev",
 		"--ip", o.IP, "--port", strconv.Itoa(o.Port),
 		"--db-filename", filepath.Join(o.Dir, "temporal.db"),
 		"--namespace", o.Namespace, "--log-level", "warn",
 	}
-	// The HTTP API and metrics listeners default to fixed ports; give them free
-	// ones so several servers (tests, a running `berth dev`) never collide.
 	for _, flag := range []string{"--http-port", "--metrics-port"} {
 		p, err := FreePort(o.IP)
 		if err != nil {
@@ -72,50 +131,141 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if o.UIPort < 0 {
 		args = append(args, "--headless")
 	} else {
-		if o.UIPort == 0 {
-			if o.UIPort, err = FreePort(o.IP); err != nil {
-				return nil, err
-			}
-		}
 		args = append(args, "--ui-ip", o.IP, "--ui-port", strconv.Itoa(o.UIPort))
 	}
 	for _, sa := range searchAttributes {
 		args = append(args, "--search-attribute", sa+"=Keyword")
 	}
-	logFile, err := os.OpenFile(filepath.Join(o.Dir, "temporal.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	return args, nil
+}
+
+// launch starts one dev server process on the database in Dir.
+func (s *Server) launch() error {
+	args, err := s.args()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	cmd := exec.Command(o.CLI, args...)
+	logFile, err := os.OpenFile(s.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.stopping:
+		logFile.Close()
+		return errors.New("temporal dev server is stopping")
+	default:
+	}
+	cmd := exec.Command(s.o.CLI, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Own process group, and die with us even if we are SIGKILLed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
-		return nil, fmt.Errorf("start temporal dev server (%s): %w", o.CLI, err)
+		return fmt.Errorf("start temporal dev server (%s): %w", s.o.CLI, err)
 	}
-	s := &Server{cmd: cmd, addr: net.JoinHostPort(o.IP, strconv.Itoa(o.Port)), done: make(chan struct{})}
-	if o.UIPort > 0 {
-		s.uiAddr = "http://" + net.JoinHostPort(o.IP, strconv.Itoa(o.UIPort))
-	}
+	exited := make(chan struct{})
+	s.cmd, s.exited = cmd, exited
+	_ = os.WriteFile(s.PIDFile(), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644)
 	go func() {
-		s.waitErr = cmd.Wait()
+		err := cmd.Wait()
 		logFile.Close()
-		close(s.done)
+		s.mu.Lock()
+		s.waitErr = err
+		s.mu.Unlock()
+		close(exited)
 	}()
-	if err := s.waitReady(ctx, 60*time.Second); err != nil {
-		s.Stop()
-		return nil, fmt.Errorf("%w (log: %s)", err, filepath.Join(o.Dir, "temporal.log"))
+	return nil
+}
+
+// current is the running process and the channel its exit closes.
+func (s *Server) current() (*exec.Cmd, chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cmd, s.exited
+}
+
+// supervise waits for the process to exit and, with Restart, starts it
+// again on the same database until Stop.
+func (s *Server) supervise() {
+	defer close(s.done)
+	backoff := firstBackoff
+	for {
+		_, exited := s.current()
+		started := time.Now()
+		select {
+		case <-exited:
+		case <-s.stopping:
+			<-exited
+			return
+		}
+		s.mu.Lock()
+		werr := s.waitErr
+		s.mu.Unlock()
+		select {
+		case <-s.stopping:
+			return
+		default:
+		}
+		if !s.o.Restart {
+			s.o.Log.Warn("temporal dev server exited", zap.NamedError("exit", werr), zap.String("log", s.logPath()))
+			return
+		}
+		if time.Since(started) > resetAfter {
+			backoff = firstBackoff
+		}
+		for {
+			s.o.Log.Warn("temporal dev server exited; restarting it on the same database",
+				zap.NamedError("exit", werr), zap.Duration("in", backoff), zap.String("log", s.logPath()))
+			select {
+			case <-time.After(backoff):
+			case <-s.stopping:
+				return
+			}
+			backoff = min(2*backoff, maxBackoff)
+			err := s.launch()
+			if err == nil {
+				err = s.waitReady(context.Background(), readyLimit)
+			}
+			if err == nil {
+				s.o.Log.Info("temporal dev server restarted", zap.String("address", s.addr), zap.Int("pid", s.PID()))
+				break
+			}
+			select {
+			case <-s.stopping:
+				s.killCurrent()
+				return
+			default:
+			}
+			werr = err
+			s.killCurrent() // one that never came ready
+		}
 	}
-	return s, nil
+}
+
+// killCurrent kills a launched process that did not come ready and waits for it.
+func (s *Server) killCurrent() {
+	cmd, exited := s.current()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Kill()
+	<-exited
 }
 
 func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
+	_, exited := s.current()
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		select {
-		case <-s.done:
-			return fmt.Errorf("temporal dev server exited: %v", s.waitErr)
+		case <-exited:
+			s.mu.Lock()
+			err := s.waitErr
+			s.mu.Unlock()
+			return fmt.Errorf("temporal dev server exited: %v", err)
+		case <-s.stopping:
+			return errors.New("temporal dev server is stopping")
 		case <-ctx.Done():
 			return ctx.Err()
 		default:
@@ -135,23 +285,38 @@ func (s *Server) Address() string { return s.addr }
 // UIAddress is the Temporal UI URL, empty when headless.
 func (s *Server) UIAddress() string { return s.uiAddr }
 
-// PID is the dev server's process id.
-func (s *Server) PID() int { return s.cmd.Process.Pid }
+// PID is the current dev server process's id.
+func (s *Server) PID() int {
+	cmd, _ := s.current()
+	return cmd.Process.Pid
+}
 
-// Stop ends the dev server (SIGTERM, then SIGKILL after 10 s) and waits for it.
+// Done is closed once the dev server is down for good: after Stop, or
+// (without Restart) when its process exits.
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+// Stop ends the dev server (SIGTERM, then SIGKILL after 10 s), ends its
+// supervision and waits for both.
 func (s *Server) Stop() {
-	select {
-	case <-s.done:
-		return
-	default:
-	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.done
-	}
+	s.stopOnce.Do(func() {
+		s.mu.Lock()
+		close(s.stopping)
+		cmd, exited := s.cmd, s.exited
+		s.mu.Unlock()
+		select {
+		case <-exited:
+		default:
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				_ = cmd.Process.Kill()
+				<-exited
+			}
+		}
+		_ = os.Remove(s.PIDFile())
+	})
+	<-s.done
 }
 
 // FreePort asks the kernel for an unused TCP port on ip.

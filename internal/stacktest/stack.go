@@ -43,6 +43,7 @@ type Stack struct {
 	listen               string
 	env                  []string
 	root                 string
+	cli                  string // the Temporal CLI
 	temporal             *devserver.Server
 	worker, gateway      *exec.Cmd
 	Temporal             client.Client
@@ -71,11 +72,10 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	if err := s.ensureImage(ctx); err != nil {
 		return nil, err
 	}
-	cli, err := temporalCLI(root)
-	if err != nil {
+	if s.cli, err = temporalCLI(root); err != nil {
 		return nil, err
 	}
-	if s.temporal, err = devserver.Start(ctx, devserver.Options{CLI: cli, Dir: filepath.Join(dir, "temporal"), UIPort: -1}); err != nil {
+	if s.temporal, err = devserver.Start(ctx, devserver.Options{CLI: s.cli, Dir: filepath.Join(dir, "temporal"), UIPort: -1}); err != nil {
 		return nil, err
 	}
 	if s.Temporal, err = client.Dial(client.Options{HostPort: s.temporal.Address()}); err != nil {
@@ -107,6 +107,36 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 
 // TemporalAddress is the dev server's frontend.
 func (s *Stack) TemporalAddress() string { return s.temporal.Address() }
+
+// KillTemporal SIGKILLs the Temporal dev server (an outage) and waits until
+// it is gone. The worker and the gateway keep running.
+func (s *Stack) KillTemporal() {
+	_ = syscall.Kill(s.temporal.PID(), syscall.SIGKILL)
+	<-s.temporal.Done()
+}
+
+// TemporalDown reports whether the dev server is gone (after KillTemporal).
+func (s *Stack) TemporalDown() bool {
+	select {
+	case <-s.temporal.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// StartTemporal starts the dev server again on the same database and port,
+// where the worker and the gateway reconnect to it.
+func (s *Stack) StartTemporal(ctx context.Context) error {
+	_, port, _ := net.SplitHostPort(s.temporal.Address())
+	p, _ := strconv.Atoi(port)
+	srv, err := devserver.Start(ctx, devserver.Options{CLI: s.cli, Dir: filepath.Join(s.Dir, "temporal"), Port: p, UIPort: -1})
+	if err != nil {
+		return err
+	}
+	s.temporal = srv
+	return nil
+}
 
 func (s *Stack) build(ctx context.Context) error {
 	for _, b := range []struct{ out, pkg string }{{s.Bin, "./cmd/berth"}, {s.Supervisor, "./cmd/berth-supervisor"}} {

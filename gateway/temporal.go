@@ -1,0 +1,89 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/sdk/client"
+)
+
+// Calls to Temporal fail fast when Temporal is unreachable. The SDK itself
+// retries an unreachable server until its own deadlines (60 s for an
+// Update), and an Update may legitimately take minutes (a sleep that backs up
+// a large workspace), so a short deadline on the call is not the answer.
+// Instead a call still running after probeAfter is watched: a health check
+// with its own short deadline runs every probeEvery, and the first one that
+// fails cancels the call, which then answers TEMPORAL_UNAVAILABLE. A long
+// call on a healthy Temporal runs as long as it needs; a fast one costs no
+// probe at all.
+const (
+	probeAfter   = 500 * time.Millisecond
+	probeEvery   = 2 * time.Second
+	probeTimeout = 2 * time.Second
+	// temporalRetryAfter is the Retry-After of TEMPORAL_UNAVAILABLE: about
+	// how long a supervised dev server takes to come back.
+	temporalRetryAfter = 2 * time.Second
+)
+
+// temporalUnavailable is the answer while Temporal cannot be reached.
+func temporalUnavailable() *APIError {
+	e := apiErr(http.StatusServiceUnavailable, CodeTemporalUnavailable, "Temporal is not reachable; retry shortly")
+	e.Retryable, e.RetryAfterMs = true, temporalRetryAfter.Milliseconds()
+	return e
+}
+
+// callTemporal runs call, watched as described above. It returns
+// TEMPORAL_UNAVAILABLE when a probe failed and call did not succeed, else
+// call's own error, unmapped.
+func (s *Server) callTemporal(ctx context.Context, call func(ctx context.Context) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var down atomic.Bool
+	go s.watchTemporal(ctx, func() { down.Store(true); cancel() })
+	err := call(ctx)
+	if err != nil && down.Load() {
+		return temporalUnavailable()
+	}
+	return err
+}
+
+// watchTemporal probes Temporal while ctx lives and calls unreachable once
+// a probe fails.
+func (s *Server) watchTemporal(ctx context.Context, unreachable func()) {
+	t := time.NewTimer(probeAfter)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := s.probeTemporal(ctx); err != nil {
+			if ctx.Err() == nil {
+				unreachable()
+			}
+			return
+		}
+		t.Reset(probeEvery)
+	}
+}
+
+// probeTemporal is one health check of the Temporal frontend.
+func (s *Server) probeTemporal(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	_, err := s.temporal.CheckHealth(ctx, &client.CheckHealthRequest{})
+	return err
+}
+
+// requireTemporal answers TEMPORAL_UNAVAILABLE up front for routes that
+// would otherwise commit a 200 before their first call to Temporal (the
+// event streams).
+func (s *Server) requireTemporal(ctx context.Context) error {
+	if err := s.probeTemporal(ctx); err != nil && ctx.Err() == nil {
+		return temporalUnavailable()
+	}
+	return nil
+}
