@@ -1,5 +1,5 @@
 // Package client is the Go SDK of Berth: sandbox lifecycle calls and
-// process handles in the style of the process model (DESIGN §6):
+// process handles (exec, then logs, wait, kill, output on the handle):
 //
 //	c := client.New("http://127.0.0.1:8080", token)
 //	p, err := c.Sandbox("user-123").Exec(ctx, []string{"node", "--version"}, client.ExecOptions{})

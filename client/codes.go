@@ -1,7 +1,8 @@
 package client
 
-// Error codes the gateway adds to DESIGN §7's, for lifecycle and stream
-// failures. Like the others, match them with errors.Is.
+// Error codes of lifecycle and stream failures (in the ErrorCode schema of
+// schemas/openapi.yaml; docs/ARCHITECTURE.md, "Errors, end to end", says
+// where each comes from). Like the others, match them with errors.Is.
 const (
 	ErrSandboxNotRunning   ErrorCode = "SANDBOX_NOT_RUNNING"      // 409: the operation needs a running sandbox (e.g. CreateBackup)
 	ErrBootFailed          ErrorCode = "BOOT_FAILED"              // 503: the container could not be started

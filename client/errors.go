@@ -42,7 +42,8 @@ type ErrorCode string
 
 func (c ErrorCode) Error() string { return "berth: " + string(c) }
 
-// Error codes (DESIGN §7 and the process API).
+// Error codes of the sandbox and process routes (the ErrorCode schema of
+// schemas/openapi.yaml).
 const (
 	ErrValidation           ErrorCode = "VALIDATION_FAILED"
 	ErrUnauthorized         ErrorCode = "UNAUTHORIZED"

@@ -15,13 +15,15 @@ import (
 	"github.com/berthdev/berth/schemas"
 )
 
-// Event is one envelope of an event stream (DESIGN §5):
-// {offset, type, payload, createdAt, path}. Type is the seed's full name
+// Event is one envelope of an event stream, {offset, type, payload,
+// createdAt, path} (docs/ARCHITECTURE.md, "Event stream"). Type is the full
+// name from the sandbox event catalogue in schemas/
 // (events.iterate.com/sandbox/started); ShortType gives "started". Decode
 // Payload with schemas.NewPayload(ev.Type).
 type Event = schemas.Envelope
 
-// ShortType is an event type without the seed's namespace ("started"), or
+// ShortType is an event type without the catalogue's namespace
+// events.iterate.com/sandbox/ ("started"), or
 // the full type when it is not one of the catalogue's.
 func ShortType(typ string) string {
 	if s := schemas.ShortName(typ); s != "" {

@@ -18,7 +18,8 @@ type ExitStatus struct {
 	TimedOut bool `json:"timedOut"`
 }
 
-// ProcessInfo is the state of a process (DESIGN §7).
+// ProcessInfo is the state of a process (the Process schema of
+// schemas/openapi.yaml).
 type ProcessInfo struct {
 	ID        string      `json:"id"`
 	PID       int         `json:"pid"`

@@ -11,7 +11,8 @@ import (
 	"time"
 )
 
-// SandboxInfo is the state of a sandbox (DESIGN §7).
+// SandboxInfo is the state of a sandbox (the Sandbox schema of
+// schemas/openapi.yaml).
 type SandboxInfo struct {
 	Name         string
 	InstanceType string

@@ -14,7 +14,8 @@ import (
 )
 
 // These tests pin the client's encoding of the lifecycle routes and its
-// error mapping against canned gateway answers (DESIGN §7); end-to-end
+// error mapping against canned gateway answers (the error envelope of
+// schemas/openapi.yaml); end-to-end
 // tests against the real gateway live with the gateway.
 
 const sandboxJSON = `{"name":"sb","instanceType":"basic","status":"running","sleepAfter":"10m0s","keepAlive":false,

@@ -14,7 +14,9 @@ import (
 	"github.com/berthdev/berth/workflows"
 )
 
-// Error codes of DESIGN §7 (and a few the gateway adds).
+// Error codes the gateway answers with, each in the ErrorCode schema of
+// schemas/openapi.yaml; docs/ARCHITECTURE.md, "Errors, end to end", says
+// where each comes from.
 const (
 	CodeValidation           = "VALIDATION_FAILED"
 	CodeUnauthorized         = "UNAUTHORIZED"

@@ -134,8 +134,8 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 	}
 }
 
-// TestOpenAPIErrorCodes: every error code of DESIGN §7 and the gateway is
-// in the spec's ErrorCode enum.
+// TestOpenAPIErrorCodes: the gateway's error codes, and the workflow's and
+// supervisor's codes it passes on, are in the spec's ErrorCode enum.
 func TestOpenAPIErrorCodes(t *testing.T) {
 	doc := loadSpec(t)
 	enum := doc.Components.Schemas["ErrorCode"].Enum

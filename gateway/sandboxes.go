@@ -21,7 +21,8 @@ import (
 	"github.com/berthdev/berth/workflows"
 )
 
-// Sandbox is the public shape of a sandbox (DESIGN §7).
+// Sandbox is the public shape of a sandbox (the Sandbox schema of
+// schemas/openapi.yaml).
 type Sandbox struct {
 	Name         string            `json:"name"`
 	InstanceType string            `json:"instanceType"`

@@ -2,7 +2,7 @@ package schemas
 
 import "strings"
 
-// Types lists every event type of the seed in the order a sandbox's life
+// Types lists every event type of the catalogue in the order a sandbox's life
 // produces them, so tests and docs can iterate the whole catalogue.
 func Types() []string {
 	return []string{
@@ -13,7 +13,7 @@ func Types() []string {
 	}
 }
 
-// ShortName is the type without the seed's namespace ("created"); it names the
+// ShortName is the type without the catalogue's namespace ("created"); it names the
 // schema file events/<short>.json. It returns "" for a type outside the catalogue.
 func ShortName(typ string) string {
 	short, ok := strings.CutPrefix(typ, prefix)
@@ -23,7 +23,7 @@ func ShortName(typ string) string {
 	return short
 }
 
-// IsKnownType reports whether typ is one of the seed's event types.
+// IsKnownType reports whether typ is one of the catalogue's event types.
 func IsKnownType(typ string) bool {
 	for _, t := range Types() {
 		if t == typ {

@@ -1,6 +1,8 @@
-// Package schemas holds the sandbox event catalogue of the seed
-// (events.iterate.com/sandbox/...): one Go type per payload, the envelope every
-// stream carries, and the JSON Schema files that describe them.
+// Package schemas holds the sandbox event catalogue, the event types
+// events.iterate.com/sandbox/... that Berth's streams carry: one Go type per
+// payload, the envelope every stream carries, and the JSON Schema files that
+// describe them (events/*.json). docs/ARCHITECTURE.md, "Event stream", says
+// how the streams are derived from workflow history.
 package schemas
 
 import (
@@ -18,7 +20,8 @@ type Envelope struct {
 	Path      string          `json:"path"`
 }
 
-// Event type names, exactly as the seed spells them.
+// Event type names, exactly as the catalogue spells them: clients match on
+// these strings.
 const (
 	prefix                = "events.iterate.com/sandbox/"
 	TypeCreateRequested   = prefix + "create-requested"

@@ -1,6 +1,7 @@
 package schemas
 
-// Payloads of the seed's events. Field names follow the seed (camelCase JSON).
+// Payloads of the catalogue's events. Field names are camelCase JSON, as the
+// catalogue defines them.
 
 // SandboxConfig is the durable configuration of a sandbox as the created event
 // records it.
@@ -46,5 +47,5 @@ type WorkspaceRestored struct {
 	BackupID string `json:"backupId"`
 }
 
-// Empty is the payload of every event the seed gives no fields.
+// Empty is the payload of every event that carries no fields.
 type Empty struct{}

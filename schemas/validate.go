@@ -26,7 +26,7 @@ func FS() fs.FS { return files }
 // relatively, so the compiler resolves everything from the embedded copies.
 const baseURL = "https://github.com/berthdev/berth/schemas/"
 
-// ErrUnknownType is returned for an event type outside the seed's catalogue.
+// ErrUnknownType is returned for an event type outside the catalogue.
 var ErrUnknownType = errors.New("unknown event type")
 
 // compiled holds the schemas compiled once: the embedded files never change, so

@@ -8,8 +8,9 @@ import (
 	"strconv"
 )
 
-// Error codes. The first group is shared with the gateway (DESIGN §7); the
-// rest are specific to the process API.
+// Error codes. The first group is shared with the gateway
+// (docs/ARCHITECTURE.md, "Errors, end to end"); the rest are specific to the
+// process API.
 const (
 	CodeValidation        = "VALIDATION_FAILED"      // 400
 	CodeUnauthorized      = "UNAUTHORIZED"           // 401

@@ -29,7 +29,8 @@ func exitFrom(ws syscall.WaitStatus, timedOut bool) exitStatus {
 	return e
 }
 
-// processView is the JSON shape of a process (DESIGN §7).
+// processView is the JSON shape of a process (the Process schema of
+// schemas/openapi.yaml).
 type processView struct {
 	ID        string      `json:"id"`
 	PID       int         `json:"pid"`

@@ -31,7 +31,9 @@ const DefaultInstanceType = "basic"
 // InstanceTypes maps names to types.
 type InstanceTypes map[string]InstanceType
 
-// BuiltinInstanceTypes are the types of DESIGN §3.
+// BuiltinInstanceTypes are the types every Berth offers (lite, basic,
+// standard-1 … standard-4); a BERTH_INSTANCE_TYPES file adds or replaces
+// types.
 func BuiltinInstanceTypes() InstanceTypes {
 	types := InstanceTypes{}
 	for _, t := range []InstanceType{
