@@ -1,0 +1,136 @@
+package workflows
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+)
+
+// TestReplayRecordedHistories replays every history in testdata/histories
+// against today's Sandbox workflow. A sandbox's workflow runs for as long as
+// the sandbox exists, so workers running new code replay histories written
+// by old code; a change that makes the workflow issue different commands for
+// a recorded history (an activity added, removed or reordered, a timer or
+// memo upsert moved, a GetVersion dropped) fails here with the file's name,
+// instead of failing workflow tasks in production.
+//
+// The histories are real: each was recorded from the whole stack (Temporal
+// dev server, berth worker and gateway, Docker) and never edited. A file is
+// named <commit>-<scenario>-<run>.json: the commit whose workflow code
+// recorded it (c4c1430: before the name checks and env bounds; f7e86c1: with
+// them, so its runs hold the "env-bounds" version marker), the scenario, and
+// the run of its continue-as-new chain (each run is its own history):
+//
+//	lifecycle        create with env, start, env set and unset while running,
+//	                 sleepAfter/keepAlive patches, start while running,
+//	                 backup, sleep, backup while stopped (refused), env while
+//	                 stopped, start restoring the backup, kill (continue-as-
+//	                 new); then configure and patch signals, destroy while
+//	                 running, start after destroy (refused)
+//	idle-sleep       sleepAfter 2s: the idle timer, the idle check, the sleep
+//	container-exited docker kill of the container: stopped; start, sleep
+//	boot-failed      the newest backup damaged and the volume gone: the boot
+//	                 fails and the sandbox is stopped again
+//	never-started    create, env, sleep and backup while created, destroy
+//	auto-continue    ContinueAsNewAfter 40: runs end on history length while
+//	                 the container runs; signals carried into the next run
+//	env-over-bounds  a configure signal taking the env past 128 variables
+//	                 (applied by c4c1430, refused by f7e86c1), then an
+//	                 update that adds and one that shrinks
+//
+// To record a new history (do it whenever you add a path to the workflow,
+// and keep the old files: they are what running workflows look like):
+//
+//  1. Write a throwaway test (not committed) that starts a stack
+//     (stacktest.Start, or the shared one in tests/, whose sandboxes
+//     continue-as-new every 60 events) and drives a sandbox through the
+//     path through the gateway (stack.Must) and, for fire-and-forget
+//     callers, signals (stack.Temporal.SignalWorkflow), ending with the
+//     sandbox destroyed or at rest. Env values are committed here: use
+//     harmless literals.
+//  2. Then call stack.WaitQuiet(ctx, WorkflowID(name), time.Minute) and
+//     stack.WriteHistories(ctx, WorkflowID(name), dir, "<commit>-<scenario>")
+//     from internal/stacktest/history.go: they wait until no task is in
+//     flight and write every run of the chain in the {"events": [...]} JSON
+//     the replayer reads, refusing a history that holds the stack's secret,
+//     token or a supervisor token.
+//  3. Run it alone (BERTH_TEMPORAL_CLI=.berth/bin/temporal go test -count=1
+//     -run TestYourRecorder ./tests/...), copy the files here and run this
+//     test. To record older code's paths, do the same in a worktree checked
+//     out at that commit, with history.go copied into its internal/stacktest.
+//
+// `temporal workflow show -w sandbox/NAME -r RUN_ID -o json` against the
+// stack's dev server writes the same form, one run at a time.
+func TestReplayRecordedHistories(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "histories", "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "no recorded histories in testdata/histories")
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".json"), func(t *testing.T) {
+			if err := replayFile(t, file); err != nil {
+				t.Fatalf("%s does not replay on this code: %v", file, err)
+			}
+		})
+	}
+}
+
+// replayFile replays one history with the workflow registered exactly as
+// worker.Run registers it, under the workflow id the history ran with (the
+// workflow checks that the id belongs to the sandbox's name): the one its
+// start event records, else the one its sandbox's name gives.
+func replayFile(t *testing.T, file string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	hist, err := client.HistoryFromJSON(f, client.HistoryJSONOptions{})
+	if err != nil {
+		return err
+	}
+	if len(hist.GetEvents()) == 0 {
+		return errors.New("no events")
+	}
+	start := hist.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes()
+	id := start.GetWorkflowId()
+	if id == "" {
+		var in Input
+		if err := converter.GetDefaultDataConverter().FromPayloads(start.GetInput(), &in); err != nil {
+			return err
+		}
+		switch {
+		case in.Spec != nil:
+			id = WorkflowID(in.Spec.Path)
+		case in.State != nil:
+			id = WorkflowID(in.State.Config.Name)
+		}
+	}
+	replayer := worker.NewWorkflowReplayer()
+	replayer.RegisterWorkflowWithOptions(Sandbox, workflow.RegisterOptions{Name: WorkflowType})
+	return replayer.ReplayWorkflowHistoryWithOptions(testLogger(t), hist, worker.ReplayWorkflowHistoryOptions{
+		OriginalExecution: workflow.Execution{ID: id},
+	})
+}
+
+// testLogger shows the replayer's warnings in the test's output only.
+func testLogger(t *testing.T) log.Logger {
+	return log.NewStructuredLogger(slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})))
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Helper()
+	w.t.Log(strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
+}
