@@ -83,9 +83,10 @@ func (a *Activities) adoptOrRun(ctx context.Context, in BootInput, name string) 
 		Name: name, Image: image, Volume: VolumeName(in.Sandbox), SupervisorHost: a.SupervisorPath,
 		Env: []string{
 			"BERTH_BOOT_ID=" + in.BootID,
-			"BERTH_SUPERVISOR_TOKEN=" + auth.SupervisorToken(a.Secret, in.BootID),
 			"BERTH_SUPERVISOR_LISTEN=:" + SupervisorPort,
 		},
+		// Never in the environment: that stays readable in /proc/1/environ.
+		Files:    []dockerrt.File{{Path: tokenPath, Mode: 0o400, Data: []byte(auth.SupervisorToken(a.Secret, in.BootID))}},
 		Labels:   labels,
 		NanoCPUs: it.NanoCPUs(), MemoryBytes: it.MemoryBytes(), Pids: it.Pids,
 	})
@@ -98,6 +99,10 @@ func (a *Activities) adoptOrRun(ctx context.Context, in BootInput, name string) 
 
 // labelRestored records on a container which backup its workspace came from.
 const labelRestored = "io.berth.restored"
+
+// tokenPath is where the supervisor takes its token from (and removes it):
+// supervisor.DefaultTokenFile.
+const tokenPath = "/.berth-boot/token"
 
 func (a *Activities) labels(sandbox string) map[string]string {
 	return map[string]string{

@@ -1,8 +1,12 @@
 package dockerrt
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"fmt"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -28,6 +32,17 @@ type Spec struct {
 	NanoCPUs       int64
 	MemoryBytes    int64
 	Pids           int64
+	// Files are put into the container before it starts, owned by the
+	// image's user (the supervisor's token: never in its environment).
+	Files []File
+}
+
+// File is one file put into a container before it starts; its parent
+// directories are made with mode 0700.
+type File struct {
+	Path string // absolute
+	Mode int64
+	Data []byte
 }
 
 // capabilities a sandbox keeps: enough for package managers and ordinary
@@ -36,7 +51,7 @@ type Spec struct {
 var keptCapabilities = []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID", "SETPCAP", "NET_BIND_SERVICE", "SYS_CHROOT", "AUDIT_WRITE"}
 
 // Run creates and starts the container and returns its id and its IP on the
-// sandbox network.
+// sandbox network. Its Files are put in place before the start.
 func (r *Runtime) Run(ctx context.Context, s Spec) (id, ip string, err error) {
 	pids := s.Pids
 	cfg := &container.Config{
@@ -69,6 +84,9 @@ func (r *Runtime) Run(ctx context.Context, s Spec) (id, ip string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("create container %s: %w", s.Name, err)
 	}
+	if err := r.putFiles(ctx, created.ID, s.Files); err != nil {
+		return created.ID, "", err
+	}
 	if err := r.cli.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
 		return created.ID, "", fmt.Errorf("start container %s: %w", s.Name, err)
 	}
@@ -81,6 +99,42 @@ func (r *Runtime) Run(ctx context.Context, s Spec) (id, ip string, err error) {
 		return created.ID, "", fmt.Errorf("container %s has no address on %s", s.Name, NetworkName)
 	}
 	return created.ID, ip, nil
+}
+
+// putFiles copies files into a created container, owned by its user.
+func (r *Runtime) putFiles(ctx context.Context, id string, files []File) error {
+	if len(files) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	dirs := map[string]bool{}
+	for _, f := range files {
+		rel := strings.TrimPrefix(path.Clean(f.Path), "/")
+		var parents []string // outermost first
+		for dir := path.Dir(rel); dir != "." && !dirs[dir]; dir = path.Dir(dir) {
+			dirs[dir] = true
+			parents = append([]string{dir}, parents...)
+		}
+		for _, dir := range parents {
+			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: dir + "/", Mode: 0o700}); err != nil {
+				return err
+			}
+		}
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: rel, Mode: f.Mode, Size: int64(len(f.Data))}); err != nil {
+			return err
+		}
+		if _, err := tw.Write(f.Data); err != nil {
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	if err := r.cli.CopyToContainer(ctx, id, "/", &buf, container.CopyToContainerOptions{CopyUIDGID: true}); err != nil {
+		return fmt.Errorf("put files into container: %w", err)
+	}
+	return nil
 }
 
 // ContainerIP is the container's address on the sandbox network.
