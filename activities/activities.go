@@ -33,6 +33,9 @@ type Activities struct {
 	Backups        blob.Store // where workspaces are backed up
 	BackupTTL      time.Duration
 	BackupKeep     int // newest backups kept per sandbox
+	// NoDiskLimits gives sandboxes plain Docker volumes (hosts that cannot
+	// loop-mount); by default each has a disk of its instance type's size.
+	NoDiskLimits bool
 }
 
 // Container is a booted sandbox container as the workflow records it. It

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/berthdev/berth/internal/auth"
+	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/dockerrt"
 )
 
@@ -71,10 +73,10 @@ func (a *Activities) adoptOrRun(ctx context.Context, in BootInput, name string) 
 	if restored, err = a.prepareVolume(ctx, in); err != nil {
 		return "", "", "", err
 	}
-	labels := a.labels(in.Sandbox)
-	if _, err := a.Docker.EnsureVolume(ctx, VolumeName(in.Sandbox), labels); err != nil {
+	if _, err := a.Docker.EnsureVolume(ctx, VolumeName(in.Sandbox), a.volumeLabels(in)); err != nil {
 		return "", "", "", fmt.Errorf("workspace volume: %w", err)
 	}
+	labels := a.labels(in.Sandbox)
 	labels[dockerrt.LabelBoot] = in.BootID
 	if restored != "" {
 		labels[labelRestored] = restored // a retried boot that adopts this container still reports it
@@ -88,7 +90,7 @@ func (a *Activities) adoptOrRun(ctx context.Context, in BootInput, name string) 
 		// Never in the environment: that stays readable in /proc/1/environ.
 		Files:    []dockerrt.File{{Path: tokenPath, Mode: 0o400, Data: []byte(auth.SupervisorToken(a.Secret, in.BootID))}},
 		Labels:   labels,
-		NanoCPUs: it.NanoCPUs(), MemoryBytes: it.MemoryBytes(), Pids: it.Pids,
+		NanoCPUs: it.NanoCPUs(), MemoryBytes: it.MemoryBytes(), Pids: it.Pids, DiskBytes: a.diskBytes(it),
 	})
 	if err != nil && id != "" {
 		// Leave nothing half-started behind; the retry starts clean.
@@ -103,6 +105,23 @@ const labelRestored = "io.berth.restored"
 // tokenPath is where the supervisor takes its token from (and removes it):
 // supervisor.DefaultTokenFile.
 const tokenPath = "/.berth-boot/token"
+
+// volumeLabels label a sandbox's workspace volume; LabelDisk sizes its disk.
+func (a *Activities) volumeLabels(in BootInput) map[string]string {
+	labels := a.labels(in.Sandbox)
+	if it, ok := a.InstanceTypes[in.InstanceType]; ok && a.diskBytes(it) > 0 {
+		labels[dockerrt.LabelDisk] = strconv.FormatInt(a.diskBytes(it), 10)
+	}
+	return labels
+}
+
+// diskBytes is the disk of an instance type, 0 when disks are off.
+func (a *Activities) diskBytes(it config.InstanceType) int64 {
+	if a.NoDiskLimits {
+		return 0
+	}
+	return it.DiskBytes()
+}
 
 func (a *Activities) labels(sandbox string) map[string]string {
 	return map[string]string{

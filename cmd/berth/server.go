@@ -124,6 +124,7 @@ func runWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 		DefaultImage: cfg.DefaultImage, InstanceTypes: types, Version: version,
 		HTTP: supervisorHTTPClient(), Log: log.Named("activities"),
 		DataDir: cfg.DataDir, Backups: backups, BackupTTL: cfg.BackupTTL, BackupKeep: cfg.BackupKeep,
+		NoDiskLimits: cfg.NoDiskLimits,
 	}
 	log.Info("worker started", zap.String("host", cfg.HostID), zap.String("temporal", cfg.TemporalAddress))
 	return worker.Run(ctx, c, acts)

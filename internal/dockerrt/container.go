@@ -5,7 +5,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,6 +35,9 @@ type Spec struct {
 	NanoCPUs       int64
 	MemoryBytes    int64
 	Pids           int64
+	// DiskBytes bounds the root file system where the storage driver
+	// has quotas; elsewhere the root's writes go to the volume's disk.
+	DiskBytes int64
 	// Files are put into the container before it starts, owned by the
 	// image's user (the supervisor's token: never in its environment).
 	Files []File
@@ -51,7 +57,8 @@ type File struct {
 var keptCapabilities = []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID", "SETPCAP", "NET_BIND_SERVICE", "SYS_CHROOT", "AUDIT_WRITE"}
 
 // Run creates and starts the container and returns its id and its IP on the
-// sandbox network. Its Files are put in place before the start.
+// sandbox network. Before the start, the container's root file system is
+// bounded (see RootBound) and its Files are put in place.
 func (r *Runtime) Run(ctx context.Context, s Spec) (id, ip string, err error) {
 	pids := s.Pids
 	cfg := &container.Config{
@@ -80,11 +87,30 @@ func (r *Runtime) Run(ctx context.Context, s Spec) (id, ip string, err error) {
 			PidsLimit:  &pids,
 		},
 	}
+	bound, err := r.RootBound(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	if bound == RootQuota && s.DiskBytes > 0 {
+		host.StorageOpt = map[string]string{"size": strconv.FormatInt(s.DiskBytes, 10)}
+	}
 	created, err := r.cli.ContainerCreate(ctx, cfg, host, &network.NetworkingConfig{}, nil, s.Name)
+	if err != nil && host.StorageOpt != nil && isQuotaUnsupported(err) {
+		r.noQuota() // xfs without pquota: the disk bounds the root instead
+		bound, host.StorageOpt = RootOnDisk, nil
+		created, err = r.cli.ContainerCreate(ctx, cfg, host, &network.NetworkingConfig{}, nil, s.Name)
+	}
 	if err != nil {
 		return "", "", fmt.Errorf("create container %s: %w", s.Name, err)
 	}
-	if err := r.putFiles(ctx, created.ID, s.Files); err != nil {
+	upper := ""
+	if d, ok := r.volumeDisk(ctx, s.Volume); ok && bound == RootOnDisk {
+		r.dropLayers(ctx, d, created.ID)
+		if upper, err = r.bindLayer(ctx, created.ID, d); err != nil {
+			return created.ID, "", err
+		}
+	}
+	if err := r.putFiles(ctx, created.ID, s.Files, upper); err != nil {
 		return created.ID, "", err
 	}
 	if err := r.cli.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
@@ -101,8 +127,11 @@ func (r *Runtime) Run(ctx context.Context, s Spec) (id, ip string, err error) {
 	return created.ID, ip, nil
 }
 
-// putFiles copies files into a created container, owned by its user.
-func (r *Runtime) putFiles(ctx context.Context, id string, files []File) error {
+// putFiles copies files into a created container, owned by its user. When
+// the writable layer was moved onto a disk (upper is its directory there),
+// it also proves that Docker writes through the move: a worker outside
+// dockerd's mount namespace would leave the root unbounded.
+func (r *Runtime) putFiles(ctx context.Context, id string, files []File, upper string) error {
 	if len(files) == 0 {
 		return nil
 	}
@@ -133,6 +162,11 @@ func (r *Runtime) putFiles(ctx context.Context, id string, files []File) error {
 	}
 	if err := r.cli.CopyToContainer(ctx, id, "/", &buf, container.CopyToContainerOptions{CopyUIDGID: true}); err != nil {
 		return fmt.Errorf("put files into container: %w", err)
+	}
+	if upper != "" {
+		if _, err := os.Lstat(filepath.Join(upper, files[0].Path)); err != nil {
+			return fmt.Errorf("the container's writable layer is not on the sandbox disk (%v): run the worker in dockerd's mount namespace", err)
+		}
 	}
 	return nil
 }
