@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 
@@ -13,13 +15,25 @@ const (
 	// typeSmallDisk has a disk small enough to fill in a test.
 	typeSmallDisk = "test-small-disk"
 	smallDiskMiB  = 64
+	// typeBrokenSupervisor runs brokenImage (fault injection: its
+	// supervisor refuses to start; the test that uses it builds it).
+	typeBrokenSupervisor = "test-broken-supervisor"
 )
+
+var brokenImage = "berth/test-broken:" + randSuffix()
+
+func randSuffix() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
 
 // writeInstanceTypes writes the test types to a file and returns the
 // environment entry that names it, and the file (to remove at the end).
 func writeInstanceTypes() (env, file string, err error) {
 	types := []config.InstanceType{
 		{Name: typeSmallDisk, VCPU: 0.25, MemoryMiB: 256, Pids: 256, DiskMiB: smallDiskMiB},
+		{Name: typeBrokenSupervisor, VCPU: 0.25, MemoryMiB: 256, Pids: 256, DiskMiB: smallDiskMiB, Image: brokenImage},
 	}
 	b, err := json.Marshal(types)
 	if err != nil {

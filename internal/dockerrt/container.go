@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/pkg/stdcopy"
 )
 
 // SupervisorPath is where the supervisor binary is mounted (read-only) in
@@ -215,4 +217,19 @@ func (r *Runtime) Stop(ctx context.Context, name string, grace time.Duration) er
 		return nil
 	}
 	return err
+}
+
+// LogTail is the last lines a container wrote to stdout and stderr, joined
+// by "; " (for error messages); "" when there are none.
+func (r *Runtime) LogTail(ctx context.Context, id string, lines int) string {
+	rc, err := r.cli.ContainerLogs(ctx, id, container.LogsOptions{ShowStdout: true, ShowStderr: true, Tail: strconv.Itoa(lines)})
+	if err != nil {
+		return ""
+	}
+	defer rc.Close()
+	var out bytes.Buffer
+	if _, err := stdcopy.StdCopy(&out, &out, io.LimitReader(rc, 64<<10)); err != nil && out.Len() == 0 {
+		return ""
+	}
+	return strings.Join(strings.Split(strings.TrimSpace(out.String()), "\n"), "; ")
 }
