@@ -20,14 +20,18 @@ import (
 	"github.com/berthdev/berth/workflows"
 )
 
-// Run prepares the host (sandbox network, disks), then polls both queues
-// until ctx ends and stops the pollers gracefully.
+// Run prepares the host (sandbox network, disks, reconciliation), then
+// polls both queues until ctx ends and stops the pollers gracefully.
 func Run(ctx context.Context, c client.Client, acts *activities.Activities) error {
 	if err := acts.Docker.EnsureNetwork(ctx); err != nil {
 		return fmt.Errorf("sandbox network: %w", err)
 	}
 	if err := enableDisks(ctx, acts); err != nil {
 		return err
+	}
+	// Before any work is taken, so no activity of this worker races it.
+	if err := Reconcile(ctx, c, acts.Docker, acts.HostID, acts.Log.Named("reconcile")); err != nil {
+		acts.Log.Warn("reconcile skipped", zap.Error(err))
 	}
 	shared := sdkworker.New(c, workflows.SharedQueue, sdkworker.Options{})
 	shared.RegisterWorkflowWithOptions(workflows.Sandbox, workflow.RegisterOptions{Name: workflows.WorkflowType})
