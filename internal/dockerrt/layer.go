@@ -85,31 +85,57 @@ func isQuotaUnsupported(err error) bool {
 // container onto the disk d: the layer's directory (the parent of UpperDir
 // and WorkDir, which must stay on one file system) is copied onto the disk
 // and bind-mounted over the original. Docker unmounts it when it removes
-// the container. It returns the layer's directory on the disk, or "" when
-// the storage driver keeps its layer elsewhere.
-func (r *Runtime) bindLayer(ctx context.Context, id string, d disk) (string, error) {
+// the container. It returns the upper directory on the disk ("" when the
+// storage driver keeps its layer elsewhere) and the container's user.
+func (r *Runtime) bindLayer(ctx context.Context, id string, d disk) (upper, user string, err error) {
 	info, err := r.cli.ContainerInspect(ctx, id)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	var upper, work string
+	if info.Config != nil {
+		user = info.Config.User
+	}
+	var work string
 	if info.GraphDriver.Data != nil {
 		upper, work = info.GraphDriver.Data["UpperDir"], info.GraphDriver.Data["WorkDir"]
 	}
 	if upper == "" || work == "" || filepath.Dir(upper) != filepath.Dir(work) {
-		return "", nil
+		return "", user, nil
 	}
 	src, dst := filepath.Dir(upper), filepath.Join(d.layers(), id)
 	if err := os.RemoveAll(dst); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := copyTree(src, dst); err != nil {
-		return "", fmt.Errorf("copy the writable layer onto the sandbox disk: %w", err)
+		return "", "", fmt.Errorf("copy the writable layer onto the sandbox disk: %w", err)
 	}
 	if err := syscall.Mount(dst, src, "", syscall.MS_BIND, ""); err != nil {
-		return "", fmt.Errorf("bind the writable layer onto the sandbox disk: %w", err)
+		return "", "", fmt.Errorf("bind the writable layer onto the sandbox disk: %w", err)
 	}
-	return filepath.Join(dst, filepath.Base(upper)), nil
+	return filepath.Join(dst, filepath.Base(upper)), user, nil
+}
+
+// writeLayerFiles puts root-owned files straight into a container's upper
+// directory: what CopyToContainer would do, without Docker mounting the
+// container's root file system for it.
+func writeLayerFiles(upper string, files []File) error {
+	for _, f := range files {
+		p := filepath.Join(upper, filepath.Clean("/"+f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, f.Data, fs.FileMode(f.Mode).Perm()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isRoot reports whether a container's user (image USER or Config.User)
+// is root.
+func isRoot(user string) bool {
+	name, _, _ := strings.Cut(user, ":")
+	return name == "" || name == "root" || name == "0"
 }
 
 // dropLayers deletes the layers on a disk of containers that are gone.

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
@@ -42,6 +43,9 @@ type Runtime struct {
 	rootMu    sync.Mutex
 	rootKnown bool
 	root      RootBound
+	// layerProven: a file put into a container through Docker showed up
+	// in its layer on the disk, so dockerd sees the worker's mounts.
+	layerProven atomic.Bool
 }
 
 // New connects using the standard DOCKER_* environment.
