@@ -36,6 +36,9 @@ type Activities struct {
 	// SupervisorEnv is added to every supervisor's environment: the
 	// per-sandbox limits (BERTH_MAX_PROCESSES=…) an operator set.
 	SupervisorEnv []string
+	// NoDiskLimits gives sandboxes plain Docker volumes (hosts that cannot
+	// loop-mount); by default each has a disk of its instance type's size.
+	NoDiskLimits bool
 }
 
 // Container is a booted sandbox container as the workflow records it. It

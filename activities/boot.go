@@ -2,21 +2,27 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
+	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/auth"
+	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/dockerrt"
 )
 
 // Boot starts the sandbox's container on this host and returns once its
 // supervisor answers and holds the sandbox env. A retry after a crash finds
 // the container of the same boot and adopts it instead of starting another.
+// A container that does not get that far is removed: the retry starts a
+// fresh one, and a boot that fails for good leaves nothing behind.
 func (a *Activities) Boot(ctx context.Context, in BootInput) (BootResult, error) {
 	if err := in.validate(); err != nil {
 		return BootResult{}, err
@@ -24,17 +30,49 @@ func (a *Activities) Boot(ctx context.Context, in BootInput) (BootResult, error)
 	name := ContainerName(in.Sandbox)
 	ip, id, restored, err := a.adoptOrRun(ctx, in, name)
 	if err != nil {
+		a.undoBoot(ctx, in, "")
 		return BootResult{}, err
 	}
 	c := Container{ID: id, Host: a.HostID, Addr: net.JoinHostPort(ip, SupervisorPort), BootID: in.BootID}
-	activity.RecordHeartbeat(ctx, "waiting for supervisor")
-	if err := a.waitHealthy(ctx, c, 30*time.Second); err != nil {
+	if err := a.serve(ctx, c, in.Env); err != nil {
+		a.undoBoot(ctx, in, id)
 		return BootResult{}, err
 	}
-	if err := a.supervisorCall(ctx, c, http.MethodPut, "/v1/env", map[string]any{"env": nonNil(in.Env)}, nil); err != nil {
-		return BootResult{}, fmt.Errorf("apply env: %w", err)
-	}
 	return BootResult{Container: c, RestoredBackupID: restored}, nil
+}
+
+// undoBoot removes what a failed boot made: its container and, unless the
+// sandbox's workspace lives on this host (then the volume is its freshest
+// copy), the volume it made here, which nothing would ever use or remove.
+func (a *Activities) undoBoot(ctx context.Context, in BootInput, id string) {
+	ctx = context.WithoutCancel(ctx)
+	if id != "" {
+		if err := a.Docker.RemoveContainer(ctx, id); err != nil {
+			a.Log.Error("remove the container of a failed boot", zap.String("sandbox", in.Sandbox), zap.Error(err))
+		}
+	}
+	if in.VolumeHost != a.HostID {
+		if err := a.Docker.RemoveVolume(ctx, VolumeName(in.Sandbox)); err != nil {
+			a.Log.Error("remove the volume of a failed boot", zap.String("sandbox", in.Sandbox), zap.Error(err))
+		}
+	}
+}
+
+// serve waits for the supervisor and hands it the sandbox env.
+func (a *Activities) serve(ctx context.Context, c Container, env map[string]string) error {
+	activity.RecordHeartbeat(ctx, "waiting for supervisor")
+	if err := a.waitHealthy(ctx, c, 30*time.Second); err != nil {
+		return err
+	}
+	if err := a.supervisorCall(ctx, c, http.MethodPut, "/v1/env", map[string]any{"env": nonNil(env)}, nil); err != nil {
+		var se *supervisorError
+		if errors.As(err, &se) && se.Status/100 == 4 {
+			// The supervisor refuses this env: every retry would too.
+			return temporal.NewNonRetryableApplicationError("apply env: "+err.Error(), "ENV_REJECTED", nil)
+		}
+		return fmt.Errorf("apply env: %w", err)
+	}
+	return nil
 }
 
 // adoptOrRun returns the running container of this boot, or removes a stale
@@ -74,10 +112,10 @@ func (a *Activities) adoptOrRun(ctx context.Context, in BootInput, name string) 
 	if restored, err = a.prepareVolume(ctx, in); err != nil {
 		return "", "", "", err
 	}
-	labels := a.labels(in.Sandbox)
-	if _, err := a.Docker.EnsureVolume(ctx, VolumeName(in.Sandbox), labels); err != nil {
+	if _, err := a.Docker.EnsureVolume(ctx, VolumeName(in.Sandbox), a.volumeLabels(in)); err != nil {
 		return "", "", "", fmt.Errorf("workspace volume: %w", err)
 	}
+	labels := a.labels(in.Sandbox)
 	labels[dockerrt.LabelBoot] = in.BootID
 	if restored != "" {
 		labels[labelRestored] = restored // a retried boot that adopts this container still reports it
@@ -86,13 +124,17 @@ func (a *Activities) adoptOrRun(ctx context.Context, in BootInput, name string) 
 		Name: name, Image: image, Volume: VolumeName(in.Sandbox), SupervisorHost: a.SupervisorPath,
 		Env: append([]string{
 			"BERTH_BOOT_ID=" + in.BootID,
-			"BERTH_SUPERVISOR_TOKEN=" + auth.SupervisorToken(a.Secret, in.BootID),
 			"BERTH_SUPERVISOR_LISTEN=:" + SupervisorPort,
 		}, a.SupervisorEnv...),
+		// Never in the environment: that stays readable in /proc/1/environ.
+		Files:    []dockerrt.File{{Path: tokenPath, Mode: 0o400, Data: []byte(auth.SupervisorToken(a.Secret, in.BootID))}},
 		Labels:   labels,
-		NanoCPUs: it.NanoCPUs(), MemoryBytes: it.MemoryBytes(), Pids: it.Pids,
+		NanoCPUs: it.NanoCPUs(), MemoryBytes: it.MemoryBytes(), Pids: it.Pids, DiskBytes: a.diskBytes(it),
 	})
 	if err != nil && id != "" {
+		if exitErr := a.exited(ctx, id); exitErr != nil {
+			err = exitErr // it died at once: say why
+		}
 		// Leave nothing half-started behind; the retry starts clean.
 		_ = a.Docker.RemoveContainer(context.WithoutCancel(ctx), id)
 	}
@@ -101,6 +143,27 @@ func (a *Activities) adoptOrRun(ctx context.Context, in BootInput, name string) 
 
 // labelRestored records on a container which backup its workspace came from.
 const labelRestored = "io.berth.restored"
+
+// tokenPath is where the supervisor takes its token from (and removes it):
+// supervisor.DefaultTokenFile.
+const tokenPath = "/.berth-boot/token"
+
+// volumeLabels label a sandbox's workspace volume; LabelDisk sizes its disk.
+func (a *Activities) volumeLabels(in BootInput) map[string]string {
+	labels := a.labels(in.Sandbox)
+	if it, ok := a.InstanceTypes[in.InstanceType]; ok && a.diskBytes(it) > 0 {
+		labels[dockerrt.LabelDisk] = strconv.FormatInt(a.diskBytes(it), 10)
+	}
+	return labels
+}
+
+// diskBytes is the disk of an instance type, 0 when disks are off.
+func (a *Activities) diskBytes(it config.InstanceType) int64 {
+	if a.NoDiskLimits {
+		return 0
+	}
+	return it.DiskBytes()
+}
 
 func (a *Activities) labels(sandbox string) map[string]string {
 	return map[string]string{
@@ -112,6 +175,9 @@ func (a *Activities) labels(sandbox string) map[string]string {
 }
 
 // waitHealthy polls the supervisor's health route until it names our boot.
+// A container that has exited fails it at once, with the supervisor's last
+// words; one whose supervisor refused its configuration (exit code 2) fails
+// for good, since a retry would only meet the same image again.
 func (a *Activities) waitHealthy(ctx context.Context, c Container, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -128,6 +194,9 @@ func (a *Activities) waitHealthy(ctx context.Context, c Container, limit time.Du
 		if last == nil {
 			last = fmt.Errorf("supervisor answered for boot %q, want %q", h.BootID, c.BootID)
 		}
+		if err := a.exited(ctx, c.ID); err != nil {
+			return err
+		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("supervisor of %s did not become healthy: %w", c.Addr, last)
@@ -137,6 +206,31 @@ func (a *Activities) waitHealthy(ctx context.Context, c Container, limit time.Du
 			delay *= 2
 		}
 	}
+}
+
+// exitConfig is the supervisor's exit code for a configuration it refuses.
+const exitConfig = 2
+
+// exited returns an error when the container ran and has stopped.
+func (a *Activities) exited(ctx context.Context, id string) error {
+	info, err := a.Docker.Inspect(ctx, id)
+	switch {
+	case err != nil:
+		return nil // unknown: keep waiting
+	case info == nil:
+		return errors.New("the container was removed before its supervisor served")
+	case info.State == nil || info.State.Status != "exited" && info.State.Status != "dead":
+		return nil // not started yet, or running
+	}
+	code := info.State.ExitCode
+	msg := fmt.Sprintf("the supervisor exited with code %d before serving", code)
+	if tail := a.Docker.LogTail(ctx, id, 5); tail != "" {
+		msg += ": " + tail
+	}
+	if code == exitConfig {
+		return temporal.NewNonRetryableApplicationError(msg, "SUPERVISOR_FAILED", nil)
+	}
+	return errors.New(msg)
 }
 
 func nonNil(m map[string]string) map[string]string {

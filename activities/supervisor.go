@@ -37,13 +37,22 @@ func (a *Activities) supervisorCall(ctx context.Context, c Container, method, pa
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return fmt.Errorf("supervisor %s %s: %s: %s", method, path, resp.Status, bytes.TrimSpace(msg))
+		return &supervisorError{Status: resp.StatusCode,
+			msg: fmt.Sprintf("supervisor %s %s: %s: %s", method, path, resp.Status, bytes.TrimSpace(msg))}
 	}
 	if out == nil {
 		return nil
 	}
 	return json.NewDecoder(resp.Body).Decode(out)
 }
+
+// supervisorError is a non-2xx answer of a supervisor.
+type supervisorError struct {
+	Status int
+	msg    string
+}
+
+func (e *supervisorError) Error() string { return e.msg }
 
 type supervisorHealth struct {
 	BootID string `json:"bootId"`

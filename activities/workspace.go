@@ -53,7 +53,7 @@ func (a *Activities) prepareVolume(ctx context.Context, in BootInput) (restored 
 	if err := a.Docker.RemoveVolume(ctx, vol); err != nil {
 		return "", fmt.Errorf("remove stale workspace volume: %w", err)
 	}
-	if _, err := a.Docker.EnsureVolume(ctx, vol, a.labels(in.Sandbox)); err != nil {
+	if _, err := a.Docker.EnsureVolume(ctx, vol, a.volumeLabels(in)); err != nil {
 		return "", err
 	}
 	dir, err := a.Docker.VolumeMountpoint(ctx, vol)

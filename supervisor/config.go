@@ -5,16 +5,25 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 )
 
 // Environment variables read once at start and then removed from the
-// supervisor's environment, so that no child process ever sees the token.
+// supervisor's environment, so that child processes inherit none of them.
+// The token is never one of them: a process's initial environment stays
+// readable in /proc/1/environ whatever os.Unsetenv does, so the token comes
+// in a file (see TokenFile).
 const (
-	EnvBootID        = "BERTH_BOOT_ID"
-	EnvToken         = "BERTH_SUPERVISOR_TOKEN"
+	EnvBootID = "BERTH_BOOT_ID"
+	// EnvToken is refused: a token in the environment would be readable by
+	// every process of the sandbox.
+	EnvToken = "BERTH_SUPERVISOR_TOKEN"
+	// EnvTokenFile overrides DefaultTokenFile (tests that run the supervisor
+	// outside a container).
+	EnvTokenFile     = "BERTH_SUPERVISOR_TOKEN_FILE"
 	EnvListen        = "BERTH_SUPERVISOR_LISTEN"
 	EnvLogBufferSize = "BERTH_LOG_BUFFER_BYTES"
 	// EnvLogTotalSize caps the output kept for all processes together;
@@ -52,20 +61,29 @@ const (
 	DefaultMaxExited      = 64
 	DefaultCwd            = "/workspace"
 	DefaultKillGrace      = 2 * time.Second
+	// DefaultTokenFile is where the worker puts the token (in a directory
+	// of its own, owned by the container's user) before the container
+	// starts; the supervisor reads and removes it before anything else runs.
+	DefaultTokenFile = "/.berth-boot/token"
 )
 
-// ConfigFromEnv reads the configuration and unsets every variable it read.
-// A missing token is an error: an unauthenticated supervisor would let
-// anything on the network run commands in the sandbox.
+// ConfigFromEnv reads the configuration, unsets every variable it read and
+// takes the token out of its file. A missing token is an error: an
+// unauthenticated supervisor would let anything on the network run
+// commands in the sandbox.
 func ConfigFromEnv() (Config, error) {
 	take := func(k string) string {
 		v := os.Getenv(k)
 		os.Unsetenv(k)
 		return v
 	}
+	tokenInEnv := take(EnvToken) != ""
+	tokenFile := take(EnvTokenFile)
+	if tokenFile == "" {
+		tokenFile = DefaultTokenFile
+	}
 	c := Config{
 		BootID:         take(EnvBootID),
-		Token:          take(EnvToken),
 		Listen:         take(EnvListen),
 		LogBufferBytes: DefaultLogBufferBytes,
 		MaxExited:      DefaultMaxExited,
@@ -104,8 +122,12 @@ func ConfigFromEnv() (Config, error) {
 	var limitErrs []string
 	c.Limits, limitErrs = limitsFromEnv(take)
 	errs = append(errs, limitErrs...)
-	if c.Token == "" {
-		errs = append(errs, EnvToken+" is required")
+	var err error
+	switch c.Token, err = takeToken(tokenFile); {
+	case tokenInEnv:
+		errs = append(errs, EnvToken+" must not be set: the environment of PID 1 is readable in the sandbox; put the token in "+tokenFile)
+	case err != nil:
+		errs = append(errs, "the supervisor token is required: "+err.Error())
 	}
 	if c.Listen == "" {
 		c.Listen = DefaultListen
@@ -124,4 +146,25 @@ func ConfigFromEnv() (Config, error) {
 		return c, fmt.Errorf("berth-supervisor: %s", strings.Join(errs, "; "))
 	}
 	return c, nil
+}
+
+// takeToken reads the token file and removes it (and the default file's
+// directory, when it can), so no process started later can read it. A token
+// that cannot be removed is refused: it would stay readable.
+func takeToken(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	if err := os.Remove(path); err != nil {
+		return "", fmt.Errorf("remove %s: %w", path, err)
+	}
+	if path == DefaultTokenFile {
+		_ = os.Remove(filepath.Dir(path)) // root owns /: fails harmlessly for other users
+	}
+	token := strings.TrimSpace(string(b))
+	if token == "" {
+		return "", fmt.Errorf("%s is empty", path)
+	}
+	return token, nil
 }

@@ -5,7 +5,9 @@
 // process API that the gateway proxies verbatim as
 // /v1/sandboxes/{name}/processes/...
 //
-// Every route needs "Authorization: Bearer $BERTH_SUPERVISOR_TOKEN";
+// Every route needs "Authorization: Bearer <token>", the boot's token,
+// which the worker puts in /.berth-boot/token before the container starts
+// and the supervisor removes before anything else runs;
 // errors are {"error":{"code","message","retryable","context"?}}.
 //
 //	GET  /v1/health                       {bootId, pid, startedAt}

@@ -19,6 +19,9 @@ func Run(cfg Config, log io.Writer) error {
 	// Subscribe before anything can arrive so no signal is lost.
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	if err := hideMemory(); err != nil {
+		return fmt.Errorf("berth-supervisor: make the supervisor non-dumpable: %w", err)
+	}
 	if err := becomeSubreaper(); err != nil {
 		fmt.Fprintf(log, "berth-supervisor: cannot become child subreaper (%v); orphans will not be reaped\n", err)
 	}

@@ -117,8 +117,6 @@ func startDev(t *testing.T, defaultImage string, ready time.Duration) *devRun {
 	return d
 }
 
-func randSuffix() string { return fmt.Sprintf("%06x", time.Now().UnixNano()&0xffffff) }
-
 // Output is what berth dev printed so far.
 func (d *devRun) Output() string {
 	d.mu.Lock()

@@ -18,10 +18,16 @@ import (
 var stack *stacktest.Stack
 
 func TestMain(m *testing.M) {
+	typesEnv, typesFile, err := writeInstanceTypes()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "instance types:", err)
+		os.Exit(1)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_CONTINUE_AS_NEW_AFTER=60"}})
+	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_CONTINUE_AS_NEW_AFTER=60", typesEnv}})
 	cancel()
 	if err != nil {
+		os.Remove(typesFile)
 		fmt.Fprintln(os.Stderr, "start the Berth stack:", err)
 		os.Exit(1)
 	}
@@ -38,6 +44,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "--- worker log ---\n%s\n--- gateway log ---\n%s\n", s.Logs("worker"), s.Logs("gateway"))
 	}
 	s.Close()
+	os.Remove(typesFile)
 	os.Exit(code)
 }
 

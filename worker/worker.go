@@ -6,21 +6,32 @@ package worker
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/workflows"
 )
 
-// Run polls both queues until ctx ends, then stops the pollers gracefully.
+// Run prepares the host (sandbox network, disks, reconciliation), then
+// polls both queues until ctx ends and stops the pollers gracefully.
 func Run(ctx context.Context, c client.Client, acts *activities.Activities) error {
 	if err := acts.Docker.EnsureNetwork(ctx); err != nil {
 		return fmt.Errorf("sandbox network: %w", err)
+	}
+	if err := enableDisks(ctx, acts); err != nil {
+		return err
+	}
+	// Before any work is taken, so no activity of this worker races it.
+	if err := Reconcile(ctx, c, acts.Docker, acts.HostID, acts.Log.Named("reconcile")); err != nil {
+		acts.Log.Warn("reconcile skipped", zap.Error(err))
 	}
 	shared := sdkworker.New(c, workflows.SharedQueue, sdkworker.Options{})
 	shared.RegisterWorkflowWithOptions(workflows.Sandbox, workflow.RegisterOptions{Name: workflows.WorkflowType})
@@ -62,6 +73,28 @@ func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 	})
 	if err != nil {
 		return fmt.Errorf("register search attributes %v: %w", workflows.SearchAttributeNames, err)
+	}
+	return nil
+}
+
+// enableDisks gives each sandbox a disk of its instance type's size under
+// the data directory, and says how root file systems are bounded here.
+func enableDisks(ctx context.Context, acts *activities.Activities) error {
+	if acts.NoDiskLimits {
+		acts.Log.Warn("disk limits are off (BERTH_DISK_LIMITS=off): a sandbox can fill this host's disk")
+		return nil
+	}
+	if err := acts.Docker.EnableDisks(ctx, filepath.Join(acts.DataDir, "disks")); err != nil {
+		return fmt.Errorf("%w (BERTH_DISK_LIMITS=off runs without disk limits: sandboxes can then fill this host's disk)", err)
+	}
+	bound, err := acts.Docker.RootBound(ctx)
+	if err != nil {
+		return err
+	}
+	if bound == dockerrt.RootUnbounded {
+		acts.Log.Warn("this Docker storage driver cannot bound a sandbox's root file system: only /workspace is limited (use overlay2)")
+	} else {
+		acts.Log.Info("sandbox disks", zap.String("root", bound.String()))
 	}
 	return nil
 }

@@ -140,6 +140,7 @@ func runWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 		HTTP: supervisorHTTPClient(), Log: log.Named("activities"),
 		DataDir: cfg.DataDir, Backups: backups, BackupTTL: cfg.BackupTTL, BackupKeep: cfg.BackupKeep,
 		SupervisorEnv: supEnv,
+		NoDiskLimits:  cfg.NoDiskLimits,
 	}
 	log.Info("worker started", zap.String("host", cfg.HostID), zap.String("temporal", cfg.TemporalAddress))
 	return worker.Run(ctx, c, acts)

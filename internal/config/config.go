@@ -31,6 +31,10 @@ type Config struct {
 	InstanceTypesFile string        // BERTH_INSTANCE_TYPES: JSON list of custom types
 	BackupTTL         time.Duration // BERTH_BACKUP_TTL, default 168h
 	BackupKeep        int           // BERTH_BACKUP_KEEP, default 3
+	// NoDiskLimits (BERTH_DISK_LIMITS=off) gives sandboxes plain Docker
+	// volumes on hosts that cannot loop-mount: then a sandbox can fill the
+	// host's disk.
+	NoDiskLimits bool
 }
 
 // DefaultImage is the Debian-based image `task image` builds.
@@ -54,6 +58,7 @@ func FromEnv() Config {
 		InstanceTypesFile: os.Getenv("BERTH_INSTANCE_TYPES"),
 		BackupTTL:         7 * 24 * time.Hour,
 		BackupKeep:        3,
+		NoDiskLimits:      os.Getenv("BERTH_DISK_LIMITS") == "off",
 	}
 	if d, err := time.ParseDuration(os.Getenv("BERTH_BACKUP_TTL")); err == nil && d > 0 {
 		c.BackupTTL = d

@@ -15,6 +15,9 @@ type InstanceType struct {
 	VCPU      float64 `json:"vcpu"`
 	MemoryMiB int64   `json:"memoryMiB"`
 	Pids      int64   `json:"pids"`
+	// DiskMiB bounds what the sandbox can write: /workspace and the root
+	// file system share a disk of this size.
+	DiskMiB int64 `json:"diskMiB"`
 	// Image overrides the default image for this type.
 	Image string `json:"image,omitempty"`
 }
@@ -24,6 +27,15 @@ func (t InstanceType) NanoCPUs() int64 { return int64(t.VCPU * 1e9) }
 
 // MemoryBytes is the memory limit in bytes.
 func (t InstanceType) MemoryBytes() int64 { return t.MemoryMiB << 20 }
+
+// DiskBytes is the disk size in bytes.
+func (t InstanceType) DiskBytes() int64 { return t.DiskMiB << 20 }
+
+// DefaultDiskMiB is the disk of a custom type that names none.
+const DefaultDiskMiB = 10 << 10
+
+// MinDiskMiB is the smallest disk a type may have (ext4's own needs).
+const MinDiskMiB = 32
 
 // DefaultInstanceType is used when a create names none.
 const DefaultInstanceType = "basic"
@@ -37,12 +49,12 @@ type InstanceTypes map[string]InstanceType
 func BuiltinInstanceTypes() InstanceTypes {
 	types := InstanceTypes{}
 	for _, t := range []InstanceType{
-		{Name: "lite", VCPU: 1.0 / 16, MemoryMiB: 256, Pids: 256},
-		{Name: "basic", VCPU: 0.25, MemoryMiB: 1024, Pids: 512},
-		{Name: "standard-1", VCPU: 0.5, MemoryMiB: 4096, Pids: 1024},
-		{Name: "standard-2", VCPU: 1, MemoryMiB: 6144, Pids: 2048},
-		{Name: "standard-3", VCPU: 2, MemoryMiB: 8192, Pids: 4096},
-		{Name: "standard-4", VCPU: 4, MemoryMiB: 12288, Pids: 4096},
+		{Name: "lite", VCPU: 1.0 / 16, MemoryMiB: 256, Pids: 256, DiskMiB: 1 << 10},
+		{Name: "basic", VCPU: 0.25, MemoryMiB: 1024, Pids: 512, DiskMiB: 5 << 10},
+		{Name: "standard-1", VCPU: 0.5, MemoryMiB: 4096, Pids: 1024, DiskMiB: 10 << 10},
+		{Name: "standard-2", VCPU: 1, MemoryMiB: 6144, Pids: 2048, DiskMiB: 20 << 10},
+		{Name: "standard-3", VCPU: 2, MemoryMiB: 8192, Pids: 4096, DiskMiB: 40 << 10},
+		{Name: "standard-4", VCPU: 4, MemoryMiB: 12288, Pids: 4096, DiskMiB: 80 << 10},
 	} {
 		types[t.Name] = t
 	}
@@ -71,6 +83,12 @@ func LoadInstanceTypes(path string) (InstanceTypes, error) {
 		}
 		if t.Pids == 0 {
 			t.Pids = 1024
+		}
+		if t.DiskMiB == 0 {
+			t.DiskMiB = DefaultDiskMiB
+		}
+		if t.DiskMiB < MinDiskMiB {
+			return nil, fmt.Errorf("instance types %s: %q needs diskMiB >= %d", path, t.Name, MinDiskMiB)
 		}
 		types[t.Name] = t
 	}

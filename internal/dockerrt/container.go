@@ -1,13 +1,22 @@
 package dockerrt
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/pkg/stdcopy"
 )
 
 // SupervisorPath is where the supervisor binary is mounted (read-only) in
@@ -28,6 +37,20 @@ type Spec struct {
 	NanoCPUs       int64
 	MemoryBytes    int64
 	Pids           int64
+	// DiskBytes bounds the root file system where the storage driver
+	// has quotas; elsewhere the root's writes go to the volume's disk.
+	DiskBytes int64
+	// Files are put into the container before it starts, owned by the
+	// image's user (the supervisor's token: never in its environment).
+	Files []File
+}
+
+// File is one file put into a container before it starts; its parent
+// directories are made with mode 0700.
+type File struct {
+	Path string // absolute
+	Mode int64
+	Data []byte
 }
 
 // capabilities a sandbox keeps: enough for package managers and ordinary
@@ -36,7 +59,8 @@ type Spec struct {
 var keptCapabilities = []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID", "SETPCAP", "NET_BIND_SERVICE", "SYS_CHROOT", "AUDIT_WRITE"}
 
 // Run creates and starts the container and returns its id and its IP on the
-// sandbox network.
+// sandbox network. Before the start, the container's root file system is
+// bounded (see RootBound) and its Files are put in place.
 func (r *Runtime) Run(ctx context.Context, s Spec) (id, ip string, err error) {
 	pids := s.Pids
 	cfg := &container.Config{
@@ -65,9 +89,38 @@ func (r *Runtime) Run(ctx context.Context, s Spec) (id, ip string, err error) {
 			PidsLimit:  &pids,
 		},
 	}
+	bound, err := r.RootBound(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	if bound == RootQuota && s.DiskBytes > 0 {
+		host.StorageOpt = map[string]string{"size": strconv.FormatInt(s.DiskBytes, 10)}
+	}
 	created, err := r.cli.ContainerCreate(ctx, cfg, host, &network.NetworkingConfig{}, nil, s.Name)
+	if err != nil && host.StorageOpt != nil && isQuotaUnsupported(err) {
+		r.noQuota() // xfs without pquota: the disk bounds the root instead
+		bound, host.StorageOpt = RootOnDisk, nil
+		created, err = r.cli.ContainerCreate(ctx, cfg, host, &network.NetworkingConfig{}, nil, s.Name)
+	}
 	if err != nil {
 		return "", "", fmt.Errorf("create container %s: %w", s.Name, err)
+	}
+	upper, user := "", ""
+	if d, ok := r.volumeDisk(ctx, s.Volume); ok && bound == RootOnDisk {
+		r.dropLayers(ctx, d, created.ID)
+		if upper, user, err = r.bindLayer(ctx, created.ID, d); err != nil {
+			return created.ID, "", err
+		}
+	}
+	if upper != "" && r.layerProven.Load() && isRoot(user) {
+		// Docker has been seen writing through the move: skip its
+		// mount-copy-unmount of the root file system (~50 ms a boot).
+		err = writeLayerFiles(upper, s.Files)
+	} else {
+		err = r.putFiles(ctx, created.ID, s.Files, upper)
+	}
+	if err != nil {
+		return created.ID, "", err
 	}
 	if err := r.cli.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
 		return created.ID, "", fmt.Errorf("start container %s: %w", s.Name, err)
@@ -81,6 +134,51 @@ func (r *Runtime) Run(ctx context.Context, s Spec) (id, ip string, err error) {
 		return created.ID, "", fmt.Errorf("container %s has no address on %s", s.Name, NetworkName)
 	}
 	return created.ID, ip, nil
+}
+
+// putFiles copies files into a created container, owned by its user. When
+// the writable layer was moved onto a disk (upper is its directory there),
+// it also proves that Docker writes through the move: a worker outside
+// dockerd's mount namespace would leave the root unbounded.
+func (r *Runtime) putFiles(ctx context.Context, id string, files []File, upper string) error {
+	if len(files) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	dirs := map[string]bool{}
+	for _, f := range files {
+		rel := strings.TrimPrefix(path.Clean(f.Path), "/")
+		var parents []string // outermost first
+		for dir := path.Dir(rel); dir != "." && !dirs[dir]; dir = path.Dir(dir) {
+			dirs[dir] = true
+			parents = append([]string{dir}, parents...)
+		}
+		for _, dir := range parents {
+			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: dir + "/", Mode: 0o700}); err != nil {
+				return err
+			}
+		}
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: rel, Mode: f.Mode, Size: int64(len(f.Data))}); err != nil {
+			return err
+		}
+		if _, err := tw.Write(f.Data); err != nil {
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	if err := r.cli.CopyToContainer(ctx, id, "/", &buf, container.CopyToContainerOptions{CopyUIDGID: true}); err != nil {
+		return fmt.Errorf("put files into container: %w", err)
+	}
+	if upper != "" {
+		if _, err := os.Lstat(filepath.Join(upper, files[0].Path)); err != nil {
+			return fmt.Errorf("the container's writable layer is not on the sandbox disk (%v): run the worker in dockerd's mount namespace", err)
+		}
+		r.layerProven.Store(true)
+	}
+	return nil
 }
 
 // ContainerIP is the container's address on the sandbox network.
@@ -127,4 +225,19 @@ func (r *Runtime) Stop(ctx context.Context, name string, grace time.Duration) er
 		return nil
 	}
 	return err
+}
+
+// LogTail is the last lines a container wrote to stdout and stderr, joined
+// by "; " (for error messages); "" when there are none.
+func (r *Runtime) LogTail(ctx context.Context, id string, lines int) string {
+	rc, err := r.cli.ContainerLogs(ctx, id, container.LogsOptions{ShowStdout: true, ShowStderr: true, Tail: strconv.Itoa(lines)})
+	if err != nil {
+		return ""
+	}
+	defer rc.Close()
+	var out bytes.Buffer
+	if _, err := stdcopy.StdCopy(&out, &out, io.LimitReader(rc, 64<<10)); err != nil && out.Len() == 0 {
+		return ""
+	}
+	return strings.Join(strings.Split(strings.TrimSpace(out.String()), "\n"), "; ")
 }

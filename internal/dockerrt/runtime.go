@@ -6,7 +6,12 @@ package dockerrt
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
@@ -31,7 +36,16 @@ const NetworkName = "berth-sandboxes"
 
 // Runtime talks to one Docker engine.
 type Runtime struct {
-	cli *client.Client
+	cli       *client.Client
+	diskDir   string   // where sandbox disks live; "" until EnableDisks
+	diskLocks sync.Map // disk root -> *sync.Mutex
+
+	rootMu    sync.Mutex
+	rootKnown bool
+	root      RootBound
+	// layerProven: a file put into a container through Docker showed up
+	// in its layer on the disk, so dockerd sees the worker's mounts.
+	layerProven atomic.Bool
 }
 
 // New connects using the standard DOCKER_* environment.
@@ -73,15 +87,48 @@ func (r *Runtime) EnsureNetwork(ctx context.Context) error {
 }
 
 // EnsureVolume creates the named volume if it does not exist and reports
-// whether it was created now.
+// whether it was created now. A volume labelled LabelDisk gets a disk of
+// that many bytes when disks are enabled; an existing one has its disk
+// mounted again (after a host reboot, say).
 func (r *Runtime) EnsureVolume(ctx context.Context, name string, labels map[string]string) (created bool, err error) {
-	if _, err := r.cli.VolumeInspect(ctx, name); err == nil {
+	if v, err := r.cli.VolumeInspect(ctx, name); err == nil {
+		if d, ok := diskOfVolume(v); ok {
+			return false, r.ensureDisk(ctx, d, 0, false)
+		}
 		return false, nil
 	} else if !IsNotFound(err) {
 		return false, err
 	}
-	_, err = r.cli.VolumeCreate(ctx, volume.CreateOptions{Name: name, Labels: labels})
+	opts := volume.CreateOptions{Name: name, Labels: labels}
+	if size, _ := strconv.ParseInt(labels[LabelDisk], 10, 64); size > 0 && r.DisksEnabled() {
+		d := r.diskOf(name)
+		if err := r.ensureDisk(ctx, d, size, true); err != nil {
+			return false, err
+		}
+		opts.Driver = "local"
+		opts.DriverOpts = map[string]string{"type": "none", "o": "bind", "device": d.workspace()}
+	} else {
+		delete(opts.Labels, LabelDisk) // not bounded: do not claim it
+	}
+	_, err = r.cli.VolumeCreate(ctx, opts)
 	return err == nil, err
+}
+
+// diskOfVolume is the disk behind a volume made by EnsureVolume.
+func diskOfVolume(v volume.Volume) (disk, bool) {
+	if v.Labels[LabelDisk] == "" || v.Options["o"] != "bind" {
+		return disk{}, false
+	}
+	return diskOfDevice(v.Name, v.Options["device"])
+}
+
+// volumeDisk is the disk behind the named volume, if any.
+func (r *Runtime) volumeDisk(ctx context.Context, name string) (disk, bool) {
+	v, err := r.cli.VolumeInspect(ctx, name)
+	if err != nil {
+		return disk{}, false
+	}
+	return diskOfVolume(v)
 }
 
 // VolumeExists reports whether the named volume exists on this engine.
@@ -93,22 +140,41 @@ func (r *Runtime) VolumeExists(ctx context.Context, name string) (bool, error) {
 	return err == nil, err
 }
 
-// VolumeMountpoint is the host directory holding the volume's data.
+// VolumeMountpoint is the host directory holding the volume's data; a
+// volume on a disk has its disk mounted first.
 func (r *Runtime) VolumeMountpoint(ctx context.Context, name string) (string, error) {
 	v, err := r.cli.VolumeInspect(ctx, name)
 	if err != nil {
 		return "", err
 	}
+	if d, ok := diskOfVolume(v); ok {
+		if err := r.ensureDisk(ctx, d, 0, false); err != nil {
+			return "", err
+		}
+		return d.workspace(), nil
+	}
 	return v.Mountpoint, nil
 }
 
-// RemoveVolume deletes a volume; a missing one is not an error.
+// RemoveVolume deletes a volume and its disk; a missing one is not an
+// error.
 func (r *Runtime) RemoveVolume(ctx context.Context, name string) error {
-	err := r.cli.VolumeRemove(ctx, name, true)
+	v, err := r.cli.VolumeInspect(ctx, name)
 	if IsNotFound(err) {
-		return nil
+		return r.RemoveDisk(name) // a disk whose volume was never made
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if err := r.cli.VolumeRemove(ctx, name, true); err != nil && !IsNotFound(err) {
+		return err
+	}
+	if d, ok := diskOfVolume(v); ok {
+		if err := r.removeDisk(d); err != nil {
+			return fmt.Errorf("remove the disk of volume %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // Inspect returns the container, or nil when there is none by that name.
@@ -123,14 +189,29 @@ func (r *Runtime) Inspect(ctx context.Context, name string) (*container.InspectR
 	return &c, nil
 }
 
-// RemoveContainer force-removes a container (keeping its named volumes); a
-// missing one is not an error.
+// RemoveContainer force-removes a container (keeping its named volumes)
+// and its writable layer on the sandbox disk; a missing one is not an
+// error.
 func (r *Runtime) RemoveContainer(ctx context.Context, name string) error {
-	err := r.cli.ContainerRemove(ctx, name, container.RemoveOptions{Force: true})
-	if IsNotFound(err) || cerrdefs.IsConflict(err) && isRemovalInProgress(err) {
-		return nil
+	c, err := r.Inspect(ctx, name)
+	if err != nil || c == nil {
+		return err
 	}
-	return err
+	err = r.cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true})
+	if IsNotFound(err) || cerrdefs.IsConflict(err) && isRemovalInProgress(err) {
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	if d, ok := r.diskOfContainer(ctx, c); ok {
+		// Docker has unmounted the layer from its own directory.
+		if err := os.RemoveAll(filepath.Join(d.layers(), c.ID)); err != nil {
+			return fmt.Errorf("remove the writable layer of %s: %w", name, err)
+		}
+		r.releaseDisk(d)
+	}
+	return nil
 }
 
 // isRemovalInProgress: a concurrent remove of the same container is success.

@@ -46,8 +46,11 @@ type Instance struct {
 	Token  string
 	BootID string
 	PID    int
-	cmd    *exec.Cmd
-	done   chan struct{}
+	// TokenFile is where the token was handed over; the supervisor
+	// removes it at start.
+	TokenFile string
+	cmd       *exec.Cmd
+	done      chan struct{}
 }
 
 // Start runs bin on a random loopback port and stops it (SIGTERM, which
@@ -63,9 +66,14 @@ func Start(tb testing.TB, bin string, o Options) *Instance {
 	if o.DefaultCwd == "" {
 		o.DefaultCwd = tb.TempDir()
 	}
+	// The supervisor takes its token from a file it removes, as in a sandbox.
+	tokenFile := filepath.Join(tb.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(o.Token), 0o400); err != nil {
+		tb.Fatal(err)
+	}
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(),
-		"BERTH_SUPERVISOR_TOKEN="+o.Token,
+		"BERTH_SUPERVISOR_TOKEN_FILE="+tokenFile,
 		"BERTH_BOOT_ID="+o.BootID,
 		"BERTH_SUPERVISOR_LISTEN=127.0.0.1:0",
 		"BERTH_DEFAULT_CWD="+o.DefaultCwd,
@@ -78,7 +86,7 @@ func Start(tb testing.TB, bin string, o Options) *Instance {
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
-	inst := &Instance{Token: o.Token, BootID: o.BootID, PID: cmd.Process.Pid, cmd: cmd, done: make(chan struct{})}
+	inst := &Instance{Token: o.Token, BootID: o.BootID, PID: cmd.Process.Pid, TokenFile: tokenFile, cmd: cmd, done: make(chan struct{})}
 	addr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)

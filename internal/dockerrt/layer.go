@@ -1,0 +1,225 @@
+package dockerrt
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/docker/docker/api/types/container"
+)
+
+// RootBound is how this engine keeps a container's root file system (its
+// writable layer) from filling the host.
+type RootBound int
+
+const (
+	// RootUnbounded: a storage driver Berth cannot bound (vfs, btrfs,
+	// zfs...): writes to / outside /workspace can fill the host.
+	RootUnbounded RootBound = iota
+	// RootQuota: Docker's own size limit (overlay2 on xfs with pquota).
+	RootQuota
+	// RootOnDisk: the writable layer is moved onto the sandbox's disk
+	// (overlay2 and fuse-overlayfs on any file system).
+	RootOnDisk
+)
+
+func (b RootBound) String() string {
+	switch b {
+	case RootQuota:
+		return "storage driver quota (overlay2 on xfs with pquota)"
+	case RootOnDisk:
+		return "writable layer on the sandbox's disk"
+	}
+	return "unbounded"
+}
+
+// RootBound detects, once, how container roots are bounded here.
+func (r *Runtime) RootBound(ctx context.Context) (RootBound, error) {
+	r.rootMu.Lock()
+	defer r.rootMu.Unlock()
+	if r.rootKnown {
+		return r.root, nil
+	}
+	info, err := r.cli.Info(ctx)
+	if err != nil {
+		return RootUnbounded, fmt.Errorf("docker info: %w", err)
+	}
+	backing := ""
+	for _, kv := range info.DriverStatus {
+		if kv[0] == "Backing Filesystem" {
+			backing = kv[1]
+		}
+	}
+	switch {
+	case info.Driver == "overlay2" && backing == "xfs":
+		r.root = RootQuota // whether xfs has pquota shows on the first create: see Run
+	case info.Driver == "overlay2" || info.Driver == "fuse-overlayfs":
+		r.root = RootOnDisk
+	default:
+		r.root = RootUnbounded
+	}
+	r.rootKnown = true
+	return r.root, nil
+}
+
+// noQuota records that Docker refused StorageOpt size after all.
+func (r *Runtime) noQuota() {
+	r.rootMu.Lock()
+	r.root = RootOnDisk
+	r.rootMu.Unlock()
+}
+
+// isQuotaUnsupported recognizes Docker refusing StorageOpt size (an xfs
+// mounted without pquota).
+func isQuotaUnsupported(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "storage-opt") || strings.Contains(msg, "quota")
+}
+
+// bindLayer moves the writable layer of a created (not yet started)
+// container onto the disk d: the layer's directory (the parent of UpperDir
+// and WorkDir, which must stay on one file system) is copied onto the disk
+// and bind-mounted over the original. Docker unmounts it when it removes
+// the container. It returns the upper directory on the disk ("" when the
+// storage driver keeps its layer elsewhere) and the container's user.
+func (r *Runtime) bindLayer(ctx context.Context, id string, d disk) (upper, user string, err error) {
+	info, err := r.cli.ContainerInspect(ctx, id)
+	if err != nil {
+		return "", "", err
+	}
+	if info.Config != nil {
+		user = info.Config.User
+	}
+	var work string
+	if info.GraphDriver.Data != nil {
+		upper, work = info.GraphDriver.Data["UpperDir"], info.GraphDriver.Data["WorkDir"]
+	}
+	if upper == "" || work == "" || filepath.Dir(upper) != filepath.Dir(work) {
+		return "", user, nil
+	}
+	src, dst := filepath.Dir(upper), filepath.Join(d.layers(), id)
+	if err := os.RemoveAll(dst); err != nil {
+		return "", "", err
+	}
+	if err := copyTree(src, dst); err != nil {
+		return "", "", fmt.Errorf("copy the writable layer onto the sandbox disk: %w", err)
+	}
+	if err := syscall.Mount(dst, src, "", syscall.MS_BIND, ""); err != nil {
+		return "", "", fmt.Errorf("bind the writable layer onto the sandbox disk: %w", err)
+	}
+	return filepath.Join(dst, filepath.Base(upper)), user, nil
+}
+
+// writeLayerFiles puts root-owned files straight into a container's upper
+// directory: what CopyToContainer would do, without Docker mounting the
+// container's root file system for it.
+func writeLayerFiles(upper string, files []File) error {
+	for _, f := range files {
+		p := filepath.Join(upper, filepath.Clean("/"+f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, f.Data, fs.FileMode(f.Mode).Perm()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isRoot reports whether a container's user (image USER or Config.User)
+// is root.
+func isRoot(user string) bool {
+	name, _, _ := strings.Cut(user, ":")
+	return name == "" || name == "root" || name == "0"
+}
+
+// dropLayers deletes the layers on a disk of containers that are gone.
+func (r *Runtime) dropLayers(ctx context.Context, d disk, keep string) {
+	ents, _ := os.ReadDir(d.layers())
+	for _, e := range ents {
+		if e.Name() == keep {
+			continue
+		}
+		if c, err := r.Inspect(ctx, e.Name()); err == nil && c == nil {
+			os.RemoveAll(filepath.Join(d.layers(), e.Name()))
+		}
+	}
+}
+
+// diskOfContainer is the disk holding a container's workspace volume.
+func (r *Runtime) diskOfContainer(ctx context.Context, c *container.InspectResponse) (disk, bool) {
+	for _, m := range c.Mounts {
+		if m.Type == "volume" && m.Destination == WorkspacePath && m.Name != "" {
+			return r.volumeDisk(ctx, m.Name)
+		}
+	}
+	return disk{}, false
+}
+
+// copyTree copies a small directory tree (a fresh layer: a few empty
+// directories and two short files) with modes and owners.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		to := filepath.Join(dst, rel)
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		st, _ := info.Sys().(*syscall.Stat_t)
+		switch {
+		case e.IsDir():
+			if err := os.Mkdir(to, info.Mode().Perm()); err != nil {
+				return err
+			}
+		case info.Mode().IsRegular():
+			if err := copyFile(path, to, info.Mode().Perm()); err != nil {
+				return err
+			}
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			if err := os.Symlink(target, to); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("%s: unexpected file type %v", path, info.Mode().Type())
+		}
+		if st != nil {
+			if err := os.Lchown(to, int(st.Uid), int(st.Gid)); err != nil {
+				return err
+			}
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			return os.Chmod(to, info.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))
+		}
+		return nil
+	})
+}
+
+func copyFile(src, dst string, perm fs.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
