@@ -22,6 +22,7 @@ const SupervisorPort = "7070"
 type Activities struct {
 	Docker         *dockerrt.Runtime
 	HostID         string
+	Namespace      string // the Temporal namespace of the sandboxes, on every label
 	Secret         string // derives supervisor tokens; never in history
 	SupervisorPath string // host path of the supervisor binary to mount
 	DefaultImage   string

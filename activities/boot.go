@@ -167,10 +167,11 @@ func (a *Activities) diskBytes(it config.InstanceType) int64 {
 
 func (a *Activities) labels(sandbox string) map[string]string {
 	return map[string]string{
-		dockerrt.LabelManaged: "true",
-		dockerrt.LabelSandbox: sandbox,
-		dockerrt.LabelHost:    a.HostID,
-		dockerrt.LabelVersion: a.Version,
+		dockerrt.LabelManaged:   "true",
+		dockerrt.LabelSandbox:   sandbox,
+		dockerrt.LabelHost:      a.HostID,
+		dockerrt.LabelVersion:   a.Version,
+		dockerrt.LabelNamespace: a.Namespace,
 	}
 }
 

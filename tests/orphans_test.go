@@ -21,15 +21,24 @@ import (
 	"github.com/berthdev/berth/worker"
 )
 
+// stackNamespace is the Temporal namespace the stack's worker serves.
+const stackNamespace = "default"
+
 // plantContainer leaves a running container labelled as Berth's for
 // sandbox n on the stack's host, as a crashed worker would.
 func plantContainer(t *testing.T, n, boot, containerName string) string {
+	return plantContainerIn(t, n, boot, containerName, stackNamespace)
+}
+
+// plantContainerIn is plantContainer with the namespace label given ("" for
+// none, as before the label existed).
+func plantContainerIn(t *testing.T, n, boot, containerName, namespace string) string {
 	t.Helper()
 	ctx := context.Background()
 	c, err := stack.Docker.Client().ContainerCreate(ctx, &container.Config{
 		Image: stacktest.TestImage, Cmd: []string{"sleep", "3600"},
-		Labels: map[string]string{dockerrt.LabelManaged: "true", dockerrt.LabelSandbox: n,
-			dockerrt.LabelHost: stack.HostID, dockerrt.LabelBoot: boot},
+		Labels: withNamespace(map[string]string{dockerrt.LabelManaged: "true", dockerrt.LabelSandbox: n,
+			dockerrt.LabelHost: stack.HostID, dockerrt.LabelBoot: boot}, namespace),
 	}, &container.HostConfig{}, nil, nil, containerName)
 	require.NoError(t, err)
 	t.Cleanup(func() { stack.Docker.RemoveContainer(ctx, c.ID) })
@@ -38,13 +47,22 @@ func plantContainer(t *testing.T, n, boot, containerName string) string {
 }
 
 // plantVolume leaves a workspace volume of sandbox n on the stack's host.
-func plantVolume(t *testing.T, n string) {
+func plantVolume(t *testing.T, n string) { plantVolumeIn(t, n, stackNamespace) }
+
+func plantVolumeIn(t *testing.T, n, namespace string) {
 	t.Helper()
 	ctx := context.Background()
 	_, err := stack.Docker.Client().VolumeCreate(ctx, volume.CreateOptions{Name: "berth-ws-" + n,
-		Labels: map[string]string{dockerrt.LabelManaged: "true", dockerrt.LabelSandbox: n, dockerrt.LabelHost: stack.HostID}})
+		Labels: withNamespace(map[string]string{dockerrt.LabelManaged: "true", dockerrt.LabelSandbox: n, dockerrt.LabelHost: stack.HostID}, namespace)})
 	require.NoError(t, err)
 	t.Cleanup(func() { stack.Docker.RemoveVolume(ctx, "berth-ws-"+n) })
+}
+
+func withNamespace(labels map[string]string, namespace string) map[string]string {
+	if namespace != "" {
+		labels[dockerrt.LabelNamespace] = namespace
+	}
+	return labels
 }
 
 func containerExists(t *testing.T, id string) bool {
@@ -125,12 +143,30 @@ func TestReconcileKeepsAllWhenTemporalUnreachableFaultInjected(t *testing.T) {
 	id := plantContainer(t, ghost, "boot-of-nobody", "berth-"+ghost)
 	plantVolume(t, ghost)
 	ctx := testCtx(t, time.Minute)
-	err := worker.Reconcile(ctx, unreachableTemporal{}, stack.Docker, stack.HostID, zap.NewNop())
+	err := worker.Reconcile(ctx, unreachableTemporal{}, stack.Docker, stack.HostID, stackNamespace, zap.NewNop())
 	require.ErrorContains(t, err, "injected fault")
 	require.True(t, containerExists(t, id))
 	require.True(t, volumeExists(t, ghost))
 	// Asked for real, it removes them.
-	require.NoError(t, worker.Reconcile(ctx, stack.Temporal, stack.Docker, stack.HostID, zap.NewNop()))
+	require.NoError(t, worker.Reconcile(ctx, stack.Temporal, stack.Docker, stack.HostID, stackNamespace, zap.NewNop()))
 	require.False(t, containerExists(t, id))
 	require.False(t, volumeExists(t, ghost))
+}
+
+// A worker never judges what another namespace's sandboxes hold, and keeps
+// an unlabelled volume of a sandbox it cannot find: pointed at the wrong
+// namespace, every sandbox looks missing, and deleting their workspaces
+// would lose data. Containers hold no data, so an unlabelled one goes.
+func TestReconcileKeepsOtherNamespacesWorkspaces(t *testing.T) {
+	ctx := testCtx(t, time.Minute)
+	other, legacy := name(t, "othns"), name(t, "legacy")
+	otherID := plantContainerIn(t, other, "boot-of-nobody", "berth-"+other, "another-namespace")
+	plantVolumeIn(t, other, "another-namespace")
+	legacyID := plantContainerIn(t, legacy, "boot-of-nobody", "berth-"+legacy, "")
+	plantVolumeIn(t, legacy, "")
+	require.NoError(t, worker.Reconcile(ctx, stack.Temporal, stack.Docker, stack.HostID, stackNamespace, zap.NewNop()))
+	require.True(t, containerExists(t, otherID), "another namespace's container was removed")
+	require.True(t, volumeExists(t, other), "another namespace's volume was removed")
+	require.True(t, volumeExists(t, legacy), "an unlabelled volume of a missing sandbox was removed")
+	require.False(t, containerExists(t, legacyID), "an unlabelled container of a missing sandbox was kept")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,8 +33,13 @@ import (
 // whose state cannot be read or that is between states (starting,
 // stopping, destroying: an activity owns its objects) keeps everything;
 // and the volume of a sandbox whose workspace lives here is never removed
-// (a sleeping sandbox's volume is its freshest copy).
-func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, hostID string, log *zap.Logger) error {
+// (a sleeping sandbox's volume is its freshest copy). Objects labelled with
+// another namespace are not this worker's to judge, and a volume is removed
+// for a sandbox that does not exist only when its label names this
+// namespace: a worker pointed at the wrong namespace, to which every sandbox
+// looks missing, must not delete workspaces (volumes from before the label
+// are kept for the same reason).
+func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, hostID, namespace string, log *zap.Logger) error {
 	ours := filters.NewArgs(
 		filters.Arg("label", dockerrt.LabelManaged+"=true"),
 		filters.Arg("label", dockerrt.LabelHost+"="+hostID))
@@ -47,6 +53,8 @@ func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, h
 	if err != nil {
 		return fmt.Errorf("list volumes: %w", err)
 	}
+	cs = slices.DeleteFunc(cs, func(ct container.Summary) bool { return !sameNamespace(ct.Labels, namespace) })
+	vs.Volumes = slices.DeleteFunc(vs.Volumes, func(v *volume.Volume) bool { return !sameNamespace(v.Labels, namespace) })
 	disks, err := docker.Disks()
 	if err != nil {
 		return fmt.Errorf("list disks: %w", err)
@@ -108,6 +116,9 @@ func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, h
 			continue
 		}
 		keep, why := keepVolume(state(name), hostID)
+		if state(name).missing && v.Labels[dockerrt.LabelNamespace] != namespace {
+			keep = true // unlabelled: maybe another namespace's (see above)
+		}
 		if keep {
 			continue
 		}
@@ -136,6 +147,13 @@ func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, h
 		}
 	}
 	return nil
+}
+
+// sameNamespace: an object without the label predates it and is judged
+// as this namespace's (only a missing sandbox's volume is then kept).
+func sameNamespace(labels map[string]string, namespace string) bool {
+	ns, ok := labels[dockerrt.LabelNamespace]
+	return !ok || ns == namespace
 }
 
 // sandboxState is what Temporal says of a sandbox.

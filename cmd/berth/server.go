@@ -135,7 +135,7 @@ func runWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 	}
 	go worker.RunRetention(ctx, backups, cfg.BackupKeep, time.Hour, log.Named("retention"))
 	acts := &activities.Activities{
-		Docker: docker, HostID: cfg.HostID, Secret: cfg.Secret, SupervisorPath: sup,
+		Docker: docker, HostID: cfg.HostID, Namespace: cfg.Namespace, Secret: cfg.Secret, SupervisorPath: sup,
 		DefaultImage: cfg.DefaultImage, InstanceTypes: types, Version: version,
 		HTTP: supervisorHTTPClient(), Log: log.Named("activities"),
 		DataDir: cfg.DataDir, Backups: backups, BackupTTL: cfg.BackupTTL, BackupKeep: cfg.BackupKeep,

@@ -28,6 +28,9 @@ const (
 	LabelHost     = "io.berth.host"
 	LabelVersion  = "io.berth.version"
 	LabelWorkload = "io.berth.role"
+	// LabelNamespace names the Temporal namespace whose sandbox owns the
+	// object: a worker reconciling its host never judges another's objects.
+	LabelNamespace = "io.berth.namespace"
 )
 
 // NetworkName is the bridge network sandboxes live on. Inter-container
