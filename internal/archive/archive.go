@@ -2,7 +2,9 @@
 // stream and back, keeping everything a workspace needs to come back
 // byte for byte: regular files, directories (empty ones too), symlinks
 // (targets verbatim), hard links, FIFOs, permission bits including
-// setuid/setgid/sticky, numeric uid/gid and nanosecond mtimes.
+// setuid/setgid/sticky, numeric uid/gid and nanosecond mtimes. Sparse
+// files keep their holes: archiving and restoring them costs their data,
+// not their apparent size (see sparse.go).
 //
 // Extraction is hostile-input safe: it never creates, follows or writes
 // through anything outside the target root, and it publishes the tree only
@@ -16,7 +18,8 @@ type Stats struct {
 	Dirs      int64 // directories, the root included
 	Symlinks  int64
 	Hardlinks int64 // additional names of an already counted file
-	Bytes     int64 // regular file content bytes
+	Bytes     int64 // regular file content bytes (data regions only, for sparse files)
+	Sparse    int64 // regular files stored without their holes
 	Skipped   int64 // sockets and device nodes: not archived, not restored
 }
 

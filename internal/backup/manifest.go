@@ -31,6 +31,11 @@ const (
 
 	// Format names the archive encoding, so a future format can coexist.
 	Format = "tar+zstd/v1"
+	// FormatSparse is Format plus files stored without their holes. Only
+	// backups that hold such a file get it, so a worker that predates it
+	// refuses them (as not ours) instead of restoring a wrong file, and
+	// still restores every other backup.
+	FormatSparse = "tar+zstd/v2"
 	// DefaultTTL applies when Options.TTL is zero.
 	DefaultTTL = 7 * 24 * time.Hour
 	// OrphanAge is how long an archive without manifest may be an upload
