@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.uber.org/zap"
 
+	"github.com/berthdev/berth/internal/archive"
 	"github.com/berthdev/berth/internal/backup"
 )
 
@@ -32,7 +33,7 @@ func (a *Activities) prepareVolume(ctx context.Context, in BootInput) (restored 
 	if err != nil {
 		return "", err
 	}
-	if exists && !interrupted && (in.VolumeHost == a.HostID || in.RestoreBackupID == "") {
+	if exists && !interrupted && !in.ForceRestore && (in.VolumeHost == a.HostID || in.RestoreBackupID == "") {
 		return "", nil
 	}
 	if in.RestoreBackupID == "" {
@@ -61,11 +62,20 @@ func (a *Activities) prepareVolume(ctx context.Context, in BootInput) (restored 
 		return "", err
 	}
 	start := time.Now()
-	m, err := backup.Restore(ctx, a.Backups, in.Sandbox, in.RestoreBackupID, dir, a.progress(ctx, "restore"))
+	progress, stop := a.progress(ctx, "restore")
+	m, err := backup.Restore(ctx, a.Backups, in.Sandbox, in.RestoreBackupID, dir, progress)
+	stop()
 	if err != nil {
 		// Never serve an empty or partial workspace: the volume goes, and a
 		// corrupt backup fails the start for good instead of being skipped.
 		_ = a.Docker.RemoveVolume(context.WithoutCancel(ctx), vol)
+		if errors.Is(err, backup.ErrCorrupt) {
+			// Marked, so it neither counts among the kept backups nor is
+			// offered again; best effort: the failure says it all anyway.
+			if merr := backup.MarkBad(context.WithoutCancel(ctx), a.Backups, in.Sandbox, in.RestoreBackupID, err.Error(), time.Now()); merr != nil {
+				a.Log.Warn("mark backup bad", zap.String("sandbox", in.Sandbox), zap.String("backup", in.RestoreBackupID), zap.Error(merr))
+			}
+		}
 		if backup.IsPermanent(err) {
 			return "", temporal.NewNonRetryableApplicationError(
 				fmt.Sprintf("restore backup %s: %v", in.RestoreBackupID, err), "RESTORE_FAILED", err)
@@ -92,7 +102,9 @@ func (a *Activities) backupVolume(ctx context.Context, sandbox string) (backup.M
 	if err != nil {
 		return backup.Manifest{}, fmt.Errorf("workspace volume: %w", err)
 	}
-	m, err := backup.Create(ctx, a.Backups, sandbox, dir, backup.Options{TTL: a.BackupTTL, Progress: a.progress(ctx, "backup")})
+	progress, stop := a.progress(ctx, "backup")
+	defer stop() // through the prune too: it lists and reads manifests
+	m, err := backup.Create(ctx, a.Backups, sandbox, dir, backup.Options{TTL: a.BackupTTL, Progress: progress})
 	if err != nil {
 		return backup.Manifest{}, err
 	}
@@ -103,8 +115,12 @@ func (a *Activities) backupVolume(ctx context.Context, sandbox string) (backup.M
 	return m, nil
 }
 
-// progress heartbeats the bytes done, so a dead worker is noticed and the
-// UI shows how far a long transfer got.
-func (a *Activities) progress(ctx context.Context, what string) func(int64) {
-	return func(n int64) { activity.RecordHeartbeat(ctx, fmt.Sprintf("%s: %d bytes", what, n)) }
+// progress heartbeats on a timer until stopped, with the bytes done so far
+// as details, so the UI shows how far a long transfer got. The timer, not
+// the bytes, drives it: a workspace of a million empty files moves no
+// content for minutes, and its worker must still look alive.
+func (a *Activities) progress(ctx context.Context, what string) (archive.Progress, func()) {
+	var done atomic.Int64
+	stop := heartbeatLoop(ctx, func() any { return fmt.Sprintf("%s: %d bytes", what, done.Load()) })
+	return func(n int64) { done.Store(n) }, stop
 }

@@ -3,6 +3,7 @@
 //
 //	<sandbox>/<backupId>.tar.zst        the archive (see package archive)
 //	<sandbox>/<backupId>.manifest.json  written last: the backup's existence
+//	<sandbox>/<backupId>.bad.json       the archive failed to restore (MarkBad)
 //	<sandbox>/destroyed.json            tombstone: the sandbox is gone
 //
 // A backup exists only once its manifest exists. An upload that dies
@@ -26,6 +27,7 @@ import (
 const (
 	archiveSuffix  = ".tar.zst"
 	manifestSuffix = ".manifest.json"
+	badSuffix      = ".bad.json"
 	tombstoneName  = "destroyed.json"
 	idTimeLayout   = "20060102T150405Z"
 
@@ -71,6 +73,10 @@ type Manifest struct {
 	Bytes     int64         `json:"bytes"` // file content bytes before compression
 	CreatedAt time.Time     `json:"createdAt"`
 	TTL       time.Duration `json:"-"`
+	// Bad is set by List for a backup that failed to restore as corrupt
+	// (MarkBad); BadReason says why. Not part of the stored manifest.
+	Bad       bool   `json:"-"`
+	BadReason string `json:"-"`
 }
 
 // MarshalJSON writes TTL as a Go duration string ("168h0m0s"), which
@@ -120,9 +126,10 @@ func NewID(now time.Time) string {
 	return now.UTC().Format(idTimeLayout) + "-" + hex.EncodeToString(b[:])
 }
 
-// ArchiveKey and ManifestKey are the blob keys of a backup.
+// ArchiveKey, ManifestKey and BadKey are the blob keys of a backup.
 func ArchiveKey(sandbox, id string) string  { return sandbox + "/" + id + archiveSuffix }
 func ManifestKey(sandbox, id string) string { return sandbox + "/" + id + manifestSuffix }
+func BadKey(sandbox, id string) string      { return sandbox + "/" + id + badSuffix }
 
 func checkSandbox(sandbox string) error {
 	if !sandboxRE.MatchString(sandbox) {
@@ -144,7 +151,7 @@ func parseKey(key string) (sandbox, id, suffix string, ok bool) {
 	if !found || checkSandbox(sandbox) != nil {
 		return "", "", "", false
 	}
-	for _, suffix = range []string{archiveSuffix, manifestSuffix} {
+	for _, suffix = range []string{archiveSuffix, manifestSuffix, badSuffix} {
 		if id, found = strings.CutSuffix(rest, suffix); found && checkID(id) == nil {
 			return sandbox, id, suffix, true
 		}
