@@ -145,6 +145,7 @@ func TestOpenAPIErrorCodes(t *testing.T) {
 		gateway.CodePayloadTooLarge, gateway.CodeContainerUnavailable, gateway.CodeNotFound, gateway.CodeMethodNotAllowed,
 		gateway.CodeBootFailed, gateway.CodeTemporalUnavailable, gateway.CodeTimeout, gateway.CodeInternal,
 		"INVALID_PROCESS_CURSOR", "SANDBOX_NOT_RUNNING", "BACKUP_FAILED", "BACKUP_STORE_UNAVAILABLE",
+		gateway.CodeRestoreFailed, gateway.CodeBackupNotFound,
 	} {
 		if !slices.Contains(enum, code) {
 			t.Errorf("error code %s is missing from components.schemas.ErrorCode", code)

@@ -77,3 +77,21 @@ func flagBad(ctx context.Context, store blob.Store, ms []Manifest, bad map[strin
 	}
 	return nil
 }
+
+// IsBad reports whether backup id of sandbox was marked bad.
+func IsBad(ctx context.Context, store blob.Store, sandbox, id string) (bool, error) {
+	if err := checkSandbox(sandbox); err != nil {
+		return false, err
+	}
+	if err := checkID(id); err != nil {
+		return false, err
+	}
+	_, err := store.Stat(ctx, BadKey(sandbox, id))
+	switch {
+	case errors.Is(err, blob.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("backup: %w", err)
+	}
+	return true, nil
+}
