@@ -32,7 +32,7 @@ func (a *Activities) Stop(ctx context.Context, in StopInput) (StopResult, error)
 	name := ContainerName(in.Sandbox)
 	// A container left frozen by an interrupted snapshot would not get
 	// SIGTERM until the grace ran out: thaw it so its processes can exit.
-	if err := a.thaw(ctx, name); err != nil {
+	if _, err := a.thaw(ctx, name); err != nil {
 		return StopResult{}, err
 	}
 	if err := a.Docker.Stop(ctx, name, stopGrace); err != nil {
@@ -40,7 +40,6 @@ func (a *Activities) Stop(ctx context.Context, in StopInput) (StopResult, error)
 	}
 	var res StopResult
 	if !in.SkipBackup {
-		stop() // the backup heartbeats with its progress
 		m, err := a.backupVolume(ctx, in.Sandbox)
 		switch {
 		case ctx.Err() != nil:
@@ -74,7 +73,7 @@ func (a *Activities) Snapshot(ctx context.Context, in StopInput) (SnapshotResult
 	// Thaw on every way out, a failed Pause included (it may have frozen
 	// the container before failing).
 	defer func() {
-		if err := a.thaw(context.WithoutCancel(ctx), name); err != nil {
+		if _, err := a.thaw(context.WithoutCancel(ctx), name); err != nil {
 			a.Log.Error("unfreeze sandbox", zap.String("sandbox", in.Sandbox), zap.Error(err))
 		}
 	}()
@@ -96,19 +95,19 @@ func (a *Activities) Snapshot(ctx context.Context, in StopInput) (SnapshotResult
 // thaw unpauses the container if it is paused; nothing else in Berth
 // pauses one, so a paused container outside a snapshot is a leftover of a
 // snapshot whose worker died.
-func (a *Activities) thaw(ctx context.Context, name string) error {
+func (a *Activities) thaw(ctx context.Context, name string) (thawed bool, err error) {
 	info, err := a.Docker.Inspect(ctx, name)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if info == nil || info.State == nil || !info.State.Paused {
-		return nil
+		return false, nil
 	}
 	if err := a.Docker.Unpause(ctx, name); err != nil && !strings.Contains(err.Error(), "is not paused") {
-		return fmt.Errorf("unfreeze sandbox: %w", err)
+		return false, fmt.Errorf("unfreeze sandbox: %w", err)
 	}
 	a.Log.Info("thawed a container left paused", zap.String("container", name))
-	return nil
+	return true, nil
 }
 
 func isAlreadyPaused(err error) bool { return strings.Contains(err.Error(), "is already paused") }
@@ -159,15 +158,18 @@ func (a *Activities) Watch(ctx context.Context, c Container) (Exit, error) {
 // CheckIdle asks the supervisor how long the sandbox has had nothing in
 // flight, no running process and no open terminal.
 func (a *Activities) CheckIdle(ctx context.Context, c Container) (Idle, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
 	var report supervisorActivity
-	err := a.supervisorCall(ctx, c, http.MethodGet, "/v1/activity", nil, &report)
+	ask := func() error {
+		ctx, cancel := context.WithTimeout(ctx, 4*time.Second)
+		defer cancel()
+		return a.supervisorCall(ctx, c, http.MethodGet, "/v1/activity", nil, &report)
+	}
+	err := ask()
 	if err != nil {
 		// A frozen container answers nothing and would never idle-sleep:
 		// thaw it (see thaw) and ask again.
-		if terr := a.thaw(ctx, c.ID); terr == nil {
-			err = a.supervisorCall(ctx, c, http.MethodGet, "/v1/activity", nil, &report)
+		if thawed, terr := a.thaw(ctx, c.ID); terr == nil && thawed {
+			err = ask()
 		}
 	}
 	if err != nil {

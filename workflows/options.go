@@ -13,8 +13,8 @@ import (
 // doing, so a dead worker shows within workHeartbeat and the start-to-close
 // bound only has to fit the work, which can be hours for a big workspace.
 
-// workHeartbeat is the heartbeat timeout of activities that back up or
-// restore a workspace. BERTH_HEARTBEAT_TIMEOUT overrides it for tests,
+// workHeartbeat is the heartbeat timeout of the activities that back up a
+// workspace (stop, snapshot). BERTH_HEARTBEAT_TIMEOUT overrides it for tests,
 // which shorten it to show that long work still heartbeats in time. It is
 // read once per process, so a worker's workflow code sees one value.
 var workHeartbeat = durationEnv("BERTH_HEARTBEAT_TIMEOUT", 15*time.Second)
@@ -66,7 +66,7 @@ func bootOptions(ctx workflow.Context, queue string, scheduleToStart, startToClo
 		TaskQueue:              queue,
 		ScheduleToStartTimeout: scheduleToStart,
 		StartToCloseTimeout:    startToClose,
-		HeartbeatTimeout:       min(10*time.Second, workHeartbeat),
+		HeartbeatTimeout:       10 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: 500 * time.Millisecond, MaximumInterval: 10 * time.Second, MaximumAttempts: 8,
 		},
