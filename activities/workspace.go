@@ -51,6 +51,10 @@ func (a *Activities) prepareVolume(ctx context.Context, in BootInput) (restored 
 	if err := os.WriteFile(marker, []byte(in.RestoreBackupID), 0o600); err != nil {
 		return "", err
 	}
+	// From here on the work is as long as the workspaces are big (removing
+	// the stale volume included): heartbeat throughout.
+	progress, stop := a.progress(ctx, "restore")
+	defer stop()
 	if err := a.Docker.RemoveVolume(ctx, vol); err != nil {
 		return "", fmt.Errorf("remove stale workspace volume: %w", err)
 	}
@@ -62,9 +66,7 @@ func (a *Activities) prepareVolume(ctx context.Context, in BootInput) (restored 
 		return "", err
 	}
 	start := time.Now()
-	progress, stop := a.progress(ctx, "restore")
 	m, err := backup.Restore(ctx, a.Backups, in.Sandbox, in.RestoreBackupID, dir, progress)
-	stop()
 	if err != nil {
 		// Never serve an empty or partial workspace: the volume goes, and a
 		// corrupt backup fails the start for good instead of being skipped.

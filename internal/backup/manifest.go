@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/berthdev/berth/internal/archive"
 	"github.com/berthdev/berth/internal/blob"
 )
 
@@ -159,9 +160,9 @@ func parseKey(key string) (sandbox, id, suffix string, ok bool) {
 	return "", "", "", false
 }
 
-// IsPermanent reports errors a retry cannot fix: corrupt archives, bad
-// arguments and the store's permanent errors (credentials, missing
+// IsPermanent reports errors a retry cannot fix: corrupt archives, files
+// too large to archive, bad arguments and the store's permanent errors (credentials, missing
 // bucket, missing backup).
 func IsPermanent(err error) bool {
-	return errors.Is(err, ErrCorrupt) || blob.IsPermanent(err)
+	return errors.Is(err, ErrCorrupt) || errors.Is(err, archive.ErrTooLarge) || blob.IsPermanent(err)
 }

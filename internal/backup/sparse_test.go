@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/berthdev/berth/internal/archive"
 	"github.com/berthdev/berth/internal/backup"
 	"github.com/berthdev/berth/internal/blob"
 )
@@ -67,4 +68,27 @@ func TestDenseWorkspaceKeepsTheFirstFormat(t *testing.T) {
 	m, err := backup.Create(context.Background(), store, "dense", src, backup.Options{})
 	require.NoError(t, err)
 	require.Equal(t, backup.Format, m.Format)
+}
+
+// A file whose apparent size is past what any restore could hold fails
+// the backup at once and for good, with a message naming the file. (tmpfs
+// allows such a file; ext4 would refuse to make it.)
+func TestFileTooLargeFailsTheBackupClearly(t *testing.T) {
+	shm, err := os.MkdirTemp("/dev/shm", "berth-too-large-")
+	if err != nil {
+		t.Skip("no tmpfs at /dev/shm:", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(shm) })
+	f, err := os.Create(filepath.Join(shm, "huge"))
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(archive.MaxFileSize+1))
+	require.NoError(t, f.Close())
+	store, err := blob.Open(context.Background(), "file://"+t.TempDir())
+	require.NoError(t, err)
+	start := time.Now()
+	_, err = backup.Create(context.Background(), store, "huge", shm, backup.Options{})
+	require.ErrorIs(t, err, archive.ErrTooLarge)
+	require.True(t, backup.IsPermanent(err))
+	require.Contains(t, err.Error(), "huge")
+	require.Less(t, time.Since(start), 5*time.Second)
 }
