@@ -95,8 +95,9 @@ func (a *Activities) restoreMarker(sandbox string) string {
 }
 
 // backupVolume snapshots the workspace volume; the caller guarantees that
-// nothing writes to it meanwhile (container stopped or paused).
-func (a *Activities) backupVolume(ctx context.Context, sandbox string) (backup.Manifest, error) {
+// nothing writes to it meanwhile (container stopped or paused) and
+// heartbeats (progress is a.progress's) for the whole activity.
+func (a *Activities) backupVolume(ctx context.Context, sandbox string, progress archive.Progress) (backup.Manifest, error) {
 	if a.Backups == nil {
 		return backup.Manifest{}, errors.New("no backup store configured")
 	}
@@ -104,8 +105,6 @@ func (a *Activities) backupVolume(ctx context.Context, sandbox string) (backup.M
 	if err != nil {
 		return backup.Manifest{}, fmt.Errorf("workspace volume: %w", err)
 	}
-	progress, stop := a.progress(ctx, "backup")
-	defer stop() // through the prune too: it lists and reads manifests
 	m, err := backup.Create(ctx, a.Backups, sandbox, dir, backup.Options{TTL: a.BackupTTL, Progress: progress})
 	if err != nil {
 		return backup.Manifest{}, err
