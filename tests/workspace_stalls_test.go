@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/archive/archivetest"
 	"github.com/berthdev/berth/internal/stacktest"
 )
 
@@ -121,5 +123,41 @@ func TestPausedContainerStillIdleSleeps(t *testing.T) {
 	require.Empty(t, sandboxContainers(t, n))
 	types := stack.EventTypes(t, n)
 	require.Contains(t, types, "backup-created")
+	stack.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)
+}
+
+// The real thing: the worker is SIGKILLed while a snapshot has the
+// container frozen. The snapshot's retry (after the heartbeat timeout)
+// finds it frozen, completes, and thaws it.
+func TestWorkerKilledMidSnapshotLeavesNothingFrozen(t *testing.T) {
+	n := name(t, "midsnap")
+	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "keepAlive": true})
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	// Big enough that the copy takes a moment: incompressible data.
+	archivetest.Build(t, workspaceDir(t, stack, n), archivetest.Options{BigFiles: []int64{400 << 20}, Seed: 3})
+
+	done := make(chan stacktest.Response, 1)
+	go func() { done <- stack.Do(t, "POST", "/v1/sandboxes/"+n+"/backups", nil) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		info, err := stack.Docker.Inspect(context.Background(), "berth-"+n)
+		require.NoError(t, err)
+		if info != nil && info.State != nil && info.State.Paused {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the snapshot never froze the container")
+		time.Sleep(2 * time.Millisecond)
+	}
+	stack.StopWorker(syscall.SIGKILL)
+	require.NoError(t, stack.StartWorker())
+	select {
+	case r := <-done:
+		require.Equal(t, 201, r.Status, "%s", r.Body)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the snapshot did not finish after the worker restart")
+	}
+	cs := sandboxContainers(t, n)
+	require.Len(t, cs, 1)
+	require.Equal(t, "running", cs[0].State, "not left frozen")
 	stack.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)
 }
