@@ -27,7 +27,7 @@ const stopGrace = 5 * time.Second
 // With SkipBackup (the workflow gave up on backing up) it only stops and
 // removes the container.
 func (a *Activities) Stop(ctx context.Context, in StopInput) (StopResult, error) {
-	progress, stop := a.progress(ctx, "backup")
+	work, progress, stop := a.progress(ctx, "backup")
 	defer stop()
 	name := ContainerName(in.Sandbox)
 	// A container left frozen by an interrupted snapshot would not get
@@ -40,7 +40,7 @@ func (a *Activities) Stop(ctx context.Context, in StopInput) (StopResult, error)
 	}
 	var res StopResult
 	if !in.SkipBackup {
-		m, err := a.backupVolume(ctx, in.Sandbox, progress)
+		m, err := a.backupVolume(work, in.Sandbox, progress)
 		switch {
 		case ctx.Err() != nil:
 			return StopResult{}, ctx.Err() // cancelled or timed out: retry the whole stop
@@ -62,7 +62,7 @@ func (a *Activities) Stop(ctx context.Context, in StopInput) (StopResult, error)
 // A container found already frozen is what a snapshot interrupted by a
 // worker crash leaves behind: this one carries on and thaws it at the end.
 func (a *Activities) Snapshot(ctx context.Context, in StopInput) (SnapshotResult, error) {
-	progress, stop := a.progress(ctx, "backup")
+	work, progress, stop := a.progress(ctx, "backup")
 	defer stop()
 	name := ContainerName(in.Sandbox)
 	info, err := a.Docker.Inspect(ctx, name)
@@ -84,7 +84,7 @@ func (a *Activities) Snapshot(ctx context.Context, in StopInput) (SnapshotResult
 			return SnapshotResult{}, fmt.Errorf("freeze sandbox: %w", err)
 		}
 	}
-	m, err := a.backupVolume(ctx, in.Sandbox, progress)
+	m, err := a.backupVolume(work, in.Sandbox, progress)
 	if err != nil {
 		if backup.IsPermanent(err) {
 			return SnapshotResult{}, temporal.NewNonRetryableApplicationError("backup: "+err.Error(), "BACKUP_FAILED", err)

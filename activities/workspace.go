@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -53,7 +54,7 @@ func (a *Activities) prepareVolume(ctx context.Context, in BootInput) (restored 
 	}
 	// From here on the work is as long as the workspaces are big (removing
 	// the stale volume included): heartbeat throughout.
-	progress, stop := a.progress(ctx, "restore")
+	work, progress, stop := a.progress(ctx, "restore")
 	defer stop()
 	if err := a.Docker.RemoveVolume(ctx, vol); err != nil {
 		return "", fmt.Errorf("remove stale workspace volume: %w", err)
@@ -66,8 +67,8 @@ func (a *Activities) prepareVolume(ctx context.Context, in BootInput) (restored 
 		return "", err
 	}
 	start := time.Now()
-	m, err := backup.Restore(ctx, a.Backups, in.Sandbox, in.RestoreBackupID, dir, progress)
-	if err != nil {
+	m, err := backup.Restore(work, a.Backups, in.Sandbox, in.RestoreBackupID, dir, progress)
+	if err = stalled(work, err); err != nil {
 		// Never serve an empty or partial workspace: the volume goes, and a
 		// corrupt backup fails the start for good instead of being skipped.
 		_ = a.Docker.RemoveVolume(context.WithoutCancel(ctx), vol)
@@ -96,7 +97,7 @@ func (a *Activities) restoreMarker(sandbox string) string {
 
 // backupVolume snapshots the workspace volume; the caller guarantees that
 // nothing writes to it meanwhile (container stopped or paused) and
-// heartbeats (progress is a.progress's) for the whole activity.
+// heartbeats for the whole activity (ctx and progress are a.progress's).
 func (a *Activities) backupVolume(ctx context.Context, sandbox string, progress archive.Progress) (backup.Manifest, error) {
 	if a.Backups == nil {
 		return backup.Manifest{}, errors.New("no backup store configured")
@@ -107,7 +108,7 @@ func (a *Activities) backupVolume(ctx context.Context, sandbox string, progress 
 	}
 	m, err := backup.Create(ctx, a.Backups, sandbox, dir, backup.Options{TTL: a.BackupTTL, Progress: progress})
 	if err != nil {
-		return backup.Manifest{}, err
+		return backup.Manifest{}, stalled(ctx, err)
 	}
 	// Retention is best effort: a failed prune never fails a backup.
 	if _, err := backup.Prune(ctx, a.Backups, sandbox, a.BackupKeep, time.Now()); err != nil {
@@ -116,12 +117,56 @@ func (a *Activities) backupVolume(ctx context.Context, sandbox string, progress 
 	return m, nil
 }
 
+// stallLimit is how long a backup or restore may go without progress
+// (bytes or entries) before it is given up as stuck: heartbeats prove the
+// worker alive, not the store or disk it waits on.
+var stallLimit = 30 * time.Minute
+
+// errStalled ends a backup or restore that made no progress for stallLimit.
+var errStalled = errors.New("stalled: the backup store or the disk is stuck")
+
 // progress heartbeats on a timer until stopped, with the bytes done so far
 // as details, so the UI shows how far a long transfer got. The timer, not
 // the bytes, drives it: a workspace of a million empty files moves no
-// content for minutes, and its worker must still look alive.
-func (a *Activities) progress(ctx context.Context, what string) (archive.Progress, func()) {
-	var done atomic.Int64
+// content for minutes, and its worker must still look alive. The work
+// runs under the returned context, which ends with errStalled once the
+// Progress function has not been called for stallLimit.
+func (a *Activities) progress(ctx context.Context, what string) (context.Context, archive.Progress, func()) {
+	work, cancel := context.WithCancelCause(ctx)
+	var done, last atomic.Int64
+	last.Store(time.Now().UnixNano())
+	limit := stallLimit
+	var mu sync.Mutex // the watchdog re-arms itself
+	mu.Lock()
+	defer mu.Unlock()
+	var watchdog *time.Timer
+	watchdog = time.AfterFunc(limit, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if idle := time.Since(time.Unix(0, last.Load())); idle < limit {
+			watchdog.Reset(limit - idle)
+			return
+		}
+		cancel(fmt.Errorf("%w: no progress for %s", errStalled, limit))
+	})
 	stop := heartbeatLoop(ctx, func() any { return fmt.Sprintf("%s: %d bytes", what, done.Load()) })
-	return func(n int64) { done.Store(n) }, stop
+	progress := func(n int64) {
+		done.Store(n)
+		last.Store(time.Now().UnixNano())
+	}
+	return work, progress, func() {
+		mu.Lock()
+		watchdog.Stop()
+		mu.Unlock()
+		stop()
+		cancel(nil)
+	}
+}
+
+// stalled replaces a cancellation caused by a stall with errStalled.
+func stalled(work context.Context, err error) error {
+	if cause := context.Cause(work); err != nil && errors.Is(cause, errStalled) {
+		return fmt.Errorf("%w (%v)", cause, err)
+	}
+	return err
 }

@@ -24,17 +24,30 @@ type Stats struct {
 }
 
 // Progress is called with the cumulative number of content bytes
-// processed so far, at most about once per progressStep and once at the
-// end. It runs on the archiving goroutine, so it must be quick.
+// processed so far, at most about once per progressStep, once per
+// entryStep entries (so a tree of empty files shows progress too) and once
+// at the end. It runs on the archiving goroutine, so it must be quick.
 type Progress func(bytes int64)
 
-const progressStep = 4 << 20
+const (
+	progressStep = 4 << 20
+	entryStep    = 1024
+)
 
 // progressMeter rate-limits Progress calls.
 type progressMeter struct {
-	fn   Progress
-	done int64
-	last int64
+	fn      Progress
+	done    int64
+	last    int64
+	entries int64
+}
+
+// entry counts one archive member.
+func (p *progressMeter) entry() {
+	p.entries++
+	if p.fn != nil && p.entries%entryStep == 0 {
+		p.fn(p.done)
+	}
 }
 
 func (p *progressMeter) add(n int64) {

@@ -69,6 +69,7 @@ func (x *extractor) run(tr *tar.Reader) (Stats, error) {
 		if err := x.entry(hdr, tr); err != nil {
 			return x.st, err
 		}
+		x.meter.entry()
 	}
 }
 

@@ -137,6 +137,7 @@ func writeTar(ctx context.Context, tw *tar.Writer, root string, progress Progres
 		case tar.TypeLink:
 			st.Hardlinks++
 		}
+		meter.entry()
 	}
 	if err := <-walkDone; err != nil {
 		return st, err
