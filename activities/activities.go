@@ -62,6 +62,9 @@ type BootInput struct {
 	// RestoreBackupID is the newest good backup, restored when this host's
 	// volume is missing or stale.
 	RestoreBackupID string `json:"restoreBackupId,omitempty"`
+	// ForceRestore restores RestoreBackupID even over a local volume: the
+	// caller named that backup.
+	ForceRestore bool `json:"forceRestore,omitempty"`
 }
 
 // BootResult is the booted container and the backup restored for it.
@@ -70,21 +73,28 @@ type BootResult struct {
 	RestoredBackupID string    `json:"restoredBackupId,omitempty"`
 }
 
-// SnapshotResult names the backup of a running sandbox.
+// SnapshotResult names the backup of a running sandbox and its size.
 type SnapshotResult struct {
 	BackupID string `json:"backupId"`
+	Bytes    int64  `json:"bytes,omitempty"`
+	Files    int64  `json:"files,omitempty"`
 }
 
-// StopInput removes a sandbox's container (after backing up its workspace).
+// StopInput removes a sandbox's container (after backing up its workspace,
+// unless SkipBackup).
 type StopInput struct {
-	Sandbox   string    `json:"sandbox"`
-	Container Container `json:"container"`
+	Sandbox    string    `json:"sandbox"`
+	Container  Container `json:"container"`
+	SkipBackup bool      `json:"skipBackup,omitempty"`
 }
 
-// StopResult says what became of the workspace.
+// StopResult says what became of the workspace; Bytes and Files size the
+// backup, so the restore that follows gets a timeout to match.
 type StopResult struct {
 	BackupID    string `json:"backupId,omitempty"`
 	BackupError string `json:"backupError,omitempty"`
+	Bytes       int64  `json:"bytes,omitempty"`
+	Files       int64  `json:"files,omitempty"`
 }
 
 // DestroyInput removes everything a sandbox has on this host.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -22,24 +24,35 @@ const stopGrace = 5 * time.Second
 // does not block the stop: it is reported, and the local volume stays as
 // the freshest copy. Every step is idempotent, so a retry after a worker
 // crash starts a clean backup (an interrupted one never got a manifest).
+// With SkipBackup (the workflow gave up on backing up) it only stops and
+// removes the container.
 func (a *Activities) Stop(ctx context.Context, in StopInput) (StopResult, error) {
 	if err := checkSandbox(in.Sandbox); err != nil {
 		return StopResult{}, err
 	}
+	work, progress, stop := a.progress(ctx, "backup")
+	defer stop()
 	name := ContainerName(in.Sandbox)
+	// A container left frozen by an interrupted snapshot would not get
+	// SIGTERM until the grace ran out: thaw it so its processes can exit.
+	if _, err := a.thaw(ctx, name); err != nil {
+		return StopResult{}, err
+	}
 	if err := a.Docker.Stop(ctx, name, stopGrace); err != nil {
 		return StopResult{}, fmt.Errorf("stop container: %w", err)
 	}
 	var res StopResult
-	m, err := a.backupVolume(ctx, in.Sandbox)
-	switch {
-	case ctx.Err() != nil:
-		return StopResult{}, ctx.Err() // cancelled or timed out: retry the whole stop
-	case err != nil:
-		res.BackupError = err.Error()
-		a.Log.Warn("backup failed; the local workspace volume is kept", zap.String("sandbox", in.Sandbox), zap.Error(err))
-	default:
-		res.BackupID = m.BackupID
+	if !in.SkipBackup {
+		m, err := a.backupVolume(work, in.Sandbox, progress)
+		switch {
+		case ctx.Err() != nil:
+			return StopResult{}, ctx.Err() // cancelled or timed out: retry the whole stop
+		case err != nil:
+			res.BackupError = err.Error()
+			a.Log.Warn("backup failed; the local workspace volume is kept", zap.String("sandbox", in.Sandbox), zap.Error(err))
+		default:
+			res.BackupID, res.Bytes, res.Files = m.BackupID, m.Bytes, m.Files
+		}
 	}
 	if err := a.Docker.RemoveContainer(ctx, name); err != nil {
 		return StopResult{}, fmt.Errorf("remove container: %w", err)
@@ -49,28 +62,63 @@ func (a *Activities) Stop(ctx context.Context, in StopInput) (StopResult, error)
 
 // Snapshot backs up a running sandbox without stopping it: its processes
 // are frozen (cgroup freezer) for the copy, so the snapshot is consistent.
+// A container found already frozen is what a snapshot interrupted by a
+// worker crash leaves behind: this one carries on and thaws it at the end.
 func (a *Activities) Snapshot(ctx context.Context, in StopInput) (SnapshotResult, error) {
 	if err := checkSandbox(in.Sandbox); err != nil {
 		return SnapshotResult{}, err
 	}
+	work, progress, stop := a.progress(ctx, "backup")
+	defer stop()
 	name := ContainerName(in.Sandbox)
-	if err := a.Docker.Pause(ctx, name); err != nil {
-		return SnapshotResult{}, fmt.Errorf("freeze sandbox: %w", err)
+	info, err := a.Docker.Inspect(ctx, name)
+	if err != nil {
+		return SnapshotResult{}, err
 	}
+	if info == nil || info.State == nil || !info.State.Running {
+		return SnapshotResult{}, temporal.NewNonRetryableApplicationError("the sandbox's container is not running", "BACKUP_FAILED", nil)
+	}
+	// Thaw on every way out, a failed Pause included (it may have frozen
+	// the container before failing).
 	defer func() {
-		if err := a.Docker.Unpause(context.WithoutCancel(ctx), name); err != nil {
+		if _, err := a.thaw(context.WithoutCancel(ctx), name); err != nil {
 			a.Log.Error("unfreeze sandbox", zap.String("sandbox", in.Sandbox), zap.Error(err))
 		}
 	}()
-	m, err := a.backupVolume(ctx, in.Sandbox)
+	if !info.State.Paused {
+		if err := a.Docker.Pause(ctx, name); err != nil && !isAlreadyPaused(err) {
+			return SnapshotResult{}, fmt.Errorf("freeze sandbox: %w", err)
+		}
+	}
+	m, err := a.backupVolume(work, in.Sandbox, progress)
 	if err != nil {
 		if backup.IsPermanent(err) {
 			return SnapshotResult{}, temporal.NewNonRetryableApplicationError("backup: "+err.Error(), "BACKUP_FAILED", err)
 		}
 		return SnapshotResult{}, err
 	}
-	return SnapshotResult{BackupID: m.BackupID}, nil
+	return SnapshotResult{BackupID: m.BackupID, Bytes: m.Bytes, Files: m.Files}, nil
 }
+
+// thaw unpauses the container if it is paused; nothing else in Berth
+// pauses one, so a paused container outside a snapshot is a leftover of a
+// snapshot whose worker died.
+func (a *Activities) thaw(ctx context.Context, name string) (thawed bool, err error) {
+	info, err := a.Docker.Inspect(ctx, name)
+	if err != nil {
+		return false, err
+	}
+	if info == nil || info.State == nil || !info.State.Paused {
+		return false, nil
+	}
+	if err := a.Docker.Unpause(ctx, name); err != nil && !strings.Contains(err.Error(), "is not paused") {
+		return false, fmt.Errorf("unfreeze sandbox: %w", err)
+	}
+	a.Log.Info("thawed a container left paused", zap.String("container", name))
+	return true, nil
+}
+
+func isAlreadyPaused(err error) bool { return strings.Contains(err.Error(), "is already paused") }
 
 // Destroy removes the sandbox's container and workspace volume on this host
 // and lets its backups expire by their TTL.
@@ -101,7 +149,7 @@ func (a *Activities) Watch(ctx context.Context, c Container) (Exit, error) {
 	if err := c.validateID(); err != nil {
 		return Exit{}, err
 	}
-	stop := heartbeatLoop(ctx)
+	stop := heartbeatLoop(ctx, nil)
 	defer stop()
 	info, err := a.Docker.Inspect(ctx, c.ID)
 	if err != nil {
@@ -127,10 +175,21 @@ func (a *Activities) CheckIdle(ctx context.Context, c Container) (Idle, error) {
 	if err := c.validateSupervisor(); err != nil {
 		return Idle{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
 	var report supervisorActivity
-	if err := a.supervisorCall(ctx, c, http.MethodGet, "/v1/activity", nil, &report); err != nil {
+	ask := func() error {
+		ctx, cancel := context.WithTimeout(ctx, 4*time.Second)
+		defer cancel()
+		return a.supervisorCall(ctx, c, http.MethodGet, "/v1/activity", nil, &report)
+	}
+	err := ask()
+	if err != nil {
+		// A frozen container answers nothing and would never idle-sleep:
+		// thaw it (see thaw) and ask again.
+		if thawed, terr := a.thaw(ctx, c.ID); terr == nil && thawed {
+			err = ask()
+		}
+	}
+	if err != nil {
 		// Unreachable: the container watch decides whether it died.
 		return Idle{Reachable: false}, nil
 	}
@@ -148,10 +207,24 @@ func (a *Activities) ApplyEnv(ctx context.Context, in EnvInput) error {
 
 // heartbeatLoop heartbeats until stopped or the activity ends; heartbeats are
 // how Temporal notices a dead worker and how cancellation reaches us.
-func heartbeatLoop(ctx context.Context) (stop func()) {
+// details, if set, gives each heartbeat's details (e.g. progress). It
+// beats a few times per heartbeat timeout, whatever that is set to.
+func heartbeatLoop(ctx context.Context, details func() any) (stop func()) {
+	every := heartbeatEvery
+	if t := activity.GetInfo(ctx).HeartbeatTimeout; t > 0 {
+		every = min(every, t/4)
+	}
+	beat := func() {
+		if details != nil {
+			activity.RecordHeartbeat(ctx, details())
+		} else {
+			activity.RecordHeartbeat(ctx)
+		}
+	}
 	done := make(chan struct{})
+	var once sync.Once
 	go func() {
-		t := time.NewTicker(heartbeatEvery)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {
@@ -160,9 +233,9 @@ func heartbeatLoop(ctx context.Context) (stop func()) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				activity.RecordHeartbeat(ctx)
+				beat()
 			}
 		}
 	}()
-	return func() { close(done) }
+	return func() { once.Do(func() { close(done) }) }
 }

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.uber.org/zap"
 
+	"github.com/berthdev/berth/internal/archive"
 	"github.com/berthdev/berth/internal/backup"
 )
 
@@ -32,7 +34,7 @@ func (a *Activities) prepareVolume(ctx context.Context, in BootInput) (restored 
 	if err != nil {
 		return "", err
 	}
-	if exists && !interrupted && (in.VolumeHost == a.HostID || in.RestoreBackupID == "") {
+	if exists && !interrupted && !in.ForceRestore && (in.VolumeHost == a.HostID || in.RestoreBackupID == "") {
 		return "", nil
 	}
 	if in.RestoreBackupID == "" {
@@ -50,6 +52,10 @@ func (a *Activities) prepareVolume(ctx context.Context, in BootInput) (restored 
 	if err := os.WriteFile(marker, []byte(in.RestoreBackupID), 0o600); err != nil {
 		return "", err
 	}
+	// From here on the work is as long as the workspaces are big (removing
+	// the stale volume included): heartbeat throughout.
+	work, progress, stop := a.progress(ctx, "restore")
+	defer stop()
 	if err := a.Docker.RemoveVolume(ctx, vol); err != nil {
 		return "", fmt.Errorf("remove stale workspace volume: %w", err)
 	}
@@ -61,11 +67,18 @@ func (a *Activities) prepareVolume(ctx context.Context, in BootInput) (restored 
 		return "", err
 	}
 	start := time.Now()
-	m, err := backup.Restore(ctx, a.Backups, in.Sandbox, in.RestoreBackupID, dir, a.progress(ctx, "restore"))
-	if err != nil {
+	m, err := backup.Restore(work, a.Backups, in.Sandbox, in.RestoreBackupID, dir, progress)
+	if err = stalled(work, err); err != nil {
 		// Never serve an empty or partial workspace: the volume goes, and a
 		// corrupt backup fails the start for good instead of being skipped.
 		_ = a.Docker.RemoveVolume(context.WithoutCancel(ctx), vol)
+		if errors.Is(err, backup.ErrCorrupt) {
+			// Marked, so it neither counts among the kept backups nor is
+			// offered again; best effort: the failure says it all anyway.
+			if merr := backup.MarkBad(context.WithoutCancel(ctx), a.Backups, in.Sandbox, in.RestoreBackupID, err.Error(), time.Now()); merr != nil {
+				a.Log.Warn("mark backup bad", zap.String("sandbox", in.Sandbox), zap.String("backup", in.RestoreBackupID), zap.Error(merr))
+			}
+		}
 		if backup.IsPermanent(err) {
 			return "", temporal.NewNonRetryableApplicationError(
 				fmt.Sprintf("restore backup %s: %v", in.RestoreBackupID, err), "RESTORE_FAILED", err)
@@ -83,8 +96,9 @@ func (a *Activities) restoreMarker(sandbox string) string {
 }
 
 // backupVolume snapshots the workspace volume; the caller guarantees that
-// nothing writes to it meanwhile (container stopped or paused).
-func (a *Activities) backupVolume(ctx context.Context, sandbox string) (backup.Manifest, error) {
+// nothing writes to it meanwhile (container stopped or paused) and
+// heartbeats for the whole activity (ctx and progress are a.progress's).
+func (a *Activities) backupVolume(ctx context.Context, sandbox string, progress archive.Progress) (backup.Manifest, error) {
 	if a.Backups == nil {
 		return backup.Manifest{}, errors.New("no backup store configured")
 	}
@@ -92,9 +106,9 @@ func (a *Activities) backupVolume(ctx context.Context, sandbox string) (backup.M
 	if err != nil {
 		return backup.Manifest{}, fmt.Errorf("workspace volume: %w", err)
 	}
-	m, err := backup.Create(ctx, a.Backups, sandbox, dir, backup.Options{TTL: a.BackupTTL, Progress: a.progress(ctx, "backup")})
+	m, err := backup.Create(ctx, a.Backups, sandbox, dir, backup.Options{TTL: a.BackupTTL, Progress: progress})
 	if err != nil {
-		return backup.Manifest{}, err
+		return backup.Manifest{}, stalled(ctx, err)
 	}
 	// Retention is best effort: a failed prune never fails a backup.
 	if _, err := backup.Prune(ctx, a.Backups, sandbox, a.BackupKeep, time.Now()); err != nil {
@@ -103,8 +117,56 @@ func (a *Activities) backupVolume(ctx context.Context, sandbox string) (backup.M
 	return m, nil
 }
 
-// progress heartbeats the bytes done, so a dead worker is noticed and the
-// UI shows how far a long transfer got.
-func (a *Activities) progress(ctx context.Context, what string) func(int64) {
-	return func(n int64) { activity.RecordHeartbeat(ctx, fmt.Sprintf("%s: %d bytes", what, n)) }
+// stallLimit is how long a backup or restore may go without progress
+// (bytes or entries) before it is given up as stuck: heartbeats prove the
+// worker alive, not the store or disk it waits on.
+var stallLimit = 30 * time.Minute
+
+// errStalled ends a backup or restore that made no progress for stallLimit.
+var errStalled = errors.New("stalled: the backup store or the disk is stuck")
+
+// progress heartbeats on a timer until stopped, with the bytes done so far
+// as details, so the UI shows how far a long transfer got. The timer, not
+// the bytes, drives it: a workspace of a million empty files moves no
+// content for minutes, and its worker must still look alive. The work
+// runs under the returned context, which ends with errStalled once the
+// Progress function has not been called for stallLimit.
+func (a *Activities) progress(ctx context.Context, what string) (context.Context, archive.Progress, func()) {
+	work, cancel := context.WithCancelCause(ctx)
+	var done, last atomic.Int64
+	last.Store(time.Now().UnixNano())
+	limit := stallLimit
+	var mu sync.Mutex // the watchdog re-arms itself
+	mu.Lock()
+	defer mu.Unlock()
+	var watchdog *time.Timer
+	watchdog = time.AfterFunc(limit, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if idle := time.Since(time.Unix(0, last.Load())); idle < limit {
+			watchdog.Reset(limit - idle)
+			return
+		}
+		cancel(fmt.Errorf("%w: no progress for %s", errStalled, limit))
+	})
+	stop := heartbeatLoop(ctx, func() any { return fmt.Sprintf("%s: %d bytes", what, done.Load()) })
+	progress := func(n int64) {
+		done.Store(n)
+		last.Store(time.Now().UnixNano())
+	}
+	return work, progress, func() {
+		mu.Lock()
+		watchdog.Stop()
+		mu.Unlock()
+		stop()
+		cancel(nil)
+	}
+}
+
+// stalled replaces a cancellation caused by a stall with errStalled.
+func stalled(work context.Context, err error) error {
+	if cause := context.Cause(work); err != nil && errors.Is(cause, errStalled) {
+		return fmt.Errorf("%w (%v)", cause, err)
+	}
+	return err
 }

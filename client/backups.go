@@ -15,6 +15,10 @@ type BackupInfo struct {
 	SHA256    string    `json:"sha256"`
 	CreatedAt time.Time `json:"createdAt"`
 	ExpiresAt time.Time `json:"expiresAt,omitzero"`
+	// Bad marks a backup that failed to restore as corrupt: a start only
+	// restores it when named, and it does not count among the kept ones.
+	Bad       bool   `json:"bad,omitempty"`
+	BadReason string `json:"badReason,omitempty"`
 }
 
 // ListBackups lists a sandbox's complete backups, newest first. The newest

@@ -8,6 +8,8 @@ const (
 	ErrBootFailed          ErrorCode = "BOOT_FAILED"              // 503: the container could not be started
 	ErrBackupFailed        ErrorCode = "BACKUP_FAILED"            // 503: a snapshot failed; the previous backup stays
 	ErrBackupStore         ErrorCode = "BACKUP_STORE_UNAVAILABLE" // 503: the backup store is not reachable
+	ErrBackupNotFound      ErrorCode = "BACKUP_NOT_FOUND"         // 404: Start named a backup the sandbox does not have
+	ErrRestoreFailed       ErrorCode = "RESTORE_FAILED"           // 409: the backup is corrupt (now marked bad); start from an older one
 	ErrTemporalUnavailable ErrorCode = "TEMPORAL_UNAVAILABLE"     // 503: the gateway cannot reach Temporal
 	ErrTimeout             ErrorCode = "TIMEOUT"                  // 504: the operation goes on in the background
 	ErrTerminalNotFound    ErrorCode = "TERMINAL_NOT_FOUND"       // 404

@@ -172,7 +172,24 @@ func (c *Client) Get(ctx context.Context, name string) (*SandboxInfo, error) {
 
 // Start boots the sandbox's container (restoring /workspace).
 func (c *Client) Start(ctx context.Context, name string) (*SandboxInfo, error) {
-	return c.sandboxCall(ctx, http.MethodPost, sandboxPath(name, "start"), nil)
+	return c.StartWith(ctx, name, StartOptions{})
+}
+
+// StartOptions tune a start.
+type StartOptions struct {
+	// BackupID restores this backup instead of the newest one (ListBackups
+	// lists them): the way back when the newest is corrupt, which a start
+	// reports as ErrRestoreFailed. The sandbox must not be running.
+	BackupID string
+}
+
+// StartWith is Start with options.
+func (c *Client) StartWith(ctx context.Context, name string, opts StartOptions) (*SandboxInfo, error) {
+	var body any
+	if opts.BackupID != "" {
+		body = map[string]string{"backupId": opts.BackupID}
+	}
+	return c.sandboxCall(ctx, http.MethodPost, sandboxPath(name, "start"), body)
 }
 
 // Sleep backs up /workspace and removes the container.

@@ -20,11 +20,15 @@ type Backup struct {
 	SHA256    string    `json:"sha256"`
 	CreatedAt time.Time `json:"createdAt"`
 	ExpiresAt time.Time `json:"expiresAt,omitzero"`
+	// Bad marks a backup that failed to restore as corrupt: it is never
+	// restored again unless named, and does not count among the kept ones.
+	Bad       bool   `json:"bad,omitempty"`
+	BadReason string `json:"badReason,omitempty"`
 }
 
 func publicBackup(m backup.Manifest) Backup {
 	return Backup{BackupID: m.BackupID, Size: m.Size, Bytes: m.Bytes, Files: m.Files, SHA256: m.SHA256,
-		CreatedAt: m.CreatedAt, ExpiresAt: m.ExpiresAt()}
+		CreatedAt: m.CreatedAt, ExpiresAt: m.ExpiresAt(), Bad: m.Bad, BadReason: m.BadReason}
 }
 
 // listBackups lists a sandbox's complete backups, newest first.

@@ -32,6 +32,8 @@ const (
 	CodeNotFound             = "NOT_FOUND"
 	CodeMethodNotAllowed     = "METHOD_NOT_ALLOWED"
 	CodeBootFailed           = "BOOT_FAILED"
+	CodeRestoreFailed        = workflows.ErrRestore // 409: the backup is corrupt; start from another
+	CodeBackupNotFound       = "BACKUP_NOT_FOUND"
 	CodeTemporalUnavailable  = "TEMPORAL_UNAVAILABLE"
 	CodeTimeout              = "TIMEOUT"
 	CodeInternal             = "INTERNAL"
@@ -85,6 +87,8 @@ func fromTemporal(err error, name string) *APIError {
 			return apiErr(http.StatusGone, CodeSandboxDestroyed, app.Message())
 		case workflows.ErrBoot:
 			return apiErr(http.StatusServiceUnavailable, CodeBootFailed, app.Message())
+		case workflows.ErrRestore:
+			return apiErr(http.StatusConflict, CodeRestoreFailed, app.Message()+"; start from an older backup with backupId (`berth backups NAME` lists them)")
 		case workflows.ErrNotRunning:
 			return apiErr(http.StatusConflict, workflows.ErrNotRunning, app.Message())
 		case workflows.ErrBackup:

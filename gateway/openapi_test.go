@@ -146,6 +146,7 @@ func TestOpenAPIErrorCodes(t *testing.T) {
 		gateway.CodeBootFailed, gateway.CodeTemporalUnavailable, gateway.CodeTimeout, gateway.CodeInternal,
 		gateway.CodeEnvTooLarge, "TOO_MANY_PROCESSES", "TOO_MANY_TERMINALS", "TOO_MANY_FOLLOWERS",
 		"INVALID_PROCESS_CURSOR", "SANDBOX_NOT_RUNNING", "BACKUP_FAILED", "BACKUP_STORE_UNAVAILABLE",
+		gateway.CodeRestoreFailed, gateway.CodeBackupNotFound,
 	} {
 		if !slices.Contains(enum, code) {
 			t.Errorf("error code %s is missing from components.schemas.ErrorCode", code)

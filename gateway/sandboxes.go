@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -16,6 +17,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/berthdev/berth/internal/backup"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows"
@@ -331,4 +333,72 @@ func (s *Server) setEnv(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, publicView(v))
+}
+
+type startRequest struct {
+	BackupID string `json:"backupId"`
+}
+
+// start boots a sandbox, restoring its newest backup, or the one the body
+// names (the way back when the newest one is corrupt). A named backup is
+// checked here, so a typo is a 4xx before anything changes.
+func (s *Server) start(c echo.Context) error {
+	name := c.Param("name")
+	if err := validName(name); err != nil {
+		return sandboxNotFound(name)
+	}
+	var req startRequest
+	if err := decodeOptionalJSON(c, &req); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	var args []any
+	if req.BackupID != "" {
+		if err := validBackupID(req.BackupID); err != nil {
+			return err
+		}
+		if _, err := s.describe(ctx, name); err != nil {
+			return err
+		}
+		m, err := s.namedBackup(ctx, name, req.BackupID)
+		if err != nil {
+			return err
+		}
+		args = append(args, workflows.StartRequest{BackupID: m.BackupID,
+			Size: workflows.BackupSize{Bytes: m.Bytes, Files: m.Files}})
+	}
+	s.targets.drop(name) // the container may change under this op
+	v, err := s.update(ctx, name, workflows.OpStart, args...)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, publicView(v))
+}
+
+// namedBackup reads the manifest of a backup a caller asked to restore.
+func (s *Server) namedBackup(ctx context.Context, name, id string) (backup.Manifest, error) {
+	m, err := backup.ReadManifest(ctx, s.backups, name, id)
+	switch {
+	case errors.Is(err, backup.ErrNoBackup):
+		return m, apiErr(http.StatusNotFound, CodeBackupNotFound,
+			fmt.Sprintf("sandbox %q has no backup %s: `berth backups %s` lists them", name, id, name))
+	case errors.Is(err, backup.ErrCorrupt):
+		return m, restoreFailed(fmt.Sprintf("backup %s cannot be read: %v", id, err), id)
+	case err != nil:
+		return m, unavailableStore(err)
+	}
+	bad, err := backup.IsBad(ctx, s.backups, name, id)
+	switch {
+	case err != nil:
+		return m, unavailableStore(err)
+	case bad:
+		return m, restoreFailed(fmt.Sprintf("backup %s is marked bad: it failed to restore before; name another one", id), id)
+	}
+	return m, nil
+}
+
+func restoreFailed(msg, id string) *APIError {
+	e := apiErr(http.StatusConflict, CodeRestoreFailed, msg)
+	e.Context = map[string]any{"backupId": id}
+	return e
 }

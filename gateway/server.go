@@ -120,7 +120,7 @@ func New(o Options) *Server {
 	v1.GET("/sandboxes/:name", s.get)
 	v1.PATCH("/sandboxes/:name", s.patch, json)
 	v1.DELETE("/sandboxes/:name", s.lifecycle(workflows.OpDestroy))
-	v1.POST("/sandboxes/:name/start", s.lifecycle(workflows.OpStart))
+	v1.POST("/sandboxes/:name/start", s.start)
 	v1.POST("/sandboxes/:name/sleep", s.lifecycle(workflows.OpSleep))
 	v1.POST("/sandboxes/:name/kill", s.lifecycle(workflows.OpKill))
 	v1.PATCH("/sandboxes/:name/env", s.setEnv, json)

@@ -29,9 +29,29 @@ func validName(name string) *APIError {
 	return nil
 }
 
+// backupIDRE is a backup id as package backup makes them.
+var backupIDRE = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$`)
+
+func validBackupID(id string) *APIError {
+	if !backupIDRE.MatchString(id) {
+		return badRequest(fmt.Sprintf("backupId %q is not a backup id (like 20250102T030405Z-0a1b2c3d): `berth backups NAME` lists them", id))
+	}
+	return nil
+}
+
 // decodeJSON reads a JSON body strictly: unknown fields and trailing data
 // are errors, so a typo never silently does nothing.
 func decodeJSON(c echo.Context, v any) *APIError {
+	return decodeBody(c, v, false)
+}
+
+// decodeOptionalJSON is decodeJSON for routes whose body may be left out
+// (it then leaves v as it is).
+func decodeOptionalJSON(c echo.Context, v any) *APIError {
+	return decodeBody(c, v, true)
+}
+
+func decodeBody(c echo.Context, v any, optional bool) *APIError {
 	body, err := io.ReadAll(c.Request().Body)
 	if err != nil {
 		var mbe *echo.HTTPError
@@ -41,6 +61,9 @@ func decodeJSON(c echo.Context, v any) *APIError {
 		return badRequest("could not read the request body")
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
+		if optional {
+			return nil
+		}
 		return badRequest("request body must be a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))

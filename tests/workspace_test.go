@@ -113,15 +113,19 @@ func TestSnapshotOfRunningSandbox(t *testing.T) {
 }
 
 // A backup whose archive was damaged in storage fails the start loudly
-// instead of serving an empty workspace or silently using an older backup.
-func TestCorruptedBackupFailsStart(t *testing.T) {
+// (RESTORE_FAILED) instead of serving an empty workspace or silently using
+// an older backup; the corrupt one is marked bad, and a start naming the
+// older backup (API and CLI) brings that one back.
+func TestCorruptedBackupFailsStartAndAnOlderOneCanBeNamed(t *testing.T) {
 	n := name(t, "corrupt")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "keepAlive": true})
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
 	require.NoError(t, os.WriteFile(filepath.Join(workspaceDir(t, stack, n), "data.bin"), make([]byte, 1<<20), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(workspaceDir(t, stack, n), "which.txt"), []byte("older"), 0o644))
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/sleep", nil)
 	older := lastBackup(t, stack, n)
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	require.NoError(t, os.WriteFile(filepath.Join(workspaceDir(t, stack, n), "which.txt"), []byte("newest"), 0o644))
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/sleep", nil)
 	newest := lastBackup(t, stack, n)
 	require.NotEqual(t, older, newest)
@@ -136,11 +140,66 @@ func TestCorruptedBackupFailsStart(t *testing.T) {
 	removeVolume(t, stack, n)
 
 	r := stack.Do(t, "POST", "/v1/sandboxes/"+n+"/start", nil)
-	require.Equal(t, 503, r.Status, "%s", r.Body)
-	require.Equal(t, "BOOT_FAILED", r.Code())
+	require.Equal(t, 409, r.Status, "%s", r.Body)
+	require.Equal(t, "RESTORE_FAILED", r.Code())
 	require.Contains(t, string(r.Body), newest, "the error names the backup")
 	require.Equal(t, "stopped", stack.Status(t, n))
 	require.Empty(t, sandboxContainers(t, n), "nothing serves a half-restored workspace")
 	require.Equal(t, newest, lastBackup(t, stack, n), "the older backup is not silently used")
+
+	// The listing shows the corrupt backup marked bad.
+	var backups []struct {
+		BackupID  string
+		Bad       bool
+		BadReason string
+	}
+	stack.Must(t, 200, "GET", "/v1/sandboxes/"+n+"/backups", nil).JSON(t, &backups)
+	require.Len(t, backups, 2)
+	require.Equal(t, newest, backups[0].BackupID)
+	require.True(t, backups[0].Bad)
+	require.Contains(t, backups[0].BadReason, "corrupt")
+	require.False(t, backups[1].Bad)
+
+	// A named backup is checked at the edge.
+	for body, want := range map[string]struct {
+		status int
+		code   string
+	}{
+		`{"backupId":"../../etc/passwd"}`:          {400, "VALIDATION_FAILED"},
+		`{"backupId":""}{}`:                        {400, "VALIDATION_FAILED"},
+		`{"backup":"` + older + `"}`:               {400, "VALIDATION_FAILED"},
+		`{"backupId":"20000101T000000Z-00000000"}`: {404, "BACKUP_NOT_FOUND"},
+		`{"backupId":"` + newest + `"}`:            {409, "RESTORE_FAILED"}, // marked bad
+	} {
+		r := stack.Do(t, "POST", "/v1/sandboxes/"+n+"/start", body)
+		require.Equal(t, want.status, r.Status, "%s: %s", body, r.Body)
+		require.Equal(t, want.code, r.Code(), "%s", body)
+	}
+	require.Equal(t, "stopped", stack.Status(t, n))
+
+	// The CLI starts from the older backup, and its content is back.
+	res := berth(t, "start", n, "--backup", older)
+	require.Equal(t, 0, res.code, "%s", res.stderr)
+	got, err := os.ReadFile(filepath.Join(workspaceDir(t, stack, n), "which.txt"))
+	require.NoError(t, err)
+	require.Equal(t, "older", string(got))
+	require.Equal(t, older, lastBackup(t, stack, n), "the named backup is the restore source now")
+	types := stack.EventTypes(t, n)
+	require.Equal(t, "workspace-restored", types[len(types)-1])
+
+	// Running: naming a backup is refused rather than ignored.
+	r = stack.Do(t, "POST", "/v1/sandboxes/"+n+"/start", map[string]any{"backupId": older})
+	require.Equal(t, 400, r.Status, "%s", r.Body)
+
+	// The next sleep backs up the restored workspace; the bad one stays
+	// listed (until its TTL) but is not the newest good backup.
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/sleep", nil)
+	third := lastBackup(t, stack, n)
+	require.NotEqual(t, older, third)
+	backups = nil // decoding into the old elements would keep their fields
+	stack.Must(t, 200, "GET", "/v1/sandboxes/"+n+"/backups", nil).JSON(t, &backups)
+	require.Len(t, backups, 3)
+	require.Equal(t, third, backups[0].BackupID)
+	require.False(t, backups[0].Bad)
 	stack.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)
 }

@@ -24,8 +24,12 @@ func (s *sandbox) apply(ctx workflow.Context, in Intent) {
 	case actReject:
 		err = destroyedError(s.st.Config.Name)
 	case actNothing:
+		if in.Start != nil {
+			err = validationError(fmt.Sprintf("sandbox %s is %s: sleep it before starting it from backup %s",
+				s.st.Config.Name, s.st.Status, in.Start.BackupID))
+		}
 	case actBoot:
-		err = s.boot(ctx)
+		err = s.boot(ctx, in.Start)
 	case actSleep:
 		s.sleep(ctx, in.Op == opSleep)
 	case actDestroy:
@@ -55,7 +59,8 @@ func (s *sandbox) answer(in Intent, err error) {
 
 // boot starts a container, preferring the host that holds the workspace
 // volume and falling back to any host when that one does not pick it up.
-func (s *sandbox) boot(ctx workflow.Context) error {
+// req, if set, names the backup to restore instead of the newest one.
+func (s *sandbox) boot(ctx workflow.Context, req *StartRequest) error {
 	from := s.st.Status
 	s.setStatus(ctx, StatusStarting)
 	s.record(ctx, schemas.TypeStartRequested, schemas.Empty{})
@@ -63,21 +68,36 @@ func (s *sandbox) boot(ctx workflow.Context) error {
 	_ = workflow.SideEffect(ctx, func(workflow.Context) any { return uuid.NewString() }).Get(&bootID)
 	in := activities.BootInput{Sandbox: s.st.Config.Name, InstanceType: s.st.Config.InstanceType,
 		BootID: bootID, Env: s.st.Config.Env, VolumeHost: s.st.Host, RestoreBackupID: s.st.LastBackupID}
+	size := s.st.LastBackupSize
+	if req != nil {
+		in.RestoreBackupID, in.ForceRestore, size = req.BackupID, true, req.Size
+	}
+	timeout := bootTimeout(in.RestoreBackupID, size)
 	var res activities.BootResult
 	var err error
 	if s.st.Host != "" {
-		err = workflow.ExecuteActivity(bootOptions(ctx, HostQueue(s.st.Host), 30*time.Second), acts.Boot, in).Get(ctx, &res)
+		err = workflow.ExecuteActivity(bootOptions(ctx, HostQueue(s.st.Host), 30*time.Second, timeout), acts.Boot, in).Get(ctx, &res)
 	}
 	if s.st.Host == "" || isScheduleToStartTimeout(err) {
-		err = workflow.ExecuteActivity(bootOptions(ctx, SharedQueue, 0), acts.Boot, in).Get(ctx, &res)
+		err = workflow.ExecuteActivity(bootOptions(ctx, SharedQueue, 0, timeout), acts.Boot, in).Get(ctx, &res)
 	}
 	if err != nil {
 		s.setStatus(ctx, from)
 		s.publish(ctx)
+		var app *temporal.ApplicationError
+		if errors.As(err, &app) && app.Type() == ErrRestore {
+			// Not worth retrying: the backup is bad. The caller can name an
+			// older one.
+			return temporal.NewNonRetryableApplicationError("restore failed: "+rootCause(err), ErrRestore, nil)
+		}
 		return temporal.NewNonRetryableApplicationError("boot failed: "+rootCause(err), ErrBoot, nil)
 	}
 	c := res.Container
 	s.st.Container, s.st.Host = &c, c.Host
+	if req != nil && res.RestoredBackupID == req.BackupID {
+		// The named backup is now what the workspace came from.
+		s.st.LastBackupID, s.st.LastBackupSize = req.BackupID, req.Size
+	}
 	s.setStatus(ctx, StatusRunning)
 	s.record(ctx, schemas.TypeStarted, schemas.Empty{})
 	if res.RestoredBackupID != "" {
@@ -93,7 +113,7 @@ func (s *sandbox) snapshot(ctx workflow.Context) error {
 	if err := workflow.ExecuteActivity(snapshotOptions(ctx, s.st.Container.Host), acts.Snapshot, in).Get(ctx, &res); err != nil {
 		return temporal.NewNonRetryableApplicationError("backup failed: "+rootCause(err), ErrBackup, nil)
 	}
-	s.st.LastBackupID = res.BackupID
+	s.st.LastBackupID, s.st.LastBackupSize = res.BackupID, BackupSize{Bytes: res.Bytes, Files: res.Files}
 	s.touch(ctx)
 	s.record(ctx, schemas.TypeBackupCreated, schemas.BackupCreated{BackupID: res.BackupID})
 	return nil
@@ -111,11 +131,22 @@ func (s *sandbox) sleep(ctx workflow.Context, requested bool) {
 	s.stopWatchers()
 	var res activities.StopResult
 	in := activities.StopInput{Sandbox: s.st.Config.Name, Container: *s.st.Container}
-	// Retries until the host answers: the container must not outlive a sleep.
-	_ = workflow.ExecuteActivity(hostOptions(ctx, s.st.Container.Host), acts.Stop, in).Get(ctx, &res)
+	err := workflow.ExecuteActivity(stopOptions(ctx, s.st.Container.Host), acts.Stop, in).Get(ctx, &res)
+	// Runs that predate the bound retried the stop without limit, so an
+	// error never reached them.
+	if err != nil && workflow.GetVersion(ctx, "stop-without-backup", workflow.DefaultVersion, 1) == 1 {
+		// The backup gave up: say so now, then stop the container without
+		// one, retrying until the host answers (the container must not
+		// outlive a sleep). The local volume stays the freshest copy.
+		s.record(ctx, schemas.TypeBackupFailed, schemas.BackupFailed{Error: fmt.Sprintf(
+			"backup gave up after %d attempts (%s); the workspace volume is kept on host %s", stopAttempts, rootCause(err), s.st.Container.Host)})
+		in.SkipBackup = true
+		_ = workflow.ExecuteActivity(hostOptions(ctx, s.st.Container.Host), acts.Stop, in).Get(ctx, nil)
+		res = activities.StopResult{}
+	}
 	switch {
 	case res.BackupID != "":
-		s.st.LastBackupID = res.BackupID
+		s.st.LastBackupID, s.st.LastBackupSize = res.BackupID, BackupSize{Bytes: res.Bytes, Files: res.Files}
 		s.record(ctx, schemas.TypeBackupCreated, schemas.BackupCreated{BackupID: res.BackupID})
 	case res.BackupError != "":
 		s.record(ctx, schemas.TypeBackupFailed, schemas.BackupFailed{Error: res.BackupError})

@@ -20,10 +20,28 @@ func (s *sandbox) register(ctx workflow.Context) error {
 			func(ctx workflow.Context) (View, error) { return s.await(ctx, Intent{Op: op}) },
 			workflow.UpdateHandlerOptions{Validator: func() error { return s.validate(op) }})
 	}
-	for _, op := range []Op{opStart, opSleep, opKill, opDestroy, opBackup} {
+	for _, op := range []Op{opSleep, opKill, opDestroy, opBackup} {
 		if err := plain(op); err != nil {
 			return err
 		}
+	}
+	// start takes an optional StartRequest; a caller that sends none (as
+	// every caller did before it existed) gets the zero request.
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, OpStart,
+		func(ctx workflow.Context, req StartRequest) (View, error) {
+			in := Intent{Op: opStart}
+			if req.BackupID != "" {
+				in.Start = &req
+			}
+			return s.await(ctx, in)
+		},
+		workflow.UpdateHandlerOptions{Validator: func(req StartRequest) error {
+			if err := s.validate(opStart); err != nil {
+				return err
+			}
+			return req.validate()
+		}}); err != nil {
+		return err
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, OpConfigure,
 		func(ctx workflow.Context, req ConfigureRequest) (View, error) {

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"regexp"
+	"strconv"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -17,6 +19,25 @@ type PatchRequest struct {
 	KeepAlive  *bool          `json:"keepAlive,omitempty"`
 }
 
+// StartRequest optionally names the backup to restore instead of the
+// newest one: the way back when the newest backup is corrupt. Size is the
+// named backup's, as the caller read it from its manifest (for the
+// restore's timeout).
+type StartRequest struct {
+	BackupID string     `json:"backupId,omitempty"`
+	Size     BackupSize `json:"size,omitzero"`
+}
+
+// backupIDRE is a backup id as package backup makes them.
+var backupIDRE = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$`)
+
+func (r StartRequest) validate() error {
+	if r.BackupID != "" && !backupIDRE.MatchString(r.BackupID) {
+		return validationError("backupId " + strconv.Quote(r.BackupID) + " is not a backup id")
+	}
+	return nil
+}
+
 // Intent is one queued operation. Update handlers and signal handlers only
 // enqueue intents; the main loop applies them one at a time.
 type Intent struct {
@@ -24,6 +45,7 @@ type Intent struct {
 	Op        Op                `json:"op"`
 	Configure *ConfigureRequest `json:"configure,omitempty"`
 	Patch     *PatchRequest     `json:"patch,omitempty"`
+	Start     *StartRequest     `json:"start,omitempty"`
 	// FromUpdate marks intents whose caller waits for a result.
 	FromUpdate bool `json:"fromUpdate,omitempty"`
 }

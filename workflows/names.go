@@ -58,4 +58,7 @@ const (
 	ErrBoot       = "BOOT_FAILED"
 	ErrNotRunning = "SANDBOX_NOT_RUNNING"
 	ErrBackup     = "BACKUP_FAILED"
+	// ErrRestore: the backup to restore is corrupt (and now marked bad);
+	// a start naming an older backup is the way back.
+	ErrRestore = "RESTORE_FAILED"
 )

@@ -1,21 +1,71 @@
 package workflows
 
 import (
+	"os"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
 
-// Activity options per kind of work. Timeouts are generous where the work
-// is big (backups) and tight where a dead worker must be noticed fast
-// (heartbeats).
+// Activity options per kind of work. Liveness comes from heartbeats: the
+// activities that move a workspace heartbeat on a timer whatever they are
+// doing, so a dead worker shows within workHeartbeat and the start-to-close
+// bound only has to fit the work, which can be hours for a big workspace.
 
-func bootOptions(ctx workflow.Context, queue string, scheduleToStart time.Duration) workflow.Context {
+// workHeartbeat is the heartbeat timeout of the activities that back up a
+// workspace (stop, snapshot). BERTH_HEARTBEAT_TIMEOUT overrides it for tests,
+// which shorten it to show that long work still heartbeats in time. It is
+// read once per process, so a worker's workflow code sees one value.
+var workHeartbeat = durationEnv("BERTH_HEARTBEAT_TIMEOUT", 15*time.Second)
+
+func durationEnv(key string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(key)); err == nil && d > 0 {
+		return d
+	}
+	return def
+}
+
+// Conservative throughput of a restore on a slow host and store: content
+// bytes (download, decompress, write) and files (create, chown, chmod,
+// utimes each). A faster host just finishes early.
+const (
+	restoreBytesPerSec = 8 << 20
+	restoreFilesPerSec = 500
+	bootBase           = 2 * time.Minute // pull nothing, run, wait for the supervisor
+	// unknownRestore bounds a restore whose size the workflow does not know
+	// (a backup made before sizes were recorded, or named by the caller).
+	unknownRestore = 6 * time.Hour
+	// maxWork bounds any one attempt of a workspace activity.
+	maxWork = 24 * time.Hour
+)
+
+// BackupSize is what the workflow knows of a backup's size.
+type BackupSize struct {
+	Bytes int64 `json:"bytes,omitempty"`
+	Files int64 `json:"files,omitempty"`
+}
+
+// bootTimeout fits one boot attempt to the restore it may do: a boot
+// without a backup to restore is quick; one with a backup gets the base
+// plus the backup's size at a conservative rate.
+func bootTimeout(restoreID string, size BackupSize) time.Duration {
+	switch {
+	case restoreID == "":
+		return bootBase
+	case size.Bytes <= 0 && size.Files <= 0:
+		return unknownRestore
+	}
+	d := bootBase + time.Duration(size.Bytes/restoreBytesPerSec)*time.Second +
+		time.Duration(size.Files/restoreFilesPerSec)*time.Second
+	return min(d, maxWork)
+}
+
+func bootOptions(ctx workflow.Context, queue string, scheduleToStart, startToClose time.Duration) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:              queue,
 		ScheduleToStartTimeout: scheduleToStart,
-		StartToCloseTimeout:    2 * time.Minute,
+		StartToCloseTimeout:    startToClose,
 		HeartbeatTimeout:       10 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: 500 * time.Millisecond, MaximumInterval: 10 * time.Second, MaximumAttempts: 8,
@@ -23,15 +73,32 @@ func bootOptions(ctx workflow.Context, queue string, scheduleToStart time.Durati
 	})
 }
 
+// stopAttempts bounds the stop-with-backup: a backup that keeps failing
+// (a worker that dies in it each time, a store that hangs) must not keep a
+// sandbox `stopping` forever. After the last one the workflow stops the
+// container without a backup (hostOptions) and records why.
+const stopAttempts = 4
+
+// stopOptions run a sleep's stop and backup on the container's host.
+func stopOptions(ctx workflow.Context, host string) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           HostQueue(host),
+		StartToCloseTimeout: maxWork,
+		HeartbeatTimeout:    workHeartbeat,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 30 * time.Second,
+			MaximumAttempts: stopAttempts},
+	})
+}
+
 // hostOptions run on the host that holds the container and retry until the
-// host answers: a sleep or destroy must not be half applied.
+// host answers: a sleep or destroy must not be half applied. Only quick,
+// idempotent work runs with them (removing a container or volume).
 func hostOptions(ctx workflow.Context, host string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           HostQueue(host),
 		StartToCloseTimeout: 30 * time.Minute,
-		// Backups heartbeat every few MiB: a dead worker shows within 15 s.
-		HeartbeatTimeout: 15 * time.Second,
-		RetryPolicy:      &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 30 * time.Second},
+		HeartbeatTimeout:    15 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 30 * time.Second},
 	})
 }
 
@@ -60,8 +127,8 @@ func quickOptions(ctx workflow.Context, host string) workflow.Context {
 func snapshotOptions(ctx workflow.Context, host string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           HostQueue(host),
-		StartToCloseTimeout: 30 * time.Minute,
-		HeartbeatTimeout:    30 * time.Second,
+		StartToCloseTimeout: maxWork,
+		HeartbeatTimeout:    workHeartbeat,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
 	})
 }

@@ -30,6 +30,10 @@ type harness struct {
 	watchAfter time.Duration
 	idleMs     int64
 	views      []View
+	// boot, if set, may fail a boot.
+	boot func(activities.BootInput) error
+	// stop answers the Stop activity (default: a backup named b0).
+	stop func(activities.StopInput) (activities.StopResult, error)
 }
 
 func newHarness(t *testing.T) *harness {
@@ -42,7 +46,16 @@ func newHarness(t *testing.T) *harness {
 	h.env.OnActivity(acts.Boot, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.BootInput) (activities.BootResult, error) {
 			h.boots++
-			return activities.BootResult{Container: activities.Container{ID: "c-" + in.BootID, Host: "h1", Addr: "10.0.0.2:7070", BootID: in.BootID}}, nil
+			if h.boot != nil {
+				if err := h.boot(in); err != nil {
+					return activities.BootResult{}, err
+				}
+			}
+			res := activities.BootResult{Container: activities.Container{ID: "c-" + in.BootID, Host: "h1", Addr: "10.0.0.2:7070", BootID: in.BootID}}
+			if in.ForceRestore {
+				res.RestoredBackupID = in.RestoreBackupID
+			}
+			return res, nil
 		})
 	h.env.OnActivity(acts.Snapshot, mock.Anything, mock.Anything).Return(activities.SnapshotResult{BackupID: "b1"}, nil)
 	// The watch "runs" (on the workflow clock) until watchAfter, then reports
@@ -50,7 +63,13 @@ func newHarness(t *testing.T) *harness {
 	h.env.OnActivity(acts.Watch, mock.Anything, mock.Anything).
 		AfterFn(func() time.Duration { return h.watchAfter }).
 		Return(Exit137, nil)
-	h.env.OnActivity(acts.Stop, mock.Anything, mock.Anything).Return(activities.StopResult{BackupID: "b0"}, nil)
+	h.env.OnActivity(acts.Stop, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.StopInput) (activities.StopResult, error) {
+			if h.stop != nil {
+				return h.stop(in)
+			}
+			return activities.StopResult{BackupID: "b0"}, nil
+		})
 	h.env.OnActivity(acts.Destroy, mock.Anything, mock.Anything).Return(nil)
 	h.env.OnActivity(acts.ApplyEnv, mock.Anything, mock.Anything).Return(nil)
 	h.env.OnActivity(acts.CheckIdle, mock.Anything, mock.Anything).Return(

@@ -58,6 +58,9 @@ type State struct {
 	// Host holds the workspace volume (the last host that ran the container).
 	Host         string `json:"host,omitempty"`
 	LastBackupID string `json:"lastBackupId,omitempty"`
+	// LastBackupSize sizes LastBackupID, so a restore gets a fitting
+	// timeout; zero when unknown (backups made before it was recorded).
+	LastBackupSize BackupSize `json:"lastBackupSize,omitzero"`
 	// NextOffset is the offset of the next event on the sandbox's stream.
 	NextOffset int64     `json:"nextOffset"`
 	LastEvent  string    `json:"lastEvent,omitempty"`

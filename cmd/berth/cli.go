@@ -245,6 +245,8 @@ var errorHints = map[client.ErrorCode]string{
 	client.ErrBootFailed:           "the container could not start; the worker's log says why (is the image there? is Docker up?)",
 	client.ErrBackupFailed:         "the snapshot failed; the previous backup is still the restore source. Retry, and check the backup store",
 	client.ErrBackupStore:          "the backup store (BERTH_BACKUP_URL) is not reachable",
+	client.ErrBackupNotFound:       "no such backup of this sandbox: `berth backups NAME` lists them",
+	client.ErrRestoreFailed:        "the backup is corrupt (now marked bad): start from an older one with `berth start NAME --backup ID` (`berth backups NAME` lists them)",
 	client.ErrTemporalUnavailable:  "the gateway cannot reach Temporal; is the Temporal server (or `berth dev`) running?",
 	client.ErrTimeout:              "the operation goes on in the background; check with `berth get NAME` in a moment",
 	client.ErrTerminalNotFound:     "no such terminal in the sandbox's current container",

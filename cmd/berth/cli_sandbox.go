@@ -18,7 +18,7 @@ import (
 
 func init() {
 	cliCommands = append(cliCommands, createCmd, lsCmd, getCmd,
-		func(g *globals) *cobra.Command { return lifecycleCmd(g, "start") },
+		startCmd,
 		func(g *globals) *cobra.Command { return lifecycleCmd(g, "sleep") },
 		killCmd, rmCmd, envCmd, backupCmd, backupsCmd)
 }
@@ -313,14 +313,20 @@ var lifecycleText = map[string]struct{ short, doing, done string }{
 
 // runLifecycle calls op with a progress spinner and prints the result.
 func runLifecycle(cmd *cobra.Command, g *globals, op, name string) error {
+	return runLifecycleWith(cmd, g, op, name, client.StartOptions{})
+}
+
+// runLifecycleWith is runLifecycle with the options of a start.
+func runLifecycleWith(cmd *cobra.Command, g *globals, op, name string, so client.StartOptions) error {
 	c, err := g.client()
 	if err != nil {
 		return err
 	}
+	start := func(ctx context.Context, name string) (*client.SandboxInfo, error) { return c.StartWith(ctx, name, so) }
 	call := map[string]func(context.Context, string) (*client.SandboxInfo, error){
-		"start": c.Start, "sleep": c.Sleep, "kill": c.Kill, "rm": c.Destroy}[op]
+		"start": start, "sleep": c.Sleep, "kill": c.Kill, "rm": c.Destroy}[op]
 	t := lifecycleText[op]
-	start := time.Now()
+	began := time.Now()
 	p := startProgress(t.doing + " " + name)
 	info, err := call(cmd.Context(), name)
 	p.end()
@@ -331,7 +337,7 @@ func runLifecycle(cmd *cobra.Command, g *globals, op, name string) error {
 		info = &client.SandboxInfo{Name: name}
 	}
 	return g.out(cmd, viewOf(info), func(w io.Writer) {
-		fmt.Fprintf(w, "sandbox %s %s (%s)\n", termsafe.String(name), t.done, time.Since(start).Round(10*time.Millisecond))
+		fmt.Fprintf(w, "sandbox %s %s (%s)\n", termsafe.String(name), t.done, time.Since(began).Round(10*time.Millisecond))
 	})
 }
 
@@ -341,6 +347,16 @@ func lifecycleCmd(g *globals, op string) *cobra.Command {
 		Args: cobra.ExactArgs(1), ValidArgsFunction: completeSandboxes(g),
 		RunE: func(cmd *cobra.Command, args []string) error { return runLifecycle(cmd, g, op, args[0]) },
 	}
+}
+
+// startCmd is the start verb with --backup, the way back from a corrupt
+// newest backup.
+func startCmd(g *globals) *cobra.Command {
+	var so client.StartOptions
+	cmd := lifecycleCmd(g, "start")
+	cmd.Flags().StringVar(&so.BackupID, "backup", "", "restore this backup instead of the newest (`berth backups NAME` lists them); the sandbox must not be running")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error { return runLifecycleWith(cmd, g, "start", args[0], so) }
+	return cmd
 }
 
 func rmCmd(g *globals) *cobra.Command {
@@ -519,7 +535,11 @@ func backupsCmd(g *globals) *cobra.Command {
 					if !b.ExpiresAt.IsZero() {
 						exp = b.ExpiresAt.Local().Format("2006-01-02 15:04")
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", termsafe.String(b.BackupID), b.CreatedAt.Local().Format("2006-01-02 15:04:05"),
+					id := termsafe.String(b.BackupID)
+					if b.Bad {
+						id += " (bad: failed to restore)"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", id, b.CreatedAt.Local().Format("2006-01-02 15:04:05"),
 						b.Files, humanBytes(b.Bytes), humanBytes(b.Size), exp)
 				}
 				tw.Flush()

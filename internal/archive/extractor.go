@@ -69,6 +69,7 @@ func (x *extractor) run(tr *tar.Reader) (Stats, error) {
 		if err := x.entry(hdr, tr); err != nil {
 			return x.st, err
 		}
+		x.meter.entry()
 	}
 }
 
@@ -94,6 +95,20 @@ func (x *extractor) entry(hdr *tar.Header, tr *tar.Reader) error {
 	case tar.TypeReg, tar.TypeRegA:
 		x.kinds[name] = kindFile
 		x.st.Files++
+		size, sparse, err := sparseSize(hdr)
+		switch {
+		case err != nil:
+			return err
+		case sparse:
+			x.st.Sparse++
+			return writeFile(abs, hdr, func(f *os.File) error {
+				data, err := readSparse(tr, f, hdr, size, x.buf, &x.meter)
+				x.st.Bytes += data
+				return err
+			})
+		case hdr.Size > MaxFileSize:
+			return fmt.Errorf("%w: %s: size %d is over the %d limit", ErrUnsafe, hdr.Name, hdr.Size, int64(MaxFileSize))
+		}
 		x.st.Bytes += hdr.Size
 		return x.file(abs, hdr, tr)
 	case tar.TypeSymlink:

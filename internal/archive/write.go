@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -102,23 +103,33 @@ func writeTar(ctx context.Context, tw *tar.Writer, root string, progress Progres
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}
-		if err := tw.WriteHeader(e.hdr); err != nil {
-			return st, fmt.Errorf("archive: %s: %w", e.hdr.Name, err)
+		if e.hdr.Typeflag != tar.TypeReg {
+			if err := tw.WriteHeader(e.hdr); err != nil {
+				return st, fmt.Errorf("archive: %s: %w", e.hdr.Name, err)
+			}
 		}
 		switch e.hdr.Typeflag {
 		case tar.TypeReg:
 			if e.data != nil {
+				if err := tw.WriteHeader(e.hdr); err != nil {
+					return st, fmt.Errorf("archive: %s: %w", e.hdr.Name, err)
+				}
 				if _, err := tw.Write(e.data); err != nil {
 					return st, fmt.Errorf("archive: %s: %w", e.hdr.Name, err)
 				}
-			} else if err := copyFile(tw, e.path, e.hdr.Size, buf, &meter); err != nil {
-				return st, err
+				meter.add(e.hdr.Size)
+				st.Bytes += e.hdr.Size
+			} else {
+				data, sparse, err := writeLarge(tw, e, buf, &meter)
+				if err != nil {
+					return st, err
+				}
+				st.Bytes += data
+				if sparse {
+					st.Sparse++
+				}
 			}
 			st.Files++
-			st.Bytes += e.hdr.Size
-			if e.data != nil {
-				meter.add(e.hdr.Size)
-			}
 		case tar.TypeDir:
 			st.Dirs++
 		case tar.TypeSymlink:
@@ -126,6 +137,7 @@ func writeTar(ctx context.Context, tw *tar.Writer, root string, progress Progres
 		case tar.TypeLink:
 			st.Hardlinks++
 		}
+		meter.entry()
 	}
 	if err := <-walkDone; err != nil {
 		return st, err
@@ -197,12 +209,43 @@ func readSmall(path string, size int64) ([]byte, error) {
 	return data, nil
 }
 
-func copyFile(w io.Writer, path string, size int64, buf []byte, meter *progressMeter) error {
-	f, err := os.Open(path)
+// writeLarge writes the header and content of a regular file too big to
+// prefetch: plainly, or without its holes when it has any. It returns the
+// data bytes stored and whether the file went in sparse.
+func writeLarge(tw *tar.Writer, e *entry, buf []byte, meter *progressMeter) (int64, bool, error) {
+	f, err := os.Open(e.path)
 	if err != nil {
-		return fmt.Errorf("archive: %w", err)
+		return 0, false, fmt.Errorf("archive: %w", err)
 	}
 	defer f.Close()
+	size := e.hdr.Size
+	if size > MaxFileSize {
+		return 0, false, fmt.Errorf("%w: %s has an apparent size of %d bytes, over the %d byte limit", ErrTooLarge, e.hdr.Name, size, int64(MaxFileSize))
+	}
+	layout, err := layoutOf(f, size)
+	if err != nil {
+		return 0, false, err
+	}
+	if layout.dense {
+		if err := tw.WriteHeader(e.hdr); err != nil {
+			return 0, false, fmt.Errorf("archive: %s: %w", e.hdr.Name, err)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil { // the layout pass moved it
+			return 0, false, fmt.Errorf("archive: %w", err)
+		}
+		return size, false, copyFile(tw, f, size, buf, meter)
+	}
+	hdr := *e.hdr
+	hdr.Size = layout.encodedSize()
+	hdr.PAXRecords = map[string]string{sparseRecord: strconv.FormatInt(size, 10)}
+	if err := tw.WriteHeader(&hdr); err != nil {
+		return 0, false, fmt.Errorf("archive: %s: %w", e.hdr.Name, err)
+	}
+	return layout.data, true, writeSparse(tw, f, size, hdr.Size, buf, meter)
+}
+
+func copyFile(w io.Writer, f *os.File, size int64, buf []byte, meter *progressMeter) error {
+	path := f.Name()
 	var done int64
 	for done < size {
 		n, err := f.Read(buf[:min(int64(len(buf)), size-done)])

@@ -81,6 +81,9 @@ func Create(ctx context.Context, store blob.Store, sandbox, dir string, opts Opt
 	m.Size = size
 	m.SHA256 = hex.EncodeToString(sum.Sum(nil))
 	m.Files = res.stats.Files
+	if res.stats.Sparse > 0 {
+		m.Format = FormatSparse
+	}
 	m.Bytes = res.stats.Bytes
 	m.CreatedAt = now().UTC()
 

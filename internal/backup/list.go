@@ -14,9 +14,10 @@ import (
 // manifestFetchers bounds parallel manifest reads (one small GET each).
 const manifestFetchers = 8
 
-// List returns the complete backups of sandbox, newest first. Archives
-// without a manifest (uploads in flight or abandoned) are not backups and
-// are not listed; neither are manifests that cannot be read as ours.
+// List returns the complete backups of sandbox, newest first, those marked
+// bad (MarkBad) included and flagged. Archives without a manifest (uploads
+// in flight or abandoned) are not backups and are not listed; neither are
+// manifests that cannot be read as ours.
 func List(ctx context.Context, store blob.Store, sandbox string) ([]Manifest, error) {
 	if err := checkSandbox(sandbox); err != nil {
 		return nil, err
@@ -26,19 +27,25 @@ func List(ctx context.Context, store blob.Store, sandbox string) ([]Manifest, er
 		return nil, fmt.Errorf("backup: list %s: %w", sandbox, err)
 	}
 	ms, _, err := readManifests(ctx, store, objs)
-	return ms, err
+	if err != nil {
+		return nil, err
+	}
+	return ms, flagBad(ctx, store, ms, badIDs(objs))
 }
 
-// Latest returns the newest complete backup of sandbox, or ErrNoBackup.
+// Latest returns the newest complete backup of sandbox not marked bad, or
+// ErrNoBackup.
 func Latest(ctx context.Context, store blob.Store, sandbox string) (Manifest, error) {
 	ms, err := List(ctx, store, sandbox)
 	if err != nil {
 		return Manifest{}, err
 	}
-	if len(ms) == 0 {
-		return Manifest{}, fmt.Errorf("%w: %s", ErrNoBackup, sandbox)
+	for _, m := range ms {
+		if !m.Bad {
+			return m, nil
+		}
 	}
-	return ms[0], nil
+	return Manifest{}, fmt.Errorf("%w: %s", ErrNoBackup, sandbox)
 }
 
 // readManifests reads every manifest among objs, newest first. Manifests

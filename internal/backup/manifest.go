@@ -3,6 +3,7 @@
 //
 //	<sandbox>/<backupId>.tar.zst        the archive (see package archive)
 //	<sandbox>/<backupId>.manifest.json  written last: the backup's existence
+//	<sandbox>/<backupId>.bad.json       the archive failed to restore (MarkBad)
 //	<sandbox>/destroyed.json            tombstone: the sandbox is gone
 //
 // A backup exists only once its manifest exists. An upload that dies
@@ -19,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/berthdev/berth/internal/archive"
 	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/names"
 )
@@ -26,11 +28,17 @@ import (
 const (
 	archiveSuffix  = ".tar.zst"
 	manifestSuffix = ".manifest.json"
+	badSuffix      = ".bad.json"
 	tombstoneName  = "destroyed.json"
 	idTimeLayout   = "20060102T150405Z"
 
 	// Format names the archive encoding, so a future format can coexist.
 	Format = "tar+zstd/v1"
+	// FormatSparse is Format plus files stored without their holes. Only
+	// backups that hold such a file get it, so a worker that predates it
+	// refuses them (as not ours) instead of restoring a wrong file, and
+	// still restores every other backup.
+	FormatSparse = "tar+zstd/v2"
 	// DefaultTTL applies when Options.TTL is zero.
 	DefaultTTL = 7 * 24 * time.Hour
 	// OrphanAge is how long an archive without manifest may be an upload
@@ -61,6 +69,10 @@ type Manifest struct {
 	Bytes     int64         `json:"bytes"` // file content bytes before compression
 	CreatedAt time.Time     `json:"createdAt"`
 	TTL       time.Duration `json:"-"`
+	// Bad is set by List for a backup that failed to restore as corrupt
+	// (MarkBad); BadReason says why. Not part of the stored manifest.
+	Bad       bool   `json:"-"`
+	BadReason string `json:"-"`
 }
 
 // MarshalJSON writes TTL as a Go duration string ("168h0m0s"), which
@@ -110,9 +122,10 @@ func NewID(now time.Time) string {
 	return now.UTC().Format(idTimeLayout) + "-" + hex.EncodeToString(b[:])
 }
 
-// ArchiveKey and ManifestKey are the blob keys of a backup.
+// ArchiveKey, ManifestKey and BadKey are the blob keys of a backup.
 func ArchiveKey(sandbox, id string) string  { return sandbox + "/" + id + archiveSuffix }
 func ManifestKey(sandbox, id string) string { return sandbox + "/" + id + manifestSuffix }
+func BadKey(sandbox, id string) string      { return sandbox + "/" + id + badSuffix }
 
 func checkSandbox(sandbox string) error {
 	if !names.ValidSandbox(sandbox) {
@@ -134,7 +147,7 @@ func parseKey(key string) (sandbox, id, suffix string, ok bool) {
 	if !found || checkSandbox(sandbox) != nil {
 		return "", "", "", false
 	}
-	for _, suffix = range []string{archiveSuffix, manifestSuffix} {
+	for _, suffix = range []string{archiveSuffix, manifestSuffix, badSuffix} {
 		if id, found = strings.CutSuffix(rest, suffix); found && checkID(id) == nil {
 			return sandbox, id, suffix, true
 		}
@@ -142,9 +155,9 @@ func parseKey(key string) (sandbox, id, suffix string, ok bool) {
 	return "", "", "", false
 }
 
-// IsPermanent reports errors a retry cannot fix: corrupt archives, bad
-// arguments and the store's permanent errors (credentials, missing
+// IsPermanent reports errors a retry cannot fix: corrupt archives, files
+// too large to archive, bad arguments and the store's permanent errors (credentials, missing
 // bucket, missing backup).
 func IsPermanent(err error) bool {
-	return errors.Is(err, ErrCorrupt) || blob.IsPermanent(err)
+	return errors.Is(err, ErrCorrupt) || errors.Is(err, archive.ErrTooLarge) || blob.IsPermanent(err)
 }

@@ -39,12 +39,13 @@ func MarkDestroyed(ctx context.Context, store blob.Store, sandbox string, now ti
 	return nil
 }
 
-// Prune applies retention to one sandbox: the newest keep backups stay
-// (at least one while the sandbox lives, none once MarkDestroyed), older
-// ones are deleted once their TTL has passed, and archives without a
-// manifest (or with an unreadable one) are deleted once older than
-// OrphanAge. A manifest is deleted before its archive, so a crash midway
-// leaves an orphan, never a manifest pointing at nothing.
+// Prune applies retention to one sandbox: the newest keep good backups
+// stay (at least one while the sandbox lives, none once MarkDestroyed),
+// older ones and those marked bad are deleted once their TTL has passed,
+// and archives without a manifest (or with an unreadable one) are deleted
+// once older than OrphanAge. A manifest is deleted before its archive and
+// bad marker, so a crash midway leaves an orphan, never a manifest
+// pointing at nothing.
 func Prune(ctx context.Context, store blob.Store, sandbox string, keep int, now time.Time) (PruneResult, error) {
 	if err := checkSandbox(sandbox); err != nil {
 		return PruneResult{}, err
@@ -92,11 +93,14 @@ func prune(ctx context.Context, store blob.Store, sandbox string, objs []blob.Ob
 	var res PruneResult
 	destroyed := false
 	archives := map[string]blob.Object{} // backup id -> archive object
+	markers := map[string]blob.Object{}  // backup id -> bad marker
 	for _, o := range objs {
 		if o.Key == sandbox+"/"+tombstoneName {
 			destroyed = true
 		} else if _, id, suffix, ok := parseKey(o.Key); ok && suffix == archiveSuffix {
 			archives[id] = o
+		} else if ok && suffix == badSuffix {
+			markers[id] = o
 		}
 	}
 	good, bad, err := readManifests(ctx, store, objs)
@@ -117,18 +121,32 @@ func prune(ctx context.Context, store blob.Store, sandbox string, objs []blob.Ob
 		res.Deleted = append(res.Deleted, key)
 		return nil
 	}
-	for i, m := range good {
+	kept := 0 // the newest good ones kept so far; one marked bad never counts
+	for _, m := range good {
+		_, isBad := markers[m.BackupID]
 		exp := m.ExpiresAt()
-		if i < keep || exp.IsZero() || now.Before(exp) {
+		newest := !isBad && kept < keep
+		if newest || exp.IsZero() || now.Before(exp) {
+			if newest {
+				kept++
+			}
 			res.Kept = append(res.Kept, m.BackupID)
 			delete(archives, m.BackupID)
+			delete(markers, m.BackupID)
 			continue
 		}
 		if err := del(ManifestKey(sandbox, m.BackupID)); err != nil {
 			return res, err
 		}
-		// The archive is now an orphan; the loop below removes it at once.
+		// The archive and marker are now orphans; the loops below remove
+		// them at once.
 		archives[m.BackupID] = blob.Object{Key: ArchiveKey(sandbox, m.BackupID)}
+	}
+	for _, o := range markers {
+		// Its manifest is gone: nothing left to mark.
+		if err := del(o.Key); err != nil {
+			return res, err
+		}
 	}
 	for _, o := range bad {
 		if now.Sub(o.ModTime) < OrphanAge {

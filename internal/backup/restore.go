@@ -64,7 +64,7 @@ func ReadManifest(ctx context.Context, store blob.Store, sandbox, backupID strin
 	if err := json.NewDecoder(io.LimitReader(rc, maxManifestSize)).Decode(&m); err != nil {
 		return Manifest{}, fmt.Errorf("%w: manifest %s/%s: %w", ErrCorrupt, sandbox, backupID, err)
 	}
-	if m.Sandbox != sandbox || m.BackupID != backupID || m.Format != Format || len(m.SHA256) != sha256.Size*2 || m.Size <= 0 {
+	if m.Sandbox != sandbox || m.BackupID != backupID || (m.Format != Format && m.Format != FormatSparse) || len(m.SHA256) != sha256.Size*2 || m.Size <= 0 {
 		return Manifest{}, fmt.Errorf("%w: manifest %s/%s does not describe this backup", ErrCorrupt, sandbox, backupID)
 	}
 	return m, nil
