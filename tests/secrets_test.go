@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"regexp"
 	"strings"
@@ -77,7 +78,9 @@ func checkHistoriesHoldNoSecrets() error {
 			return fmt.Errorf("a secret (%.6s...) appears in workflow history", s)
 		}
 	}
-	if len(texts) == 0 {
+	// A whole run always makes workflows, so none means the check read
+	// nothing; a run narrowed with -run may make none, and that is fine.
+	if len(texts) == 0 && flag.Lookup("test.run").Value.String() == "" {
 		return fmt.Errorf("no workflow histories to check")
 	}
 	return nil
