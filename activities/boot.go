@@ -16,6 +16,7 @@ import (
 	"github.com/berthdev/berth/internal/auth"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // Boot starts the sandbox's container on this host and returns once its
@@ -23,28 +24,28 @@ import (
 // the container of the same boot and adopts it instead of starting another.
 // A container that does not get that far is removed: the retry starts a
 // fresh one, and a boot that fails for good leaves nothing behind.
-func (a *Activities) Boot(ctx context.Context, in BootInput) (BootResult, error) {
-	if err := in.validate(); err != nil {
-		return BootResult{}, err
+func (a *Activities) Boot(ctx context.Context, in contract.BootInput) (contract.BootResult, error) {
+	if err := in.Validate(); err != nil {
+		return contract.BootResult{}, err
 	}
 	name := ContainerName(in.Sandbox)
 	ip, id, restored, err := a.adoptOrRun(ctx, in, name)
 	if err != nil {
 		a.undoBoot(ctx, in, "")
-		return BootResult{}, err
+		return contract.BootResult{}, err
 	}
-	c := Container{ID: id, Host: a.HostID, Addr: net.JoinHostPort(ip, SupervisorPort), BootID: in.BootID}
+	c := contract.Container{ID: id, Host: a.HostID, Addr: net.JoinHostPort(ip, contract.SupervisorPort), BootID: in.BootID}
 	if err := a.serve(ctx, c, in.Env); err != nil {
 		a.undoBoot(ctx, in, id)
-		return BootResult{}, err
+		return contract.BootResult{}, err
 	}
-	return BootResult{Container: c, RestoredBackupID: restored}, nil
+	return contract.BootResult{Container: c, RestoredBackupID: restored}, nil
 }
 
 // undoBoot removes what a failed boot made: its container and, unless the
 // sandbox's workspace lives on this host (then the volume is its freshest
 // copy), the volume it made here, which nothing would ever use or remove.
-func (a *Activities) undoBoot(ctx context.Context, in BootInput, id string) {
+func (a *Activities) undoBoot(ctx context.Context, in contract.BootInput, id string) {
 	ctx = context.WithoutCancel(ctx)
 	if id != "" {
 		if err := a.Docker.RemoveContainer(ctx, id); err != nil {
@@ -59,7 +60,7 @@ func (a *Activities) undoBoot(ctx context.Context, in BootInput, id string) {
 }
 
 // serve waits for the supervisor and hands it the sandbox env.
-func (a *Activities) serve(ctx context.Context, c Container, env map[string]string) error {
+func (a *Activities) serve(ctx context.Context, c contract.Container, env map[string]string) error {
 	activity.RecordHeartbeat(ctx, "waiting for supervisor")
 	if err := a.waitHealthy(ctx, c, 30*time.Second); err != nil {
 		return err
@@ -77,7 +78,7 @@ func (a *Activities) serve(ctx context.Context, c Container, env map[string]stri
 
 // adoptOrRun returns the running container of this boot, or removes a stale
 // one (another boot, or exited), prepares the workspace and runs a fresh one.
-func (a *Activities) adoptOrRun(ctx context.Context, in BootInput, name string) (ip, id, restored string, err error) {
+func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name string) (ip, id, restored string, err error) {
 	existing, err := a.Docker.Inspect(ctx, name)
 	if err != nil {
 		return "", "", "", err
@@ -124,7 +125,7 @@ func (a *Activities) adoptOrRun(ctx context.Context, in BootInput, name string) 
 		Name: name, Image: image, Volume: VolumeName(in.Sandbox), SupervisorHost: a.SupervisorPath,
 		Env: append([]string{
 			"BERTH_BOOT_ID=" + in.BootID,
-			"BERTH_SUPERVISOR_LISTEN=:" + SupervisorPort,
+			"BERTH_SUPERVISOR_LISTEN=:" + contract.SupervisorPort,
 		}, a.SupervisorEnv...),
 		// Never in the environment: that stays readable in /proc/1/environ.
 		Files:    []dockerrt.File{{Path: tokenPath, Mode: 0o400, Data: []byte(auth.SupervisorToken(a.Secret, in.BootID))}},
@@ -149,7 +150,7 @@ const labelRestored = "io.berth.restored"
 const tokenPath = "/.berth-boot/token"
 
 // volumeLabels label a sandbox's workspace volume; LabelDisk sizes its disk.
-func (a *Activities) volumeLabels(in BootInput) map[string]string {
+func (a *Activities) volumeLabels(in contract.BootInput) map[string]string {
 	labels := a.labels(in.Sandbox)
 	if it, ok := a.InstanceTypes[in.InstanceType]; ok && a.diskBytes(it) > 0 {
 		labels[dockerrt.LabelDisk] = strconv.FormatInt(a.diskBytes(it), 10)
@@ -179,7 +180,7 @@ func (a *Activities) labels(sandbox string) map[string]string {
 // A container that has exited fails it at once, with the supervisor's last
 // words; one whose supervisor refused its configuration (exit code 2) fails
 // for good, since a retry would only meet the same image again.
-func (a *Activities) waitHealthy(ctx context.Context, c Container, limit time.Duration) error {
+func (a *Activities) waitHealthy(ctx context.Context, c contract.Container, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	delay := 2 * time.Millisecond

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/backup"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // stopGrace is how long processes get to exit on SIGTERM before a sleep
@@ -26,9 +27,9 @@ const stopGrace = 5 * time.Second
 // crash starts a clean backup (an interrupted one never got a manifest).
 // With SkipBackup (the workflow gave up on backing up) it only stops and
 // removes the container.
-func (a *Activities) Stop(ctx context.Context, in StopInput) (StopResult, error) {
-	if err := checkSandbox(in.Sandbox); err != nil {
-		return StopResult{}, err
+func (a *Activities) Stop(ctx context.Context, in contract.StopInput) (contract.StopResult, error) {
+	if err := contract.CheckSandbox(in.Sandbox); err != nil {
+		return contract.StopResult{}, err
 	}
 	work, progress, stop := a.progress(ctx, "backup")
 	defer stop()
@@ -36,17 +37,17 @@ func (a *Activities) Stop(ctx context.Context, in StopInput) (StopResult, error)
 	// A container left frozen by an interrupted snapshot would not get
 	// SIGTERM until the grace ran out: thaw it so its processes can exit.
 	if _, err := a.thaw(ctx, name); err != nil {
-		return StopResult{}, err
+		return contract.StopResult{}, err
 	}
 	if err := a.Docker.Stop(ctx, name, stopGrace); err != nil {
-		return StopResult{}, fmt.Errorf("stop container: %w", err)
+		return contract.StopResult{}, fmt.Errorf("stop container: %w", err)
 	}
-	var res StopResult
+	var res contract.StopResult
 	if !in.SkipBackup {
 		m, err := a.backupVolume(work, in.Sandbox, progress)
 		switch {
 		case ctx.Err() != nil:
-			return StopResult{}, ctx.Err() // cancelled or timed out: retry the whole stop
+			return contract.StopResult{}, ctx.Err() // cancelled or timed out: retry the whole stop
 		case err != nil:
 			res.BackupError = err.Error()
 			a.Log.Warn("backup failed; the local workspace volume is kept", zap.String("sandbox", in.Sandbox), zap.Error(err))
@@ -55,7 +56,7 @@ func (a *Activities) Stop(ctx context.Context, in StopInput) (StopResult, error)
 		}
 	}
 	if err := a.Docker.RemoveContainer(ctx, name); err != nil {
-		return StopResult{}, fmt.Errorf("remove container: %w", err)
+		return contract.StopResult{}, fmt.Errorf("remove container: %w", err)
 	}
 	return res, nil
 }
@@ -64,19 +65,19 @@ func (a *Activities) Stop(ctx context.Context, in StopInput) (StopResult, error)
 // are frozen (cgroup freezer) for the copy, so the snapshot is consistent.
 // A container found already frozen is what a snapshot interrupted by a
 // worker crash leaves behind: this one carries on and thaws it at the end.
-func (a *Activities) Snapshot(ctx context.Context, in StopInput) (SnapshotResult, error) {
-	if err := checkSandbox(in.Sandbox); err != nil {
-		return SnapshotResult{}, err
+func (a *Activities) Snapshot(ctx context.Context, in contract.StopInput) (contract.SnapshotResult, error) {
+	if err := contract.CheckSandbox(in.Sandbox); err != nil {
+		return contract.SnapshotResult{}, err
 	}
 	work, progress, stop := a.progress(ctx, "backup")
 	defer stop()
 	name := ContainerName(in.Sandbox)
 	info, err := a.Docker.Inspect(ctx, name)
 	if err != nil {
-		return SnapshotResult{}, err
+		return contract.SnapshotResult{}, err
 	}
 	if info == nil || info.State == nil || !info.State.Running {
-		return SnapshotResult{}, temporal.NewNonRetryableApplicationError("the sandbox's container is not running", "BACKUP_FAILED", nil)
+		return contract.SnapshotResult{}, temporal.NewNonRetryableApplicationError("the sandbox's container is not running", "BACKUP_FAILED", nil)
 	}
 	// Thaw on every way out, a failed Pause included (it may have frozen
 	// the container before failing).
@@ -87,17 +88,17 @@ func (a *Activities) Snapshot(ctx context.Context, in StopInput) (SnapshotResult
 	}()
 	if !info.State.Paused {
 		if err := a.Docker.Pause(ctx, name); err != nil && !isAlreadyPaused(err) {
-			return SnapshotResult{}, fmt.Errorf("freeze sandbox: %w", err)
+			return contract.SnapshotResult{}, fmt.Errorf("freeze sandbox: %w", err)
 		}
 	}
 	m, err := a.backupVolume(work, in.Sandbox, progress)
 	if err != nil {
 		if backup.IsPermanent(err) {
-			return SnapshotResult{}, temporal.NewNonRetryableApplicationError("backup: "+err.Error(), "BACKUP_FAILED", err)
+			return contract.SnapshotResult{}, temporal.NewNonRetryableApplicationError("backup: "+err.Error(), "BACKUP_FAILED", err)
 		}
-		return SnapshotResult{}, err
+		return contract.SnapshotResult{}, err
 	}
-	return SnapshotResult{BackupID: m.BackupID, Bytes: m.Bytes, Files: m.Files}, nil
+	return contract.SnapshotResult{BackupID: m.BackupID, Bytes: m.Bytes, Files: m.Files}, nil
 }
 
 // thaw unpauses the container if it is paused; nothing else in Berth
@@ -122,8 +123,8 @@ func isAlreadyPaused(err error) bool { return strings.Contains(err.Error(), "is 
 
 // Destroy removes the sandbox's container and workspace volume on this host
 // and lets its backups expire by their TTL.
-func (a *Activities) Destroy(ctx context.Context, in DestroyInput) error {
-	if err := checkSandbox(in.Sandbox); err != nil {
+func (a *Activities) Destroy(ctx context.Context, in contract.DestroyInput) error {
+	if err := contract.CheckSandbox(in.Sandbox); err != nil {
 		return err
 	}
 	if err := a.Docker.RemoveContainer(ctx, ContainerName(in.Sandbox)); err != nil {
@@ -145,24 +146,24 @@ func (a *Activities) Destroy(ctx context.Context, in DestroyInput) error {
 // crashed worker's watch is retried, and a retry that finds the container
 // already dead returns at once: an exit is noticed even if it happened while
 // no worker was running.
-func (a *Activities) Watch(ctx context.Context, c Container) (Exit, error) {
-	if err := c.validateID(); err != nil {
-		return Exit{}, err
+func (a *Activities) Watch(ctx context.Context, c contract.Container) (contract.Exit, error) {
+	if err := c.ValidateID(); err != nil {
+		return contract.Exit{}, err
 	}
 	stop := heartbeatLoop(ctx, nil)
 	defer stop()
 	info, err := a.Docker.Inspect(ctx, c.ID)
 	if err != nil {
-		return Exit{}, err
+		return contract.Exit{}, err
 	}
 	if info == nil {
-		return Exit{Code: -1, Reason: "container is gone"}, nil
+		return contract.Exit{Code: -1, Reason: "container is gone"}, nil
 	}
 	code, err := a.Docker.Wait(ctx, c.ID)
 	if err != nil {
-		return Exit{}, err
+		return contract.Exit{}, err
 	}
-	exit := Exit{Code: code, Reason: fmt.Sprintf("container exited with code %d", code)}
+	exit := contract.Exit{Code: code, Reason: fmt.Sprintf("container exited with code %d", code)}
 	if info, _ := a.Docker.Inspect(context.WithoutCancel(ctx), c.ID); info != nil && info.State != nil && info.State.OOMKilled {
 		exit.OOMKilled, exit.Reason = true, "container was killed for running out of memory"
 	}
@@ -171,9 +172,9 @@ func (a *Activities) Watch(ctx context.Context, c Container) (Exit, error) {
 
 // CheckIdle asks the supervisor how long the sandbox has had nothing in
 // flight, no running process and no open terminal.
-func (a *Activities) CheckIdle(ctx context.Context, c Container) (Idle, error) {
-	if err := c.validateSupervisor(); err != nil {
-		return Idle{}, err
+func (a *Activities) CheckIdle(ctx context.Context, c contract.Container) (contract.Idle, error) {
+	if err := c.ValidateSupervisor(); err != nil {
+		return contract.Idle{}, err
 	}
 	var report supervisorActivity
 	ask := func() error {
@@ -191,15 +192,15 @@ func (a *Activities) CheckIdle(ctx context.Context, c Container) (Idle, error) {
 	}
 	if err != nil {
 		// Unreachable: the container watch decides whether it died.
-		return Idle{Reachable: false}, nil
+		return contract.Idle{Reachable: false}, nil
 	}
-	return Idle{Reachable: true, IdleMs: report.IdleMs}, nil
+	return contract.Idle{Reachable: true, IdleMs: report.IdleMs}, nil
 }
 
 // ApplyEnv replaces the sandbox env layer of a running supervisor; later
 // processes see it.
-func (a *Activities) ApplyEnv(ctx context.Context, in EnvInput) error {
-	if err := in.Container.validateSupervisor(); err != nil {
+func (a *Activities) ApplyEnv(ctx context.Context, in contract.EnvInput) error {
+	if err := in.Container.ValidateSupervisor(); err != nil {
 		return err
 	}
 	return a.supervisorCall(ctx, in.Container, http.MethodPut, "/v1/env", map[string]any{"env": nonNil(in.Env)}, nil)

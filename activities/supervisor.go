@@ -9,11 +9,12 @@ import (
 	"net/http"
 
 	"github.com/berthdev/berth/internal/auth"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // supervisorCall makes one authenticated request to a sandbox's supervisor
 // and decodes a JSON answer into out (when out is not nil).
-func (a *Activities) supervisorCall(ctx context.Context, c Container, method, path string, body, out any) error {
+func (a *Activities) supervisorCall(ctx context.Context, c contract.Container, method, path string, body, out any) error {
 	var rd io.Reader
 	if body != nil {
 		buf, err := json.Marshal(body)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/berthdev/berth/internal/archive"
 	"github.com/berthdev/berth/internal/backup"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // The workspace volume lives on the host that last ran the sandbox; backups
@@ -25,7 +26,7 @@ import (
 // the local volume is used when it is the freshest copy (the sandbox last
 // ran here, or there is no backup to prefer), otherwise the newest good
 // backup is restored into a fresh volume. It reports the restored backup.
-func (a *Activities) prepareVolume(ctx context.Context, in BootInput) (restored string, err error) {
+func (a *Activities) prepareVolume(ctx context.Context, in contract.BootInput) (restored string, err error) {
 	vol := VolumeName(in.Sandbox)
 	marker := a.restoreMarker(in.Sandbox)
 	_, statErr := os.Stat(marker)

@@ -8,7 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/berthdev/berth/internal/backup"
-	"github.com/berthdev/berth/workflows"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // Backup is the public shape of one workspace backup.
@@ -58,7 +58,7 @@ func (s *Server) createBackup(c echo.Context) error {
 	if err := validName(name); err != nil {
 		return sandboxNotFound(name)
 	}
-	v, err := s.update(c.Request().Context(), name, workflows.OpBackup)
+	v, err := s.update(c.Request().Context(), name, contract.OpBackup)
 	if err != nil {
 		return err
 	}

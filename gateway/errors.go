@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.uber.org/zap"
 
-	"github.com/berthdev/berth/workflows"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // Error codes the gateway answers with, each in the ErrorCode schema of
@@ -27,12 +27,12 @@ const (
 	CodeNameConflict         = "NAME_CONFLICT"
 	CodeSandboxDestroyed     = "SANDBOX_DESTROYED"
 	CodePayloadTooLarge      = "PAYLOAD_TOO_LARGE"
-	CodeEnvTooLarge          = workflows.ErrEnvTooLarge // 413: the sandbox env would break its bounds
+	CodeEnvTooLarge          = contract.ErrEnvTooLarge // 413: the sandbox env would break its bounds
 	CodeContainerUnavailable = "CONTAINER_UNAVAILABLE"
 	CodeNotFound             = "NOT_FOUND"
 	CodeMethodNotAllowed     = "METHOD_NOT_ALLOWED"
 	CodeBootFailed           = "BOOT_FAILED"
-	CodeRestoreFailed        = workflows.ErrRestore // 409: the backup is corrupt; start from another
+	CodeRestoreFailed        = contract.ErrRestore // 409: the backup is corrupt; start from another
 	CodeBackupNotFound       = "BACKUP_NOT_FOUND"
 	CodeTemporalUnavailable  = "TEMPORAL_UNAVAILABLE"
 	CodeTimeout              = "TIMEOUT"
@@ -74,25 +74,25 @@ func fromTemporal(err error, name string) *APIError {
 		return sandboxNotFound(name)
 	case errors.As(err, &app):
 		switch app.Type() {
-		case workflows.ErrValidation:
+		case contract.ErrValidation:
 			return badRequest(app.Message())
-		case workflows.ErrEnvTooLarge:
+		case contract.ErrEnvTooLarge:
 			e := apiErr(http.StatusRequestEntityTooLarge, CodeEnvTooLarge, app.Message())
 			var bounds map[string]any
 			if app.Details(&bounds) == nil {
 				e.Context = bounds
 			}
 			return e
-		case workflows.ErrDestroyed:
+		case contract.ErrDestroyed:
 			return apiErr(http.StatusGone, CodeSandboxDestroyed, app.Message())
-		case workflows.ErrBoot:
+		case contract.ErrBoot:
 			return apiErr(http.StatusServiceUnavailable, CodeBootFailed, app.Message())
-		case workflows.ErrRestore:
+		case contract.ErrRestore:
 			return apiErr(http.StatusConflict, CodeRestoreFailed, app.Message()+"; start from an older backup with backupId (`berth backups NAME` lists them)")
-		case workflows.ErrNotRunning:
-			return apiErr(http.StatusConflict, workflows.ErrNotRunning, app.Message())
-		case workflows.ErrBackup:
-			e := apiErr(http.StatusServiceUnavailable, workflows.ErrBackup, app.Message())
+		case contract.ErrNotRunning:
+			return apiErr(http.StatusConflict, contract.ErrNotRunning, app.Message())
+		case contract.ErrBackup:
+			e := apiErr(http.StatusServiceUnavailable, contract.ErrBackup, app.Message())
 			e.Retryable = true
 			return e
 		}

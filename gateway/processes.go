@@ -13,7 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/auth"
-	"github.com/berthdev/berth/workflows"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // Hot-path routes (processes, files, archive, terminals) go straight to the
@@ -104,7 +104,7 @@ func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool) error
 // process or terminal is not found, and any deeper route on a handle
 // belongs to a container that is gone.
 func noContainerAnswer(c echo.Context, nc *noContainer, path, rest string) error {
-	if nc.status == workflows.StatusStarting {
+	if nc.status == contract.StatusStarting {
 		return unavailable("the sandbox's container is still booting")
 	}
 	notFound := CodeProcessNotFound

@@ -20,7 +20,7 @@ import (
 	"github.com/berthdev/berth/internal/backup"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/schemas"
-	"github.com/berthdev/berth/workflows"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // Sandbox is the public shape of a sandbox (the Sandbox schema of
@@ -28,7 +28,7 @@ import (
 type Sandbox struct {
 	Name         string            `json:"name"`
 	InstanceType string            `json:"instanceType"`
-	Status       workflows.Status  `json:"status"`
+	Status       contract.Status   `json:"status"`
 	SleepAfter   string            `json:"sleepAfter"`
 	KeepAlive    bool              `json:"keepAlive"`
 	Env          map[string]string `json:"env"`
@@ -39,7 +39,7 @@ type Sandbox struct {
 	UpdatedAt    time.Time         `json:"updatedAt"`
 }
 
-func publicView(v workflows.View) Sandbox {
+func publicView(v contract.View) Sandbox {
 	return Sandbox{Name: v.Name, InstanceType: v.InstanceType, Status: v.Status, SleepAfter: v.SleepAfter,
 		KeepAlive: v.KeepAlive, Env: v.Env, LastBackupID: v.LastBackupID, Host: v.Host,
 		LastEvent: v.LastEvent, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}
@@ -100,17 +100,17 @@ func (s *Server) create(c echo.Context) error {
 	ctx := c.Request().Context()
 	err := s.callTemporal(ctx, func(ctx context.Context) error {
 		_, err := s.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-			ID: workflows.WorkflowID(spec.Path), TaskQueue: workflows.SharedQueue,
+			ID: contract.WorkflowID(spec.Path), TaskQueue: contract.SharedQueue,
 			WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 			WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 			// Without this the SDK quietly returns the existing run.
 			WorkflowExecutionErrorWhenAlreadyStarted: true,
-			Memo:                                     map[string]any{workflows.MemoSpec: spec},
+			Memo:                                     map[string]any{contract.MemoSpec: spec},
 			TypedSearchAttributes: temporal.NewSearchAttributes(
-				workflows.SABerthSandbox.ValueSet(spec.Path),
-				workflows.SABerthStatus.ValueSet(string(workflows.StatusCreated)),
-				workflows.SABerthInstanceType.ValueSet(spec.InstanceType)),
-		}, workflows.WorkflowType, workflows.Input{Spec: &spec, ContinueAsNewAfter: s.continueAsNewAfter})
+				contract.SABerthSandbox.ValueSet(spec.Path),
+				contract.SABerthStatus.ValueSet(string(contract.StatusCreated)),
+				contract.SABerthInstanceType.ValueSet(spec.InstanceType)),
+		}, contract.WorkflowType, contract.Input{Spec: &spec, ContinueAsNewAfter: s.continueAsNewAfter})
 		return err
 	})
 	if err == nil {
@@ -124,7 +124,7 @@ func (s *Server) create(c echo.Context) error {
 		return err
 	}
 	switch {
-	case d.view.Status == workflows.StatusDestroyed:
+	case d.view.Status == contract.StatusDestroyed:
 		return apiErr(http.StatusGone, CodeSandboxDestroyed, fmt.Sprintf("sandbox %q was destroyed; names are never reused, pick a new one", spec.Path))
 	case !reflect.DeepEqual(d.spec, spec):
 		e := apiErr(http.StatusConflict, CodeNameConflict, fmt.Sprintf("sandbox %q already exists with a different configuration", spec.Path))
@@ -133,27 +133,27 @@ func (s *Server) create(c echo.Context) error {
 	return c.JSON(http.StatusOK, publicView(d.view))
 }
 
-func viewFromSpec(spec schemas.CreateRequested, at time.Time) workflows.View {
+func viewFromSpec(spec schemas.CreateRequested, at time.Time) contract.View {
 	env := spec.Env
 	if env == nil {
 		env = map[string]string{}
 	}
 	d, _ := time.ParseDuration(spec.SleepAfter)
-	return workflows.View{Name: spec.Path, InstanceType: spec.InstanceType, Status: workflows.StatusCreated,
+	return contract.View{Name: spec.Path, InstanceType: spec.InstanceType, Status: contract.StatusCreated,
 		SleepAfter: d.String(), KeepAlive: spec.KeepAlive != nil && *spec.KeepAlive, Env: env,
 		CreatedAt: at, UpdatedAt: at}
 }
 
 type described struct {
 	spec schemas.CreateRequested
-	view workflows.View
+	view contract.View
 }
 
 // describe reads a sandbox from its workflow's memo: no worker needed.
 func (s *Server) describe(ctx context.Context, name string) (described, error) {
 	var resp *workflowservice.DescribeWorkflowExecutionResponse
 	err := s.callTemporal(ctx, func(ctx context.Context) (err error) {
-		resp, err = s.temporal.DescribeWorkflowExecution(ctx, workflows.WorkflowID(name), "")
+		resp, err = s.temporal.DescribeWorkflowExecution(ctx, contract.WorkflowID(name), "")
 		return err
 	})
 	if err != nil {
@@ -169,11 +169,11 @@ func (s *Server) describe(ctx context.Context, name string) (described, error) {
 func fromMemo(fields map[string]*commonpb.Payload, started time.Time) (described, bool) {
 	dc := converter.GetDefaultDataConverter()
 	var d described
-	p, hasSpec := fields[workflows.MemoSpec]
+	p, hasSpec := fields[contract.MemoSpec]
 	if hasSpec {
 		hasSpec = dc.FromPayload(p, &d.spec) == nil
 	}
-	if p, ok := fields[workflows.MemoState]; ok && dc.FromPayload(p, &d.view) == nil {
+	if p, ok := fields[contract.MemoState]; ok && dc.FromPayload(p, &d.view) == nil {
 		return d, true
 	}
 	d.view = viewFromSpec(d.spec, started)
@@ -199,12 +199,12 @@ var listableStatus = map[string]bool{"created": true, "starting": true, "running
 // asked for with ?status=destroyed.
 func (s *Server) list(c echo.Context) error {
 	status := c.QueryParam("status")
-	query := fmt.Sprintf("WorkflowType = '%s' AND BerthStatus != 'destroyed'", workflows.WorkflowType)
+	query := fmt.Sprintf("WorkflowType = '%s' AND BerthStatus != 'destroyed'", contract.WorkflowType)
 	if status != "" {
 		if !listableStatus[status] {
 			return badRequest(fmt.Sprintf("unknown status %q", status))
 		}
-		query = fmt.Sprintf("WorkflowType = '%s' AND BerthStatus = '%s'", workflows.WorkflowType, status)
+		query = fmt.Sprintf("WorkflowType = '%s' AND BerthStatus = '%s'", contract.WorkflowType, status)
 	}
 	out := []Sandbox{}
 	var token []byte
@@ -236,11 +236,11 @@ func (s *Server) list(c echo.Context) error {
 
 // update runs a lifecycle Update and waits for its result, however long
 // the workflow takes while Temporal stays reachable.
-func (s *Server) update(ctx context.Context, name, op string, args ...any) (workflows.View, error) {
-	var v workflows.View
+func (s *Server) update(ctx context.Context, name string, op contract.Op, args ...any) (contract.View, error) {
+	var v contract.View
 	err := s.callTemporal(ctx, func(ctx context.Context) error {
 		h, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-			WorkflowID: workflows.WorkflowID(name), UpdateName: op, Args: args,
+			WorkflowID: contract.WorkflowID(name), UpdateName: string(op), Args: args,
 			WaitForStage: client.WorkflowUpdateStageCompleted,
 		})
 		if err != nil {
@@ -255,7 +255,7 @@ func (s *Server) update(ctx context.Context, name, op string, args ...any) (work
 }
 
 // lifecycle handles start, sleep, kill and destroy.
-func (s *Server) lifecycle(op string) echo.HandlerFunc {
+func (s *Server) lifecycle(op contract.Op) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name := c.Param("name")
 		if err := validName(name); err != nil {
@@ -298,11 +298,11 @@ func (s *Server) patch(c echo.Context) error {
 	if err := checkSleepAfter(req.SleepAfter); err != nil {
 		return err
 	}
-	p := workflows.PatchRequest{KeepAlive: req.KeepAlive}
+	p := contract.PatchRequest{KeepAlive: req.KeepAlive}
 	if req.SleepAfter.Set {
 		p.SleepAfter = &req.SleepAfter.D
 	}
-	v, err := s.update(c.Request().Context(), name, workflows.OpPatch, p)
+	v, err := s.update(c.Request().Context(), name, contract.OpPatch, p)
 	if err != nil {
 		return err
 	}
@@ -328,7 +328,7 @@ func (s *Server) setEnv(c echo.Context) error {
 	if err := checkEnv(req.Env, true); err != nil {
 		return err
 	}
-	v, err := s.update(c.Request().Context(), name, workflows.OpConfigure, workflows.ConfigureRequest{Env: req.Env})
+	v, err := s.update(c.Request().Context(), name, contract.OpConfigure, contract.ConfigureRequest{Env: req.Env})
 	if err != nil {
 		return err
 	}
@@ -364,11 +364,11 @@ func (s *Server) start(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		args = append(args, workflows.StartRequest{BackupID: m.BackupID,
-			Size: workflows.BackupSize{Bytes: m.Bytes, Files: m.Files}})
+		args = append(args, contract.StartRequest{BackupID: m.BackupID,
+			Size: contract.BackupSize{Bytes: m.Bytes, Files: m.Files}})
 	}
 	s.targets.drop(name) // the container may change under this op
-	v, err := s.update(ctx, name, workflows.OpStart, args...)
+	v, err := s.update(ctx, name, contract.OpStart, args...)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/eventlog"
-	"github.com/berthdev/berth/workflows"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // Options configure a gateway.
@@ -119,10 +119,10 @@ func New(o Options) *Server {
 	v1.GET("/sandboxes", s.list)
 	v1.GET("/sandboxes/:name", s.get)
 	v1.PATCH("/sandboxes/:name", s.patch, json)
-	v1.DELETE("/sandboxes/:name", s.lifecycle(workflows.OpDestroy))
+	v1.DELETE("/sandboxes/:name", s.lifecycle(contract.OpDestroy))
 	v1.POST("/sandboxes/:name/start", s.start)
-	v1.POST("/sandboxes/:name/sleep", s.lifecycle(workflows.OpSleep))
-	v1.POST("/sandboxes/:name/kill", s.lifecycle(workflows.OpKill))
+	v1.POST("/sandboxes/:name/sleep", s.lifecycle(contract.OpSleep))
+	v1.POST("/sandboxes/:name/kill", s.lifecycle(contract.OpKill))
 	v1.PATCH("/sandboxes/:name/env", s.setEnv, json)
 	v1.GET("/sandboxes/:name/events", s.sandboxEvents)
 	v1.GET("/events", s.catalogEvents)

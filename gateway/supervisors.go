@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/berthdev/berth/workflows"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // target is where a sandbox's supervisor answers, for one boot.
@@ -47,7 +47,7 @@ func (t *targets) drop(name string) {
 }
 
 // errNoContainer: the sandbox exists but runs no container right now.
-type noContainer struct{ status workflows.Status }
+type noContainer struct{ status contract.Status }
 
 func (e *noContainer) Error() string { return "sandbox has no container (" + string(e.status) + ")" }
 
@@ -62,14 +62,14 @@ func (s *Server) resolve(ctx context.Context, name string, wake bool) (target, e
 		return target{}, err
 	}
 	v := d.view
-	if v.Status == workflows.StatusDestroyed || v.Status == workflows.StatusDestroying {
+	if v.Status == contract.StatusDestroyed || v.Status == contract.StatusDestroying {
 		return target{}, apiErr(http.StatusGone, CodeSandboxDestroyed, "sandbox "+name+" was destroyed")
 	}
-	if v.Status != workflows.StatusRunning || v.Container == nil {
+	if v.Status != contract.StatusRunning || v.Container == nil {
 		if !wake {
 			return target{}, &noContainer{status: v.Status}
 		}
-		if v, err = s.update(ctx, name, workflows.OpStart); err != nil {
+		if v, err = s.update(ctx, name, contract.OpStart); err != nil {
 			return target{}, err
 		}
 		if v.Container == nil {

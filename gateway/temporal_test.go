@@ -22,7 +22,7 @@ import (
 	"github.com/berthdev/berth/gateway"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/devserver"
-	"github.com/berthdev/berth/workflows"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // connectedThenKilled is a real SDK client that was connected to a real
@@ -121,11 +121,11 @@ func TestLifecycleFailsFastWhenTemporalIsDown(t *testing.T) {
 // takes longer than several reachability probes, like a sleep that backs
 // up a large workspace.
 func slowSleepWorkflow(ctx workflow.Context) error {
-	err := workflow.SetUpdateHandler(ctx, workflows.OpSleep, func(ctx workflow.Context) (workflows.View, error) {
+	err := workflow.SetUpdateHandler(ctx, string(contract.OpSleep), func(ctx workflow.Context) (contract.View, error) {
 		if err := workflow.Sleep(ctx, slowUpdate); err != nil {
-			return workflows.View{}, err
+			return contract.View{}, err
 		}
-		return workflows.View{Name: "slow", Status: workflows.StatusStopped}, nil
+		return contract.View{Name: "slow", Status: contract.StatusStopped}, nil
 	})
 	if err != nil {
 		return err
@@ -156,13 +156,13 @@ func TestLongUpdateOutlivesReachabilityProbes(t *testing.T) {
 	}
 	defer c.Close()
 	w := worker.New(c, "gateway-test", worker.Options{})
-	w.RegisterWorkflowWithOptions(slowSleepWorkflow, workflow.RegisterOptions{Name: workflows.WorkflowType})
+	w.RegisterWorkflowWithOptions(slowSleepWorkflow, workflow.RegisterOptions{Name: contract.WorkflowType})
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	if _, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.WorkflowID("slow"), TaskQueue: "gateway-test"},
-		workflows.WorkflowType); err != nil {
+	if _, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.WorkflowID("slow"), TaskQueue: "gateway-test"},
+		contract.WorkflowType); err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(gateway.New(gateway.Options{Temporal: c, Namespace: "default", Token: "t", Log: zap.NewNop()}).Handler())

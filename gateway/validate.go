@@ -15,12 +15,12 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/berthdev/berth/internal/names"
-	"github.com/berthdev/berth/workflows"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,255}$`)
 
-const maxEnvValue = workflows.MaxEnvValueBytes
+const maxEnvValue = contract.MaxEnvValueBytes
 
 func validName(name string) *APIError {
 	if !names.ValidSandbox(name) {
@@ -111,7 +111,7 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 }
 
 func checkSleepAfter(d Duration) *APIError {
-	if d.Set && (d.D < workflows.MinSleepAfter || d.D > workflows.MaxSleepAfter) {
+	if d.Set && (d.D < contract.MinSleepAfter || d.D > contract.MaxSleepAfter) {
 		return badRequest(fmt.Sprintf("sleepAfter %s is out of range: use 1s to 168h", d.D))
 	}
 	return nil
@@ -121,7 +121,7 @@ func checkSleepAfter(d Duration) *APIError {
 // where allowNull says so. Values are never echoed in errors: they may be
 // secrets pasted by mistake.
 //
-// The sandbox's whole env is bounded too (workflows.MaxEnvVars and
+// The sandbox's whole env is bounded too (contract.MaxEnvVars and
 // MaxEnvBytes): a request that alone breaks the bound is refused here with
 // 413 ENV_TOO_LARGE; one that breaks it together with the env the sandbox
 // already has is refused the same way by the workflow's update validator.
@@ -148,7 +148,7 @@ func checkEnv(env map[string]*string, allowNull bool) *APIError {
 		}
 		vars, size = vars+1, size+len(k)+len(*v)
 	}
-	if vars > workflows.MaxEnvVars || size > workflows.MaxEnvBytes {
+	if vars > contract.MaxEnvVars || size > contract.MaxEnvBytes {
 		return envTooLarge(vars, size)
 	}
 	return nil
@@ -160,7 +160,7 @@ const maxEnvChangeKeys = 256
 func envTooLarge(vars, size int) *APIError {
 	e := apiErr(http.StatusRequestEntityTooLarge, CodeEnvTooLarge, fmt.Sprintf(
 		"the sandbox env would hold %d variables and %d bytes of keys and values; at most %d variables and %d bytes are allowed",
-		vars, size, workflows.MaxEnvVars, workflows.MaxEnvBytes))
-	e.Context = map[string]any{"vars": vars, "bytes": size, "maxVars": workflows.MaxEnvVars, "maxBytes": workflows.MaxEnvBytes}
+		vars, size, contract.MaxEnvVars, contract.MaxEnvBytes))
+	e.Context = map[string]any{"vars": vars, "bytes": size, "maxVars": contract.MaxEnvVars, "maxBytes": contract.MaxEnvBytes}
 	return e
 }

@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/berthdev/berth/internal/stacktest"
-	"github.com/berthdev/berth/workflows"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // envBatch is n variables <prefix>_<i> of size bytes each (values that do
@@ -66,8 +66,8 @@ func TestEnvIsBoundedInTotal(t *testing.T) {
 
 	// Bypassing the gateway: an Update is rejected by the validator...
 	h, err := stack.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: workflows.WorkflowID(n), UpdateName: workflows.OpConfigure,
-		Args:         []any{workflows.ConfigureRequest{Env: envBatch("U", 8, 2000)}},
+		WorkflowID: contract.WorkflowID(n), UpdateName: string(contract.OpConfigure),
+		Args:         []any{contract.ConfigureRequest{Env: envBatch("U", 8, 2000)}},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err == nil {
@@ -78,8 +78,8 @@ func TestEnvIsBoundedInTotal(t *testing.T) {
 	require.Equal(t, "ENV_TOO_LARGE", app.Type())
 
 	// ...and a Signal is dropped without breaking the workflow.
-	require.NoError(t, stack.Temporal.SignalWorkflow(ctx, workflows.WorkflowID(n), "", workflows.OpConfigure,
-		workflows.ConfigureRequest{Env: envBatch("S", 8, 2000)}))
+	require.NoError(t, stack.Temporal.SignalWorkflow(ctx, contract.WorkflowID(n), "", string(contract.OpConfigure),
+		contract.ConfigureRequest{Env: envBatch("S", 8, 2000)}))
 	stack.Must(t, 200, "PATCH", "/v1/sandboxes/"+n+"/env", map[string]any{"env": map[string]any{"AFTER": "yes", "B0_0": nil}})
 	v.Env = nil // JSON decoding merges into a map it finds
 	stack.Must(t, 200, "GET", "/v1/sandboxes/"+n, nil).JSON(t, &v)

@@ -18,7 +18,7 @@ import (
 
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/schemas"
-	"github.com/berthdev/berth/workflows"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // A Sandbox workflow started by hand on the shared queue, bypassing the
@@ -35,28 +35,28 @@ func TestHandStartedWorkflowCannotEscapeDataDir(t *testing.T) {
 	target := filepath.Join(dataDir, "restoring", evil)
 	require.Equal(t, filepath.Join(stack.Dir, escape), target)
 
-	start := func(id string, in workflows.Input) client.WorkflowRun {
-		run, err := stack.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.SharedQueue},
-			workflows.WorkflowType, in)
+	start := func(id string, in contract.Input) client.WorkflowRun {
+		run, err := stack.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: contract.SharedQueue},
+			contract.WorkflowType, in)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = stack.Temporal.TerminateWorkflow(context.Background(), id, "", "test cleanup") })
 		return run
 	}
 	keep := false
 	// As a create would start it.
-	first := start(workflows.WorkflowID(evil), workflows.Input{Spec: &schemas.CreateRequested{
+	first := start(contract.WorkflowID(evil), contract.Input{Spec: &schemas.CreateRequested{
 		Path: evil, InstanceType: "basic", SleepAfter: "10m0s", KeepAlive: &keep}})
 	// As a continued run of a sandbox that slept here with a backup, then
 	// told to start: the boot would restore, writing the marker first.
-	second := start(workflows.WorkflowID(evil)+"-2", workflows.Input{State: &workflows.State{
-		Config: workflows.Config{Name: evil, InstanceType: "basic", SleepAfter: 10 * time.Minute},
-		Status: workflows.StatusStopped, Host: stack.HostID, LastBackupID: "20250101T000000Z-00000000", NextOffset: 1,
+	second := start(contract.WorkflowID(evil)+"-2", contract.Input{State: &contract.State{
+		Config: contract.Config{Name: evil, InstanceType: "basic", SleepAfter: 10 * time.Minute},
+		Status: contract.StatusStopped, Host: stack.HostID, LastBackupID: "20250101T000000Z-00000000", NextOffset: 1,
 	}})
 	go func() {
 		uctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
 		_, _ = stack.Temporal.UpdateWorkflow(uctx, client.UpdateWorkflowOptions{
-			WorkflowID: workflows.WorkflowID(evil) + "-2", UpdateName: workflows.OpStart,
+			WorkflowID: contract.WorkflowID(evil) + "-2", UpdateName: string(contract.OpStart),
 			WaitForStage: client.WorkflowUpdateStageCompleted})
 	}()
 
@@ -68,7 +68,7 @@ func TestHandStartedWorkflowCannotEscapeDataDir(t *testing.T) {
 		require.True(t, os.IsNotExist(statErr), "run %d: the worker wrote %s, outside its data directory %s", i, target, dataDir)
 		var app *temporal.ApplicationError
 		require.True(t, errors.As(err, &app), "run %d must fail with a validation error, got %v", i, err)
-		require.Equal(t, workflows.ErrValidation, app.Type())
+		require.Equal(t, contract.ErrValidation, app.Type())
 		require.Contains(t, app.Error(), "is invalid")
 	}
 	require.Equal(t, before, dirNames(t, stack.Dir), "nothing new beside the data directory")

@@ -19,7 +19,7 @@ import (
 
 	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/internal/dockerrt"
-	"github.com/berthdev/berth/workflows"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // Reconcile removes the containers, volumes and disks this host holds for
@@ -161,7 +161,7 @@ type sandboxState struct {
 	err     error // unreadable state: keep everything
 	missing bool  // no such sandbox
 	closed  bool  // its workflow ended (terminated by hand): no one drives it
-	view    workflows.View
+	view    contract.View
 }
 
 // readSandbox reads a sandbox's state from its workflow's memo, as the
@@ -170,7 +170,7 @@ type sandboxState struct {
 func readSandbox(ctx context.Context, c client.Client, name string) (*sandboxState, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	resp, err := c.DescribeWorkflowExecution(ctx, workflows.WorkflowID(name), "")
+	resp, err := c.DescribeWorkflowExecution(ctx, contract.WorkflowID(name), "")
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
 		return &sandboxState{missing: true}, nil
@@ -180,18 +180,18 @@ func readSandbox(ctx context.Context, c client.Client, name string) (*sandboxSta
 	}
 	info := resp.GetWorkflowExecutionInfo()
 	s := &sandboxState{closed: info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING}
-	s.view.Status = workflows.StatusCreated // before its first workflow task
-	if p, ok := info.GetMemo().GetFields()[workflows.MemoState]; ok {
+	s.view.Status = contract.StatusCreated // before its first workflow task
+	if p, ok := info.GetMemo().GetFields()[contract.MemoState]; ok {
 		if err := converter.GetDefaultDataConverter().FromPayload(p, &s.view); err != nil {
-			return &sandboxState{err: fmt.Errorf("read memo %s: %w", workflows.MemoState, err)}, nil
+			return &sandboxState{err: fmt.Errorf("read memo %s: %w", contract.MemoState, err)}, nil
 		}
 	}
 	return s, nil
 }
 
 // inFlight statuses have an activity that owns the sandbox's objects.
-func inFlight(st workflows.Status) bool {
-	return st == workflows.StatusStarting || st == workflows.StatusStopping || st == workflows.StatusDestroying
+func inFlight(st contract.Status) bool {
+	return st == contract.StatusStarting || st == contract.StatusStopping || st == contract.StatusDestroying
 }
 
 // keepContainer decides on a container of a sandbox on host (boot: its
@@ -205,7 +205,7 @@ func keepContainer(s *sandboxState, host, boot string) (bool, string) {
 		return false, "no such sandbox"
 	case s.closed:
 		return false, "the sandbox's workflow has ended"
-	case v.Status == workflows.StatusDestroyed:
+	case v.Status == contract.StatusDestroyed:
 		return false, "the sandbox is destroyed"
 	case inFlight(v.Status):
 		return true, ""
@@ -230,7 +230,7 @@ func keepVolume(s *sandboxState, host string) (bool, string) {
 		return false, "no such sandbox"
 	case s.closed:
 		return true, "" // the data may still matter to someone
-	case v.Status == workflows.StatusDestroyed:
+	case v.Status == contract.StatusDestroyed:
 		return false, "the sandbox is destroyed"
 	case inFlight(v.Status):
 		return true, ""

@@ -4,18 +4,17 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/berthdev/berth/activities"
-	"github.com/berthdev/berth/workflows"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 func TestReconcileDecisions(t *testing.T) {
 	const me = "h1"
 	running := func(host, boot string) *sandboxState {
-		return &sandboxState{view: workflows.View{Status: workflows.StatusRunning, Host: host,
-			Container: &activities.Container{Host: host, BootID: boot}}}
+		return &sandboxState{view: contract.View{Status: contract.StatusRunning, Host: host,
+			Container: &contract.Container{Host: host, BootID: boot}}}
 	}
-	status := func(st workflows.Status, host string) *sandboxState {
-		return &sandboxState{view: workflows.View{Status: st, Host: host}}
+	status := func(st contract.Status, host string) *sandboxState {
+		return &sandboxState{view: contract.View{Status: st, Host: host}}
 	}
 	cases := []struct {
 		name                 string
@@ -24,17 +23,17 @@ func TestReconcileDecisions(t *testing.T) {
 	}{
 		{"temporal unreachable", &sandboxState{err: errors.New("down")}, true, true},
 		{"no such sandbox", &sandboxState{missing: true}, false, false},
-		{"workflow ended", &sandboxState{closed: true, view: workflows.View{Status: workflows.StatusRunning}}, false, true},
-		{"destroyed", status(workflows.StatusDestroyed, me), false, false},
-		{"destroying", status(workflows.StatusDestroying, me), true, true},
-		{"starting", status(workflows.StatusStarting, "h2"), true, true},
-		{"stopping", status(workflows.StatusStopping, me), true, true},
+		{"workflow ended", &sandboxState{closed: true, view: contract.View{Status: contract.StatusRunning}}, false, true},
+		{"destroyed", status(contract.StatusDestroyed, me), false, false},
+		{"destroying", status(contract.StatusDestroying, me), true, true},
+		{"starting", status(contract.StatusStarting, "h2"), true, true},
+		{"stopping", status(contract.StatusStopping, me), true, true},
 		{"running here, this boot", running(me, "b1"), true, true},
 		{"running here, another boot", running(me, "b0"), false, true},
 		{"running elsewhere", running("h2", "b1"), false, false},
-		{"sleeping here", status(workflows.StatusStopped, me), false, true},
-		{"sleeping elsewhere", status(workflows.StatusStopped, "h2"), false, false},
-		{"never booted", status(workflows.StatusCreated, ""), false, true},
+		{"sleeping here", status(contract.StatusStopped, me), false, true},
+		{"sleeping elsewhere", status(contract.StatusStopped, "h2"), false, false},
+		{"never booted", status(contract.StatusCreated, ""), false, true},
 	}
 	for _, c := range cases {
 		if got, _ := keepContainer(c.s, me, "b1"); got != c.keepCont {

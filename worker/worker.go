@@ -18,6 +18,7 @@ import (
 	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/workflows"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // Run prepares the host (sandbox network, disks, reconciliation), then
@@ -33,10 +34,10 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 	if err := Reconcile(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Log.Named("reconcile")); err != nil {
 		acts.Log.Warn("reconcile skipped", zap.Error(err))
 	}
-	shared := sdkworker.New(c, workflows.SharedQueue, sdkworker.Options{})
-	shared.RegisterWorkflowWithOptions(workflows.Sandbox, workflow.RegisterOptions{Name: workflows.WorkflowType})
+	shared := sdkworker.New(c, contract.SharedQueue, sdkworker.Options{})
+	shared.RegisterWorkflowWithOptions(workflows.Sandbox, workflow.RegisterOptions{Name: contract.WorkflowType})
 	shared.RegisterActivity(acts)
-	host := sdkworker.New(c, workflows.HostQueue(acts.HostID), sdkworker.Options{})
+	host := sdkworker.New(c, contract.HostQueue(acts.HostID), sdkworker.Options{})
 	host.RegisterActivity(acts)
 	if err := shared.Start(); err != nil {
 		return fmt.Errorf("start shared worker: %w", err)
@@ -60,7 +61,7 @@ func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 		return fmt.Errorf("list search attributes: %w", err)
 	}
 	missing := map[string]enumspb.IndexedValueType{}
-	for _, name := range workflows.SearchAttributeNames {
+	for _, name := range contract.SearchAttributeNames {
 		if _, ok := have.CustomAttributes[name]; !ok {
 			missing[name] = enumspb.INDEXED_VALUE_TYPE_KEYWORD
 		}
@@ -72,7 +73,7 @@ func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 		Namespace: namespace, SearchAttributes: missing,
 	})
 	if err != nil {
-		return fmt.Errorf("register search attributes %v: %w", workflows.SearchAttributeNames, err)
+		return fmt.Errorf("register search attributes %v: %w", contract.SearchAttributeNames, err)
 	}
 	return nil
 }

@@ -10,28 +10,28 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/schemas"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
-// acts is only used for its method values: the workflow never calls them.
-var acts *activities.Activities
+// Activities are scheduled by their contract names (contract.Activity*):
+// the workflow never runs them, so it does not import their code.
 
 // apply runs one intent to completion and answers its update, if any.
-func (s *sandbox) apply(ctx workflow.Context, in Intent) {
+func (s *sandbox) apply(ctx workflow.Context, in contract.Intent) {
 	var err error
 	switch lookup(s.st.Status, in.Op) {
 	case actReject:
 		err = destroyedError(s.st.Config.Name)
 	case actNothing:
 		if in.Start != nil {
-			err = validationError(fmt.Sprintf("sandbox %s is %s: sleep it before starting it from backup %s",
+			err = contract.ValidationError(fmt.Sprintf("sandbox %s is %s: sleep it before starting it from backup %s",
 				s.st.Config.Name, s.st.Status, in.Start.BackupID))
 		}
 	case actBoot:
 		err = s.boot(ctx, in.Start)
 	case actSleep:
-		s.sleep(ctx, in.Op == opSleep)
+		s.sleep(ctx, in.Op == contract.OpSleep)
 	case actDestroy:
 		s.destroy(ctx)
 	case actConfigure:
@@ -41,7 +41,7 @@ func (s *sandbox) apply(ctx workflow.Context, in Intent) {
 	case actSnapshot:
 		err = s.snapshot(ctx)
 	case actNotRunning:
-		err = temporal.NewNonRetryableApplicationError("sandbox "+s.st.Config.Name+" is not running; start it first", ErrNotRunning, nil)
+		err = temporal.NewNonRetryableApplicationError("sandbox "+s.st.Config.Name+" is not running; start it first", contract.ErrNotRunning, nil)
 	case actKill:
 		// The fact is recorded now; the run ends (continue-as-new) once
 		// the loop has answered every waiting update.
@@ -51,46 +51,46 @@ func (s *sandbox) apply(ctx workflow.Context, in Intent) {
 	s.answer(in, err)
 }
 
-func (s *sandbox) answer(in Intent, err error) {
+func (s *sandbox) answer(in contract.Intent, err error) {
 	if in.FromUpdate {
-		s.results[in.Seq] = result{view: s.st.view(), err: err}
+		s.results[in.Seq] = result{view: s.st.View(), err: err}
 	}
 }
 
 // boot starts a container, preferring the host that holds the workspace
 // volume and falling back to any host when that one does not pick it up.
 // req, if set, names the backup to restore instead of the newest one.
-func (s *sandbox) boot(ctx workflow.Context, req *StartRequest) error {
+func (s *sandbox) boot(ctx workflow.Context, req *contract.StartRequest) error {
 	from := s.st.Status
-	s.setStatus(ctx, StatusStarting)
+	s.setStatus(ctx, contract.StatusStarting)
 	s.record(ctx, schemas.TypeStartRequested, schemas.Empty{})
 	var bootID string
 	_ = workflow.SideEffect(ctx, func(workflow.Context) any { return uuid.NewString() }).Get(&bootID)
-	in := activities.BootInput{Sandbox: s.st.Config.Name, InstanceType: s.st.Config.InstanceType,
+	in := contract.BootInput{Sandbox: s.st.Config.Name, InstanceType: s.st.Config.InstanceType,
 		BootID: bootID, Env: s.st.Config.Env, VolumeHost: s.st.Host, RestoreBackupID: s.st.LastBackupID}
 	size := s.st.LastBackupSize
 	if req != nil {
 		in.RestoreBackupID, in.ForceRestore, size = req.BackupID, true, req.Size
 	}
 	timeout := bootTimeout(in.RestoreBackupID, size)
-	var res activities.BootResult
+	var res contract.BootResult
 	var err error
 	if s.st.Host != "" {
-		err = workflow.ExecuteActivity(bootOptions(ctx, HostQueue(s.st.Host), 30*time.Second, timeout), acts.Boot, in).Get(ctx, &res)
+		err = workflow.ExecuteActivity(bootOptions(ctx, contract.HostQueue(s.st.Host), 30*time.Second, timeout), contract.ActivityBoot, in).Get(ctx, &res)
 	}
 	if s.st.Host == "" || isScheduleToStartTimeout(err) {
-		err = workflow.ExecuteActivity(bootOptions(ctx, SharedQueue, 0, timeout), acts.Boot, in).Get(ctx, &res)
+		err = workflow.ExecuteActivity(bootOptions(ctx, contract.SharedQueue, 0, timeout), contract.ActivityBoot, in).Get(ctx, &res)
 	}
 	if err != nil {
 		s.setStatus(ctx, from)
 		s.publish(ctx)
 		var app *temporal.ApplicationError
-		if errors.As(err, &app) && app.Type() == ErrRestore {
+		if errors.As(err, &app) && app.Type() == contract.ErrRestore {
 			// Not worth retrying: the backup is bad. The caller can name an
 			// older one.
-			return temporal.NewNonRetryableApplicationError("restore failed: "+rootCause(err), ErrRestore, nil)
+			return temporal.NewNonRetryableApplicationError("restore failed: "+rootCause(err), contract.ErrRestore, nil)
 		}
-		return temporal.NewNonRetryableApplicationError("boot failed: "+rootCause(err), ErrBoot, nil)
+		return temporal.NewNonRetryableApplicationError("boot failed: "+rootCause(err), contract.ErrBoot, nil)
 	}
 	c := res.Container
 	s.st.Container, s.st.Host = &c, c.Host
@@ -98,7 +98,7 @@ func (s *sandbox) boot(ctx workflow.Context, req *StartRequest) error {
 		// The named backup is now what the workspace came from.
 		s.st.LastBackupID, s.st.LastBackupSize = req.BackupID, req.Size
 	}
-	s.setStatus(ctx, StatusRunning)
+	s.setStatus(ctx, contract.StatusRunning)
 	s.record(ctx, schemas.TypeStarted, schemas.Empty{})
 	if res.RestoredBackupID != "" {
 		s.record(ctx, schemas.TypeWorkspaceRestored, schemas.WorkspaceRestored{BackupID: res.RestoredBackupID})
@@ -108,12 +108,12 @@ func (s *sandbox) boot(ctx workflow.Context, req *StartRequest) error {
 
 // snapshot backs up a running sandbox; it keeps running.
 func (s *sandbox) snapshot(ctx workflow.Context) error {
-	var res activities.SnapshotResult
-	in := activities.StopInput{Sandbox: s.st.Config.Name, Container: *s.st.Container}
-	if err := workflow.ExecuteActivity(snapshotOptions(ctx, s.st.Container.Host), acts.Snapshot, in).Get(ctx, &res); err != nil {
-		return temporal.NewNonRetryableApplicationError("backup failed: "+rootCause(err), ErrBackup, nil)
+	var res contract.SnapshotResult
+	in := contract.StopInput{Sandbox: s.st.Config.Name, Container: *s.st.Container}
+	if err := workflow.ExecuteActivity(snapshotOptions(ctx, s.st.Container.Host), contract.ActivitySnapshot, in).Get(ctx, &res); err != nil {
+		return temporal.NewNonRetryableApplicationError("backup failed: "+rootCause(err), contract.ErrBackup, nil)
 	}
-	s.st.LastBackupID, s.st.LastBackupSize = res.BackupID, BackupSize{Bytes: res.Bytes, Files: res.Files}
+	s.st.LastBackupID, s.st.LastBackupSize = res.BackupID, contract.BackupSize{Bytes: res.Bytes, Files: res.Files}
 	s.touch(ctx)
 	s.record(ctx, schemas.TypeBackupCreated, schemas.BackupCreated{BackupID: res.BackupID})
 	return nil
@@ -122,16 +122,16 @@ func (s *sandbox) snapshot(ctx workflow.Context) error {
 // sleep removes the container and keeps the workspace. requested is false
 // when the idle timer decided it.
 func (s *sandbox) sleep(ctx workflow.Context, requested bool) {
-	s.setStatus(ctx, StatusStopping)
+	s.setStatus(ctx, contract.StatusStopping)
 	if requested {
 		s.record(ctx, schemas.TypeSleepRequested, schemas.Empty{})
 	} else {
 		s.publish(ctx)
 	}
 	s.stopWatchers()
-	var res activities.StopResult
-	in := activities.StopInput{Sandbox: s.st.Config.Name, Container: *s.st.Container}
-	err := workflow.ExecuteActivity(stopOptions(ctx, s.st.Container.Host), acts.Stop, in).Get(ctx, &res)
+	var res contract.StopResult
+	in := contract.StopInput{Sandbox: s.st.Config.Name, Container: *s.st.Container}
+	err := workflow.ExecuteActivity(stopOptions(ctx, s.st.Container.Host), contract.ActivityStop, in).Get(ctx, &res)
 	// Runs that predate the bound retried the stop without limit, so an
 	// error never reached them.
 	if err != nil && workflow.GetVersion(ctx, "stop-without-backup", workflow.DefaultVersion, 1) == 1 {
@@ -141,41 +141,41 @@ func (s *sandbox) sleep(ctx workflow.Context, requested bool) {
 		s.record(ctx, schemas.TypeBackupFailed, schemas.BackupFailed{Error: fmt.Sprintf(
 			"backup gave up after %d attempts (%s); the workspace volume is kept on host %s", stopAttempts, rootCause(err), s.st.Container.Host)})
 		in.SkipBackup = true
-		_ = workflow.ExecuteActivity(hostOptions(ctx, s.st.Container.Host), acts.Stop, in).Get(ctx, nil)
-		res = activities.StopResult{}
+		_ = workflow.ExecuteActivity(hostOptions(ctx, s.st.Container.Host), contract.ActivityStop, in).Get(ctx, nil)
+		res = contract.StopResult{}
 	}
 	switch {
 	case res.BackupID != "":
-		s.st.LastBackupID, s.st.LastBackupSize = res.BackupID, BackupSize{Bytes: res.Bytes, Files: res.Files}
+		s.st.LastBackupID, s.st.LastBackupSize = res.BackupID, contract.BackupSize{Bytes: res.Bytes, Files: res.Files}
 		s.record(ctx, schemas.TypeBackupCreated, schemas.BackupCreated{BackupID: res.BackupID})
 	case res.BackupError != "":
 		s.record(ctx, schemas.TypeBackupFailed, schemas.BackupFailed{Error: res.BackupError})
 	}
 	s.st.Container = nil
-	s.setStatus(ctx, StatusStopped)
+	s.setStatus(ctx, contract.StatusStopped)
 	s.record(ctx, schemas.TypeStopped, schemas.Empty{})
 }
 
 // destroy removes container and volume and keeps the workflow open as the
 // name's tombstone, so the name can never be claimed again.
 func (s *sandbox) destroy(ctx workflow.Context) {
-	wasRunning := s.st.Status == StatusRunning
-	s.setStatus(ctx, StatusDestroying)
+	wasRunning := s.st.Status == contract.StatusRunning
+	s.setStatus(ctx, contract.StatusDestroying)
 	s.record(ctx, schemas.TypeDestroyRequested, schemas.Empty{})
 	s.stopWatchers()
-	in := activities.DestroyInput{Sandbox: s.st.Config.Name}
+	in := contract.DestroyInput{Sandbox: s.st.Config.Name}
 	if s.st.Host != "" {
-		_ = workflow.ExecuteActivity(hostOptions(ctx, s.st.Host), acts.Destroy, in).Get(ctx, nil)
+		_ = workflow.ExecuteActivity(hostOptions(ctx, s.st.Host), contract.ActivityDestroy, in).Get(ctx, nil)
 	}
 	s.st.Container = nil
 	if wasRunning {
 		s.record(ctx, schemas.TypeStopped, schemas.Empty{})
 	}
-	s.setStatus(ctx, StatusDestroyed)
+	s.setStatus(ctx, contract.StatusDestroyed)
 	s.record(ctx, schemas.TypeDestroyed, schemas.Empty{})
 }
 
-func (s *sandbox) configure(ctx workflow.Context, in Intent) error {
+func (s *sandbox) configure(ctx workflow.Context, in contract.Intent) error {
 	if p := in.Patch; p != nil {
 		if p.SleepAfter != nil {
 			s.st.Config.SleepAfter = *p.SleepAfter
@@ -198,11 +198,11 @@ func (s *sandbox) configure(ctx workflow.Context, in Intent) error {
 	s.st.Config.Env = env
 	s.touch(ctx)
 	s.record(ctx, schemas.TypeConfigured, schemas.Configured{Env: in.Configure.Env})
-	if c := s.st.Container; c != nil && s.st.Status == StatusRunning {
+	if c := s.st.Container; c != nil && s.st.Status == contract.StatusRunning {
 		// Best effort: a container that misses the push gets the env on its
 		// next boot; the change itself is already durable.
-		err := workflow.ExecuteActivity(quickOptions(ctx, c.Host), acts.ApplyEnv,
-			activities.EnvInput{Container: *c, Env: env}).Get(ctx, nil)
+		err := workflow.ExecuteActivity(quickOptions(ctx, c.Host), contract.ActivityApplyEnv,
+			contract.EnvInput{Container: *c, Env: env}).Get(ctx, nil)
 		if err != nil {
 			workflow.GetLogger(ctx).Warn("env push to running sandbox failed", "error", err)
 		}
@@ -214,11 +214,11 @@ func (s *sandbox) configure(ctx workflow.Context, in Intent) error {
 func (s *sandbox) exited(ctx workflow.Context) {
 	s.stopWatchers()
 	s.st.Container = nil
-	s.setStatus(ctx, StatusStopped)
+	s.setStatus(ctx, contract.StatusStopped)
 	s.record(ctx, schemas.TypeStopped, schemas.Empty{})
 }
 
-func (s *sandbox) setStatus(ctx workflow.Context, to Status) {
+func (s *sandbox) setStatus(ctx workflow.Context, to contract.Status) {
 	if s.st.Status == to {
 		return
 	}

@@ -11,18 +11,18 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 func TestBootTimeoutFitsTheRestore(t *testing.T) {
-	require.Equal(t, 2*time.Minute, bootTimeout("", BackupSize{}), "nothing to restore: a quick boot")
-	require.Equal(t, 6*time.Hour, bootTimeout("b1", BackupSize{}), "size unknown: generous")
-	small := bootTimeout("b1", BackupSize{Bytes: 10 << 20, Files: 100})
+	require.Equal(t, 2*time.Minute, bootTimeout("", contract.BackupSize{}), "nothing to restore: a quick boot")
+	require.Equal(t, 6*time.Hour, bootTimeout("b1", contract.BackupSize{}), "size unknown: generous")
+	small := bootTimeout("b1", contract.BackupSize{Bytes: 10 << 20, Files: 100})
 	require.Equal(t, 2*time.Minute+time.Second, small)
 	// 30 GiB at 8 MiB/s is 64 minutes, and a million files 2000 s more.
-	big := bootTimeout("b1", BackupSize{Bytes: 30 << 30, Files: 1_000_000})
+	big := bootTimeout("b1", contract.BackupSize{Bytes: 30 << 30, Files: 1_000_000})
 	require.Equal(t, 2*time.Minute+3840*time.Second+2000*time.Second, big)
-	require.Equal(t, 24*time.Hour, bootTimeout("b1", BackupSize{Bytes: 1 << 50}), "capped")
+	require.Equal(t, 24*time.Hour, bootTimeout("b1", contract.BackupSize{Bytes: 1 << 50}), "capped")
 }
 
 // bootTimeouts records the start-to-close timeout of every Boot.
@@ -41,19 +41,19 @@ func (h *harness) bootTimeouts() *[]time.Duration {
 // the boot's timeout follows it.
 func TestBootWithRestoreIsNotBoundByTwoMinutes(t *testing.T) {
 	h := newHarness(t)
-	h.stop = func(activities.StopInput) (activities.StopResult, error) {
-		return activities.StopResult{BackupID: "b0", Bytes: 30 << 30, Files: 200_000}, nil
+	h.stop = func(contract.StopInput) (contract.StopResult, error) {
+		return contract.StopResult{BackupID: "b0", Bytes: 30 << 30, Files: 200_000}, nil
 	}
 	timeouts := h.bootTimeouts()
-	h.run(Input{Spec: spec("s1")}, []step{
-		{op: OpStart, status: StatusRunning},
-		{op: OpSleep, status: StatusStopped},
-		{op: OpStart, status: StatusRunning},
+	h.run(contract.Input{Spec: spec("s1")}, []step{
+		{op: contract.OpStart, status: contract.StatusRunning},
+		{op: contract.OpSleep, status: contract.StatusStopped},
+		{op: contract.OpStart, status: contract.StatusRunning},
 	})
 	require.Len(t, *timeouts, 2)
 	require.Equal(t, 2*time.Minute, (*timeouts)[0], "a new sandbox restores nothing")
 	require.Greater(t, (*timeouts)[1], time.Hour, "30 GiB at a conservative rate")
-	require.Equal(t, BackupSize{Bytes: 30 << 30, Files: 200_000}, h.continuedWith().State.LastBackupSize)
+	require.Equal(t, contract.BackupSize{Bytes: 30 << 30, Files: 200_000}, h.continuedWith().State.LastBackupSize)
 }
 
 // A backup that keeps failing (say, the worker dies in it each time) does
@@ -63,17 +63,17 @@ func TestBootWithRestoreIsNotBoundByTwoMinutes(t *testing.T) {
 func TestSleepCompletesWhenTheBackupKeepsFailing(t *testing.T) {
 	h := newHarness(t)
 	var withBackup, without int
-	h.stop = func(in activities.StopInput) (activities.StopResult, error) {
+	h.stop = func(in contract.StopInput) (contract.StopResult, error) {
 		if in.SkipBackup {
 			without++
-			return activities.StopResult{}, nil
+			return contract.StopResult{}, nil
 		}
 		withBackup++
-		return activities.StopResult{}, errors.New("worker lost mid-backup")
+		return contract.StopResult{}, errors.New("worker lost mid-backup")
 	}
-	views := h.run(Input{Spec: spec("s1")}, []step{
-		{op: OpStart, status: StatusRunning},
-		{op: OpSleep, status: StatusStopped},
+	views := h.run(contract.Input{Spec: spec("s1")}, []step{
+		{op: contract.OpStart, status: contract.StatusRunning},
+		{op: contract.OpSleep, status: contract.StatusStopped},
 	})
 	require.Equal(t, stopAttempts, withBackup)
 	require.Equal(t, 1, without)
@@ -88,15 +88,15 @@ func TestSleepCompletesWhenTheBackupKeepsFailing(t *testing.T) {
 // volume, and it becomes the sandbox's restore source.
 func TestStartFromNamedBackup(t *testing.T) {
 	h := newHarness(t)
-	var boots []activities.BootInput
-	h.boot = func(in activities.BootInput) error { boots = append(boots, in); return nil }
+	var boots []contract.BootInput
+	h.boot = func(in contract.BootInput) error { boots = append(boots, in); return nil }
 	const older = "20250101T000000Z-0123abcd"
-	views := h.run(Input{Spec: spec("s1")}, []step{
-		{op: OpStart, status: StatusRunning},
-		{op: OpStart, args: []any{StartRequest{BackupID: older}}, errType: ErrValidation}, // running: sleep first
-		{op: OpSleep, status: StatusStopped},
-		{op: OpStart, args: []any{StartRequest{BackupID: "../../etc"}}, errType: ErrValidation},
-		{op: OpStart, args: []any{StartRequest{BackupID: older, Size: BackupSize{Bytes: 1 << 20}}}, status: StatusRunning},
+	views := h.run(contract.Input{Spec: spec("s1")}, []step{
+		{op: contract.OpStart, status: contract.StatusRunning},
+		{op: contract.OpStart, args: []any{contract.StartRequest{BackupID: older}}, errType: contract.ErrValidation}, // running: sleep first
+		{op: contract.OpSleep, status: contract.StatusStopped},
+		{op: contract.OpStart, args: []any{contract.StartRequest{BackupID: "../../etc"}}, errType: contract.ErrValidation},
+		{op: contract.OpStart, args: []any{contract.StartRequest{BackupID: older, Size: contract.BackupSize{Bytes: 1 << 20}}}, status: contract.StatusRunning},
 	})
 	require.Len(t, boots, 2)
 	require.Equal(t, older, boots[1].RestoreBackupID)
@@ -109,16 +109,16 @@ func TestStartFromNamedBackup(t *testing.T) {
 // boot failure), and the sandbox stays stopped.
 func TestCorruptBackupFailsStartWithRestoreFailed(t *testing.T) {
 	h := newHarness(t)
-	h.boot = func(in activities.BootInput) error {
+	h.boot = func(in contract.BootInput) error {
 		if in.RestoreBackupID != "" {
-			return temporal.NewNonRetryableApplicationError("restore backup b0: archive is corrupt", ErrRestore, nil)
+			return temporal.NewNonRetryableApplicationError("restore backup b0: archive is corrupt", contract.ErrRestore, nil)
 		}
 		return nil
 	}
-	h.run(Input{Spec: spec("s1")}, []step{
-		{op: OpStart, status: StatusRunning},
-		{op: OpSleep, status: StatusStopped},
-		{op: OpStart, errType: ErrRestore},
+	h.run(contract.Input{Spec: spec("s1")}, []step{
+		{op: contract.OpStart, status: contract.StatusRunning},
+		{op: contract.OpSleep, status: contract.StatusStopped},
+		{op: contract.OpStart, errType: contract.ErrRestore},
 	})
-	require.Equal(t, StatusStopped, h.continuedWith().State.Status)
+	require.Equal(t, contract.StatusStopped, h.continuedWith().State.Status)
 }

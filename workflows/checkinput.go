@@ -7,6 +7,7 @@ import (
 
 	"github.com/berthdev/berth/internal/names"
 	"github.com/berthdev/berth/schemas"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // A Sandbox workflow can be started by hand on the shared queue, bypassing
@@ -18,11 +19,11 @@ import (
 // checkName refuses a name the gateway would refuse, or one that is not the
 // name the workflow id claims.
 func checkName(ctx workflow.Context, name string) error {
-	if !names.ValidSandbox(name) {
-		return validationError(fmt.Sprintf("sandbox name %q is invalid: use %s", name, names.SandboxRule))
+	if err := contract.CheckSandbox(name); err != nil {
+		return err
 	}
-	if id := workflow.GetInfo(ctx).WorkflowExecution.ID; id != WorkflowID(name) {
-		return validationError(fmt.Sprintf("workflow id %q does not belong to sandbox %q (want %q)", id, name, WorkflowID(name)))
+	if id := workflow.GetInfo(ctx).WorkflowExecution.ID; id != contract.WorkflowID(name) {
+		return contract.ValidationError(fmt.Sprintf("workflow id %q does not belong to sandbox %q (want %q)", id, name, contract.WorkflowID(name)))
 	}
 	return nil
 }
@@ -30,12 +31,12 @@ func checkName(ctx workflow.Context, name string) error {
 // checkState refuses a continued run's state whose name, backup id or
 // container the activities would refuse (a container that never validates
 // would have its watch restarted forever).
-func checkState(ctx workflow.Context, st *State) error {
+func checkState(ctx workflow.Context, st *contract.State) error {
 	if err := checkName(ctx, st.Config.Name); err != nil {
 		return err
 	}
 	if id := st.LastBackupID; id != "" && !names.ValidBackupID(id) {
-		return validationError(fmt.Sprintf("backup id %q is not a backup id", id))
+		return contract.ValidationError(fmt.Sprintf("backup id %q is not a backup id", id))
 	}
 	if c := st.Container; c != nil {
 		if err := c.Validate(); err != nil {

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // A workflow started by hand (bypassing the gateway) with a name that is not
@@ -16,17 +18,17 @@ import (
 func TestHandStartedWorkflowIsRefused(t *testing.T) {
 	cases := []struct {
 		what, id string
-		in       Input
+		in       contract.Input
 		errType  string
 	}{
-		{"path in name", "sandbox/x/../../etc/cron.d/p", Input{Spec: spec("x/../../etc/cron.d/p")}, ErrValidation},
-		{"path in continued name", "sandbox/../x", Input{State: &State{Config: Config{Name: "../x"}, Status: StatusStopped,
-			LastBackupID: "20250101T000000Z-00000000"}}, ErrValidation},
-		{"id of another sandbox", "sandbox/other", Input{Spec: spec("victim")}, ErrValidation},
-		{"path in backup id", "sandbox/s1", Input{State: &State{Config: Config{Name: "s1"}, Status: StatusStopped,
-			LastBackupID: "../../x"}}, ErrValidation},
-		{"made-up container", "sandbox/s1", Input{State: &State{Config: Config{Name: "s1"}, Status: StatusRunning,
-			Container: &Container{ID: "../../x", Host: "h1", Addr: "attacker.example:80", BootID: "b"}}}, ErrValidation},
+		{"path in name", "sandbox/x/../../etc/cron.d/p", contract.Input{Spec: spec("x/../../etc/cron.d/p")}, contract.ErrValidation},
+		{"path in continued name", "sandbox/../x", contract.Input{State: &contract.State{Config: contract.Config{Name: "../x"}, Status: contract.StatusStopped,
+			LastBackupID: "20250101T000000Z-00000000"}}, contract.ErrValidation},
+		{"id of another sandbox", "sandbox/other", contract.Input{Spec: spec("victim")}, contract.ErrValidation},
+		{"path in backup id", "sandbox/s1", contract.Input{State: &contract.State{Config: contract.Config{Name: "s1"}, Status: contract.StatusStopped,
+			LastBackupID: "../../x"}}, contract.ErrValidation},
+		{"made-up container", "sandbox/s1", contract.Input{State: &contract.State{Config: contract.Config{Name: "s1"}, Status: contract.StatusRunning,
+			Container: &contract.Container{ID: "../../x", Host: "h1", Addr: "attacker.example:80", BootID: "b"}}}, contract.ErrValidation},
 	}
 	for _, c := range cases {
 		t.Run(c.what, func(t *testing.T) {

@@ -7,28 +7,11 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/berthdev/berth/schemas"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
-// Bounds on a sandbox's whole env, not only on one request: the env lives in
-// the workflow's state, memo and continue-as-new input, so an env that grew
-// without bound through repeated changes would end with Temporal refusing
-// the workflow task.
-const (
-	// MaxEnvVars is the most variables a sandbox env holds.
-	MaxEnvVars = 128
-	// MaxEnvBytes bounds the sum of len(key)+len(value) over the env.
-	MaxEnvBytes = 64 << 10
-	// MaxEnvValueBytes bounds one value; keys are at most 256 bytes
-	// (schemas.CheckEnvKey).
-	MaxEnvValueBytes = 32 << 10
-	// maxEnvChangeKeys bounds the keys named by one change (sets and
-	// unsets); a signal naming more is dropped as malformed.
-	maxEnvChangeKeys = 256
-)
-
-// ErrEnvTooLarge is the error type of a change or create whose env would
-// exceed the bounds above.
-const ErrEnvTooLarge = "ENV_TOO_LARGE"
+// The bounds on a sandbox's whole env are the contract's (MaxEnvVars,
+// MaxEnvBytes, MaxEnvValueBytes); this file enforces them.
 
 // envBoundsVersion gates the checks made when a change is applied: a
 // history recorded before them applied every change, so its replay must too.
@@ -61,11 +44,11 @@ func MergeEnv(env map[string]string, change map[string]*string) map[string]strin
 // before they existed can always be cut down). Values are never echoed.
 func CheckEnvChange(current map[string]string, change map[string]*string) error {
 	if err := schemas.CheckEnv(change); err != nil {
-		return validationError(err.Error())
+		return contract.ValidationError(err.Error())
 	}
 	next := MergeEnv(current, change)
 	vars, size := EnvSize(next)
-	if vars <= MaxEnvVars && size <= MaxEnvBytes {
+	if vars <= contract.MaxEnvVars && size <= contract.MaxEnvBytes {
 		return nil
 	}
 	curVars, curSize := EnvSize(current)
@@ -79,9 +62,9 @@ func CheckEnvChange(current map[string]string, change map[string]*string) error 
 // breaks and what to do about it.
 func EnvTooLargeError(vars, size int) error {
 	msg := fmt.Sprintf("the sandbox env would hold %d variables and %d bytes of keys and values; "+
-		"at most %d variables and %d bytes are allowed: unset variables (null) first", vars, size, MaxEnvVars, MaxEnvBytes)
-	return temporal.NewNonRetryableApplicationError(msg, ErrEnvTooLarge, nil,
-		map[string]int{"vars": vars, "bytes": size, "maxVars": MaxEnvVars, "maxBytes": MaxEnvBytes})
+		"at most %d variables and %d bytes are allowed: unset variables (null) first", vars, size, contract.MaxEnvVars, contract.MaxEnvBytes)
+	return temporal.NewNonRetryableApplicationError(msg, contract.ErrEnvTooLarge, nil,
+		map[string]int{"vars": vars, "bytes": size, "maxVars": contract.MaxEnvVars, "maxBytes": contract.MaxEnvBytes})
 }
 
 // checkEnvAtApply re-checks a change when the loop applies it: signals have

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // envBatch is n variables PREFIX_0.. of size bytes each.
@@ -23,7 +25,7 @@ func envBatch(prefix string, n, size int) map[string]*string {
 	return out
 }
 
-func configure(env map[string]*string) []any { return []any{ConfigureRequest{Env: env}} }
+func configure(env map[string]*string) []any { return []any{contract.ConfigureRequest{Env: env}} }
 
 // Repeated changes, each small, stop at the total bound; the update that
 // would cross it is rejected by the validator (it never enters history),
@@ -31,20 +33,20 @@ func configure(env map[string]*string) []any { return []any{ConfigureRequest{Env
 func TestEnvChangesAreBoundedInTotal(t *testing.T) {
 	h := newHarness(t)
 	steps := []step{
-		{op: OpStart, status: StatusRunning},
-		{op: OpConfigure, args: configure(envBatch("A", 4, 4000)), status: StatusRunning},   // 16 KB
-		{op: OpConfigure, args: configure(envBatch("B", 4, 4000)), status: StatusRunning},   // 32 KB
-		{op: OpConfigure, args: configure(envBatch("C", 9, 4000)), errType: ErrEnvTooLarge}, // 68 KB > 64 KiB
+		{op: contract.OpStart, status: contract.StatusRunning},
+		{op: contract.OpConfigure, args: configure(envBatch("A", 4, 4000)), status: contract.StatusRunning},   // 16 KB
+		{op: contract.OpConfigure, args: configure(envBatch("B", 4, 4000)), status: contract.StatusRunning},   // 32 KB
+		{op: contract.OpConfigure, args: configure(envBatch("C", 9, 4000)), errType: contract.ErrEnvTooLarge}, // 68 KB > 64 KiB
 	}
 	for i := 0; i < 10; i++ { // 8 + 9 x 13 = 125 variables; the 10th batch makes 138 > 128
-		steps = append(steps, step{op: OpConfigure, args: configure(envBatch(fmt.Sprintf("D%d", i), 13, 10)), status: StatusRunning})
+		steps = append(steps, step{op: contract.OpConfigure, args: configure(envBatch(fmt.Sprintf("D%d", i), 13, 10)), status: contract.StatusRunning})
 	}
-	steps[len(steps)-1].status, steps[len(steps)-1].errType = "", ErrEnvTooLarge
-	steps = append(steps, step{op: OpConfigure, args: configure(map[string]*string{"A_0": nil}), status: StatusRunning})
-	views := h.run(Input{Spec: spec("s1")}, steps)
+	steps[len(steps)-1].status, steps[len(steps)-1].errType = "", contract.ErrEnvTooLarge
+	steps = append(steps, step{op: contract.OpConfigure, args: configure(map[string]*string{"A_0": nil}), status: contract.StatusRunning})
+	views := h.run(contract.Input{Spec: spec("s1")}, steps)
 	vars, size := EnvSize(views[len(views)-1].Env)
 	require.Equal(t, 8+9*13-1, vars)
-	require.LessOrEqual(t, size, MaxEnvBytes)
+	require.LessOrEqual(t, size, contract.MaxEnvBytes)
 }
 
 // A signal has no validator: one that would cross the bound is dropped when
@@ -52,15 +54,15 @@ func TestEnvChangesAreBoundedInTotal(t *testing.T) {
 func TestEnvSignalOverTheBoundIsIgnored(t *testing.T) {
 	h := newHarness(t)
 	h.env.RegisterDelayedCallback(func() {
-		h.env.SignalWorkflow(OpConfigure, ConfigureRequest{Env: envBatch("BIG", 20, 4000)})
+		h.env.SignalWorkflow(string(contract.OpConfigure), contract.ConfigureRequest{Env: envBatch("BIG", 20, 4000)})
 	}, time.Second)
 	h.env.RegisterDelayedCallback(func() {
 		h.send([]step{
-			{op: OpConfigure, args: configure(map[string]*string{"A": str("1")}), status: StatusCreated},
-			{op: OpStart, status: StatusRunning},
+			{op: contract.OpConfigure, args: configure(map[string]*string{"A": str("1")}), status: contract.StatusCreated},
+			{op: contract.OpStart, status: contract.StatusRunning},
 		}, 0, h.kill)
 	}, 2*time.Second)
-	h.execute(Input{Spec: spec("s1")})
+	h.execute(contract.Input{Spec: spec("s1")})
 	require.Equal(t, map[string]string{"A": "1"}, h.continuedWith().State.Config.Env)
 }
 
@@ -71,20 +73,20 @@ func TestEnvBoundHoldsWhenUpdatesRace(t *testing.T) {
 	var errs []error
 	h.env.RegisterDelayedCallback(func() {
 		for i := 0; i < 2; i++ {
-			h.env.UpdateWorkflow(OpConfigure, fmt.Sprintf("race%d", i), &testsuite.TestUpdateCallback{
+			h.env.UpdateWorkflow(string(contract.OpConfigure), fmt.Sprintf("race%d", i), &testsuite.TestUpdateCallback{
 				OnReject:   func(err error) { errs = append(errs, err) },
 				OnAccept:   func() {},
 				OnComplete: func(_ any, err error) { errs = append(errs, err) },
-			}, ConfigureRequest{Env: envBatch(fmt.Sprintf("R%d", i), 10, 4000)})
+			}, contract.ConfigureRequest{Env: envBatch(fmt.Sprintf("R%d", i), 10, 4000)})
 		}
 		h.env.RegisterDelayedCallback(h.kill, time.Minute)
 	}, time.Second)
-	h.execute(Input{Spec: spec("s1")})
+	h.execute(contract.Input{Spec: spec("s1")})
 	require.Len(t, errs, 2)
 	require.NoError(t, errs[0])
 	var app *temporal.ApplicationError
 	require.True(t, errors.As(errs[1], &app), "%v", errs[1])
-	require.Equal(t, ErrEnvTooLarge, app.Type())
+	require.Equal(t, contract.ErrEnvTooLarge, app.Type())
 	vars, _ := EnvSize(h.continuedWith().State.Config.Env)
 	require.Equal(t, 10, vars)
 }
@@ -100,17 +102,17 @@ func TestEnvOverTheBoundCanShrink(t *testing.T) {
 	err := CheckEnvChange(big, map[string]*string{"NEW": str("x")})
 	var app *temporal.ApplicationError
 	require.True(t, errors.As(err, &app))
-	require.Equal(t, ErrEnvTooLarge, app.Type())
+	require.Equal(t, contract.ErrEnvTooLarge, app.Type())
 	require.Contains(t, app.Error(), "201 variables")
 }
 
 func TestEnvChangeChecksKeysAndValues(t *testing.T) {
 	for _, change := range []map[string]*string{
-		{"A=B": str("1")}, {"": str("1")}, {"A": str("x\x00y")}, {"A": str(strings.Repeat("v", MaxEnvValueBytes+1))},
+		{"A=B": str("1")}, {"": str("1")}, {"A": str("x\x00y")}, {"A": str(strings.Repeat("v", contract.MaxEnvValueBytes+1))},
 	} {
 		var app *temporal.ApplicationError
 		require.True(t, errors.As(CheckEnvChange(nil, change), &app), "%v", change)
-		require.Equal(t, ErrValidation, app.Type())
+		require.Equal(t, contract.ErrValidation, app.Type())
 	}
 }
 
@@ -118,13 +120,13 @@ func TestEnvChangeChecksKeysAndValues(t *testing.T) {
 func TestHandStartedWorkflowWithLargeEnvIsRefused(t *testing.T) {
 	sp := spec("s1")
 	sp.Env = map[string]string{}
-	for k, v := range envBatch("E", MaxEnvVars+1, 1) {
+	for k, v := range envBatch("E", contract.MaxEnvVars+1, 1) {
 		sp.Env[k] = *v
 	}
 	h := newHarness(t)
-	h.execute(Input{Spec: sp})
+	h.execute(contract.Input{Spec: sp})
 	var app *temporal.ApplicationError
 	require.True(t, errors.As(h.env.GetWorkflowError(), &app), "%v", h.env.GetWorkflowError())
-	require.Equal(t, ErrEnvTooLarge, app.Type())
+	require.Equal(t, contract.ErrEnvTooLarge, app.Type())
 	h.env.AssertActivityNotCalled(t, "Boot", mock.Anything, mock.Anything)
 }

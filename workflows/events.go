@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/berthdev/berth/schemas"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // published is what the search attributes last said, so they are upserted
@@ -48,12 +49,12 @@ func (s *sandbox) record(ctx workflow.Context, typ string, payload any) {
 	}
 	s.st.NextOffset++
 	s.st.LastEvent = strings.TrimPrefix(typ, "events.iterate.com/sandbox/")
-	s.upsert(ctx, map[string]any{MemoEvent: env, MemoState: s.st.view()})
+	s.upsert(ctx, map[string]any{contract.MemoEvent: env, contract.MemoState: s.st.View()})
 }
 
 // publish refreshes the state memo and search attributes without an event.
 func (s *sandbox) publish(ctx workflow.Context) {
-	s.upsert(ctx, map[string]any{MemoState: s.st.view()})
+	s.upsert(ctx, map[string]any{contract.MemoState: s.st.View()})
 }
 
 func (s *sandbox) upsert(ctx workflow.Context, memo map[string]any) {
@@ -62,10 +63,10 @@ func (s *sandbox) upsert(ctx workflow.Context, memo map[string]any) {
 	}
 	now := published{status: string(s.st.Status), host: s.st.Host}
 	if now != s.published {
-		sas := []temporal.SearchAttributeUpdate{SABerthSandbox.ValueSet(s.st.Config.Name), SABerthStatus.ValueSet(now.status),
-			SABerthInstanceType.ValueSet(s.st.Config.InstanceType)}
+		sas := []temporal.SearchAttributeUpdate{contract.SABerthSandbox.ValueSet(s.st.Config.Name), contract.SABerthStatus.ValueSet(now.status),
+			contract.SABerthInstanceType.ValueSet(s.st.Config.InstanceType)}
 		if now.host != "" {
-			sas = append(sas, SABerthHost.ValueSet(now.host))
+			sas = append(sas, contract.SABerthHost.ValueSet(now.host))
 		}
 		if err := workflow.UpsertTypedSearchAttributes(ctx, sas...); err != nil {
 			panic(fmt.Sprintf("berth: upsert search attributes: %v", err))

@@ -1,86 +1,100 @@
 package workflows
 
 import (
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // signalNames in a fixed order: the selector must add channels
 // deterministically.
-var signalNames = []string{OpStart, OpSleep, OpKill, OpDestroy, OpConfigure, OpPatch, OpBackup}
+var signalNames = []contract.Op{contract.OpStart, contract.OpSleep, contract.OpKill, contract.OpDestroy,
+	contract.OpConfigure, contract.OpPatch, contract.OpBackup}
+
+// result is what an Update caller gets back for its intent.
+type result struct {
+	view contract.View
+	err  error
+}
 
 // register installs the query, the Updates (validated; they wait for their
 // intent to be applied and return the resulting view) and nothing else:
 // signals are read by the main loop from their channels.
 func (s *sandbox) register(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, QueryState, func() (View, error) { return s.st.view(), nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, contract.QueryState, func() (contract.View, error) { return s.st.View(), nil }); err != nil {
 		return err
 	}
-	plain := func(op Op) error {
+	plain := func(op contract.Op) error {
 		return workflow.SetUpdateHandlerWithOptions(ctx, string(op),
-			func(ctx workflow.Context) (View, error) { return s.await(ctx, Intent{Op: op}) },
+			func(ctx workflow.Context) (contract.View, error) { return s.await(ctx, contract.Intent{Op: op}) },
 			workflow.UpdateHandlerOptions{Validator: func() error { return s.validate(op) }})
 	}
-	for _, op := range []Op{opSleep, opKill, opDestroy, opBackup} {
+	for _, op := range []contract.Op{contract.OpSleep, contract.OpKill, contract.OpDestroy, contract.OpBackup} {
 		if err := plain(op); err != nil {
 			return err
 		}
 	}
 	// start takes an optional StartRequest; a caller that sends none (as
 	// every caller did before it existed) gets the zero request.
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, OpStart,
-		func(ctx workflow.Context, req StartRequest) (View, error) {
-			in := Intent{Op: opStart}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, string(contract.OpStart),
+		func(ctx workflow.Context, req contract.StartRequest) (contract.View, error) {
+			in := contract.Intent{Op: contract.OpStart}
 			if req.BackupID != "" {
 				in.Start = &req
 			}
 			return s.await(ctx, in)
 		},
-		workflow.UpdateHandlerOptions{Validator: func(req StartRequest) error {
-			if err := s.validate(opStart); err != nil {
+		workflow.UpdateHandlerOptions{Validator: func(req contract.StartRequest) error {
+			if err := s.validate(contract.OpStart); err != nil {
 				return err
 			}
-			return req.validate()
+			return req.Validate()
 		}}); err != nil {
 		return err
 	}
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, OpConfigure,
-		func(ctx workflow.Context, req ConfigureRequest) (View, error) {
-			return s.await(ctx, Intent{Op: opConfigure, Configure: &req})
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, string(contract.OpConfigure),
+		func(ctx workflow.Context, req contract.ConfigureRequest) (contract.View, error) {
+			return s.await(ctx, contract.Intent{Op: contract.OpConfigure, Configure: &req})
 		},
-		workflow.UpdateHandlerOptions{Validator: func(req ConfigureRequest) error {
-			if err := s.validate(opConfigure); err != nil {
+		workflow.UpdateHandlerOptions{Validator: func(req contract.ConfigureRequest) error {
+			if err := s.validate(contract.OpConfigure); err != nil {
 				return err
 			}
-			if err := req.validate(); err != nil {
+			if err := req.Validate(); err != nil {
 				return err
 			}
 			return CheckEnvChange(s.st.Config.Env, req.Env)
 		}}); err != nil {
 		return err
 	}
-	return workflow.SetUpdateHandlerWithOptions(ctx, OpPatch,
-		func(ctx workflow.Context, req PatchRequest) (View, error) {
-			return s.await(ctx, Intent{Op: opPatch, Patch: &req})
+	return workflow.SetUpdateHandlerWithOptions(ctx, string(contract.OpPatch),
+		func(ctx workflow.Context, req contract.PatchRequest) (contract.View, error) {
+			return s.await(ctx, contract.Intent{Op: contract.OpPatch, Patch: &req})
 		},
-		workflow.UpdateHandlerOptions{Validator: func(req PatchRequest) error {
-			if err := s.validate(opPatch); err != nil {
+		workflow.UpdateHandlerOptions{Validator: func(req contract.PatchRequest) error {
+			if err := s.validate(contract.OpPatch); err != nil {
 				return err
 			}
-			return req.validate()
+			return req.Validate()
 		}})
 }
 
 // validate rejects an op before it enters history. Only the destroyed state
 // rejects ops; every other status accepts them (possibly as a no-op).
-func (s *sandbox) validate(op Op) error {
-	if s.st.Status == StatusDestroyed || s.st.Status == StatusDestroying {
+func (s *sandbox) validate(op contract.Op) error {
+	if s.st.Status == contract.StatusDestroyed || s.st.Status == contract.StatusDestroying {
 		return destroyedError(s.st.Config.Name)
 	}
 	return nil
 }
 
+func destroyedError(name string) error {
+	return temporal.NewNonRetryableApplicationError("sandbox "+name+" was destroyed; pick a new name", contract.ErrDestroyed, nil)
+}
+
 // await enqueues an intent and blocks the update until the loop applied it.
-func (s *sandbox) await(ctx workflow.Context, in Intent) (View, error) {
+func (s *sandbox) await(ctx workflow.Context, in contract.Intent) (contract.View, error) {
 	in.Seq = s.nextSeq()
 	in.FromUpdate = true
 	s.intents.SendAsync(in)
@@ -97,21 +111,21 @@ func (s *sandbox) nextSeq() int64 {
 
 // acceptSignal turns one signal into an intent; malformed payloads are
 // dropped (a signal has nobody to answer).
-func (s *sandbox) acceptSignal(ctx workflow.Context, name string, c workflow.ReceiveChannel) {
-	in := Intent{Op: Op(name)}
-	switch Op(name) {
-	case opConfigure:
-		var req ConfigureRequest
+func (s *sandbox) acceptSignal(ctx workflow.Context, op contract.Op, c workflow.ReceiveChannel) {
+	in := contract.Intent{Op: op}
+	switch op {
+	case contract.OpConfigure:
+		var req contract.ConfigureRequest
 		c.Receive(ctx, &req)
-		if req.validate() != nil {
+		if req.Validate() != nil {
 			workflow.GetLogger(ctx).Warn("dropping invalid configure signal")
 			return
 		}
 		in.Configure = &req
-	case opPatch:
-		var req PatchRequest
+	case contract.OpPatch:
+		var req contract.PatchRequest
 		c.Receive(ctx, &req)
-		if req.validate() != nil {
+		if req.Validate() != nil {
 			workflow.GetLogger(ctx).Warn("dropping invalid patch signal")
 			return
 		}

@@ -6,6 +6,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // Activity options per kind of work. Liveness comes from heartbeats: the
@@ -40,16 +42,10 @@ const (
 	maxWork = 24 * time.Hour
 )
 
-// BackupSize is what the workflow knows of a backup's size.
-type BackupSize struct {
-	Bytes int64 `json:"bytes,omitempty"`
-	Files int64 `json:"files,omitempty"`
-}
-
 // bootTimeout fits one boot attempt to the restore it may do: a boot
 // without a backup to restore is quick; one with a backup gets the base
 // plus the backup's size at a conservative rate.
-func bootTimeout(restoreID string, size BackupSize) time.Duration {
+func bootTimeout(restoreID string, size contract.BackupSize) time.Duration {
 	switch {
 	case restoreID == "":
 		return bootBase
@@ -82,7 +78,7 @@ const stopAttempts = 4
 // stopOptions run a sleep's stop and backup on the container's host.
 func stopOptions(ctx workflow.Context, host string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:           HostQueue(host),
+		TaskQueue:           contract.HostQueue(host),
 		StartToCloseTimeout: maxWork,
 		HeartbeatTimeout:    workHeartbeat,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 30 * time.Second,
@@ -95,7 +91,7 @@ func stopOptions(ctx workflow.Context, host string) workflow.Context {
 // idempotent work runs with them (removing a container or volume).
 func hostOptions(ctx workflow.Context, host string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:           HostQueue(host),
+		TaskQueue:           contract.HostQueue(host),
 		StartToCloseTimeout: 30 * time.Minute,
 		HeartbeatTimeout:    15 * time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 30 * time.Second},
@@ -106,7 +102,7 @@ func hostOptions(ctx workflow.Context, host string) workflow.Context {
 // crashed worker is noticed within the heartbeat timeout.
 func watchOptions(ctx workflow.Context, host string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:           HostQueue(host),
+		TaskQueue:           contract.HostQueue(host),
 		StartToCloseTimeout: 24 * time.Hour,
 		HeartbeatTimeout:    15 * time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 10 * time.Second},
@@ -116,7 +112,7 @@ func watchOptions(ctx workflow.Context, host string) workflow.Context {
 // quickOptions for short calls to a supervisor (idle checks, env pushes).
 func quickOptions(ctx workflow.Context, host string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:           HostQueue(host),
+		TaskQueue:           contract.HostQueue(host),
 		StartToCloseTimeout: 15 * time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
 	})
@@ -126,7 +122,7 @@ func quickOptions(ctx workflow.Context, host string) workflow.Context {
 // gives up after a few attempts instead of retrying forever.
 func snapshotOptions(ctx workflow.Context, host string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:           HostQueue(host),
+		TaskQueue:           contract.HostQueue(host),
 		StartToCloseTimeout: maxWork,
 		HeartbeatTimeout:    workHeartbeat,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},

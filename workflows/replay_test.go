@@ -14,6 +14,8 @@ import (
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // TestReplayRecordedHistories replays every history in testdata/histories
@@ -104,19 +106,19 @@ func replayFile(t *testing.T, file string) error {
 	start := hist.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes()
 	id := start.GetWorkflowId()
 	if id == "" {
-		var in Input
+		var in contract.Input
 		if err := converter.GetDefaultDataConverter().FromPayloads(start.GetInput(), &in); err != nil {
 			return err
 		}
 		switch {
 		case in.Spec != nil:
-			id = WorkflowID(in.Spec.Path)
+			id = contract.WorkflowID(in.Spec.Path)
 		case in.State != nil:
-			id = WorkflowID(in.State.Config.Name)
+			id = contract.WorkflowID(in.State.Config.Name)
 		}
 	}
 	replayer := worker.NewWorkflowReplayer()
-	replayer.RegisterWorkflowWithOptions(Sandbox, workflow.RegisterOptions{Name: WorkflowType})
+	replayer.RegisterWorkflowWithOptions(Sandbox, workflow.RegisterOptions{Name: contract.WorkflowType})
 	return replayer.ReplayWorkflowHistoryWithOptions(testLogger(t), hist, worker.ReplayWorkflowHistoryOptions{
 		OriginalExecution: workflow.Execution{ID: id},
 	})

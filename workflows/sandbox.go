@@ -6,12 +6,13 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/berthdev/berth/schemas"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // Sandbox is the entity workflow of one sandbox. Handlers only enqueue
 // intents; the main loop applies them one at a time through opTable, so
 // every change of the sandbox is serial and visible in history.
-func Sandbox(ctx workflow.Context, in Input) error {
+func Sandbox(ctx workflow.Context, in contract.Input) error {
 	s := &sandbox{in: in, results: map[int64]result{}}
 	if in.State != nil {
 		if err := checkState(ctx, in.State); err != nil {
@@ -24,7 +25,7 @@ func Sandbox(ctx workflow.Context, in Input) error {
 		}
 		s.st = initialState(ctx, in.Spec)
 	} else {
-		return validationError("workflow input needs spec or state")
+		return contract.ValidationError("workflow input needs spec or state")
 	}
 	s.intents = workflow.NewBufferedChannel(ctx, 1024)
 	if err := s.register(ctx); err != nil {
@@ -40,8 +41,8 @@ func Sandbox(ctx workflow.Context, in Input) error {
 
 // sandbox is the in-memory side of one workflow run.
 type sandbox struct {
-	in      Input
-	st      *State
+	in      contract.Input
+	st      *contract.State
 	intents workflow.Channel // intents from update handlers
 	results map[int64]result // answers for waiting update handlers
 
@@ -55,14 +56,14 @@ type sandbox struct {
 	published published // what the search attributes last said
 }
 
-func initialState(ctx workflow.Context, spec *schemas.CreateRequested) *State {
+func initialState(ctx workflow.Context, spec *schemas.CreateRequested) *contract.State {
 	now := workflow.Now(ctx)
 	sleepAfter, _ := time.ParseDuration(spec.SleepAfter)
 	keep := spec.KeepAlive != nil && *spec.KeepAlive
-	return &State{
-		Config: Config{Name: spec.Path, InstanceType: spec.InstanceType, SleepAfter: sleepAfter,
+	return &contract.State{
+		Config: contract.Config{Name: spec.Path, InstanceType: spec.InstanceType, SleepAfter: sleepAfter,
 			KeepAlive: keep, Env: copyEnv(spec.Env)},
-		Status: StatusCreated, NextOffset: 1, CreatedAt: now, UpdatedAt: now,
+		Status: contract.StatusCreated, NextOffset: 1, CreatedAt: now, UpdatedAt: now,
 	}
 }
 
@@ -99,14 +100,14 @@ func (s *sandbox) readyToContinue(ctx workflow.Context) bool {
 func (s *sandbox) waitForWork(ctx workflow.Context) {
 	sel := workflow.NewSelector(ctx)
 	sel.AddReceive(s.intents, func(c workflow.ReceiveChannel, _ bool) {
-		var in Intent
+		var in contract.Intent
 		c.Receive(ctx, &in)
 		s.st.Pending = append(s.st.Pending, in)
 	})
-	for _, name := range signalNames {
-		name := name
-		sel.AddReceive(workflow.GetSignalChannel(ctx, name), func(c workflow.ReceiveChannel, _ bool) {
-			s.acceptSignal(ctx, name, c)
+	for _, op := range signalNames {
+		op := op
+		sel.AddReceive(workflow.GetSignalChannel(ctx, string(op)), func(c workflow.ReceiveChannel, _ bool) {
+			s.acceptSignal(ctx, op, c)
 		})
 	}
 	if s.watch != nil {
@@ -121,7 +122,7 @@ func (s *sandbox) waitForWork(ctx workflow.Context) {
 // drain moves everything already delivered into Pending without blocking.
 func (s *sandbox) drain() {
 	for {
-		var in Intent
+		var in contract.Intent
 		if ok := s.intents.ReceiveAsync(&in); !ok {
 			return
 		}
@@ -140,10 +141,10 @@ func (s *sandbox) shouldContinueAsNew(ctx workflow.Context) bool {
 // continueAsNew carries the state (and any undelivered signal) into a fresh
 // run; every update handler has answered. The container is untouched.
 func (s *sandbox) continueAsNew(ctx workflow.Context) error {
-	for _, name := range signalNames {
-		ch := workflow.GetSignalChannel(ctx, name)
+	for _, op := range signalNames {
+		ch := workflow.GetSignalChannel(ctx, string(op))
 		for ch.Len() > 0 {
-			s.acceptSignal(ctx, name, ch)
+			s.acceptSignal(ctx, op, ch)
 		}
 	}
 	s.stopWatchers()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/schemas"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // These are fast unit tests of the workflow logic with the Temporal test
@@ -29,52 +30,57 @@ type harness struct {
 	// watchAfter is how long a container lives before it dies on its own.
 	watchAfter time.Duration
 	idleMs     int64
-	views      []View
+	views      []contract.View
 	// boot, if set, may fail a boot.
-	boot func(activities.BootInput) error
+	boot func(contract.BootInput) error
 	// stop answers the Stop activity (default: a backup named b0).
-	stop func(activities.StopInput) (activities.StopResult, error)
+	stop func(contract.StopInput) (contract.StopResult, error)
 }
+
+// acts gives the mocks the names and signatures the worker registers: the
+// workflow schedules activities by name (contract.Activity*), and a name
+// that matched no method of activities.Activities would fail here.
+var acts *activities.Activities
 
 func newHarness(t *testing.T) *harness {
 	var suite testsuite.WorkflowTestSuite
 	h := &harness{t: t, env: suite.NewTestWorkflowEnvironment(), watchAfter: 10000 * time.Hour}
 	// Wall-clock budget; generous because CI machines are small.
 	h.env.SetTestTimeout(30 * time.Second)
-	h.env.RegisterWorkflowWithOptions(Sandbox, workflow.RegisterOptions{Name: WorkflowType})
+	h.env.RegisterWorkflowWithOptions(Sandbox, workflow.RegisterOptions{Name: contract.WorkflowType})
 	h.env.RegisterActivity(acts)
 	h.env.OnActivity(acts.Boot, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.BootInput) (activities.BootResult, error) {
+		func(_ context.Context, in contract.BootInput) (contract.BootResult, error) {
 			h.boots++
 			if h.boot != nil {
 				if err := h.boot(in); err != nil {
-					return activities.BootResult{}, err
+					return contract.BootResult{}, err
 				}
 			}
-			res := activities.BootResult{Container: activities.Container{ID: "c-" + in.BootID, Host: "h1", Addr: "10.0.0.2:7070", BootID: in.BootID}}
+			res := contract.BootResult{Container: contract.Container{ID: "c-" + in.BootID, Host: "h1", Addr: "10.0.0.2:7070", BootID: in.BootID}}
 			if in.ForceRestore {
 				res.RestoredBackupID = in.RestoreBackupID
 			}
 			return res, nil
 		})
-	h.env.OnActivity(acts.Snapshot, mock.Anything, mock.Anything).Return(activities.SnapshotResult{BackupID: "b1"}, nil)
+	h.env.OnActivity(acts.Snapshot, mock.Anything, mock.Anything).Return(contract.SnapshotResult{BackupID: "b1"}, nil)
 	// The watch "runs" (on the workflow clock) until watchAfter, then reports
 	// the container dead.
 	h.env.OnActivity(acts.Watch, mock.Anything, mock.Anything).
 		AfterFn(func() time.Duration { return h.watchAfter }).
 		Return(Exit137, nil)
 	h.env.OnActivity(acts.Stop, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.StopInput) (activities.StopResult, error) {
+		func(_ context.Context, in contract.StopInput) (contract.StopResult, error) {
 			if h.stop != nil {
 				return h.stop(in)
 			}
-			return activities.StopResult{BackupID: "b0"}, nil
+			return contract.StopResult{BackupID: "b0"}, nil
 		})
 	h.env.OnActivity(acts.Destroy, mock.Anything, mock.Anything).Return(nil)
 	h.env.OnActivity(acts.ApplyEnv, mock.Anything, mock.Anything).Return(nil)
 	h.env.OnActivity(acts.CheckIdle, mock.Anything, mock.Anything).Return(
-		func(context.Context, activities.Container) (activities.Idle, error) {
-			return activities.Idle{Reachable: true, IdleMs: h.idleMs}, nil
+		func(context.Context, contract.Container) (contract.Idle, error) {
+			return contract.Idle{Reachable: true, IdleMs: h.idleMs}, nil
 		})
 	return h
 }
@@ -86,20 +92,20 @@ func spec(name string) *schemas.CreateRequested {
 
 // step is one update sent to the workflow and what it must answer.
 type step struct {
-	op      string
+	op      contract.Op
 	args    []any
-	status  Status // wanted status after the update
-	errType string // wanted application error type, if the update must fail
+	status  contract.Status // wanted status after the update
+	errType string          // wanted application error type, if the update must fail
 }
 
 // run sends steps one after another (each after the previous answered),
 // then kills the workflow so the run ends with continue-as-new.
-func (h *harness) run(in Input, steps []step) []View {
+func (h *harness) run(in contract.Input, steps []step) []contract.View {
 	return h.runThen(in, steps, h.kill)
 }
 
 // runThen sends steps, then calls then, which must end the run.
-func (h *harness) runThen(in Input, steps []step, then func()) []View {
+func (h *harness) runThen(in contract.Input, steps []step, then func()) []contract.View {
 	h.env.RegisterDelayedCallback(func() { h.send(steps, 0, then) }, time.Second)
 	h.execute(in)
 	require.True(h.t, h.env.IsWorkflowCompleted())
@@ -110,19 +116,19 @@ func (h *harness) runThen(in Input, steps []step, then func()) []View {
 
 // execute runs the workflow under its sandbox's workflow id, as the
 // gateway starts it (the workflow refuses any other id).
-func (h *harness) execute(in Input) {
+func (h *harness) execute(in contract.Input) {
 	name := ""
 	if in.Spec != nil {
 		name = in.Spec.Path
 	} else if in.State != nil {
 		name = in.State.Config.Name
 	}
-	h.env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: WorkflowID(name)})
+	h.env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: contract.WorkflowID(name)})
 	h.env.ExecuteWorkflow(Sandbox, in)
 }
 
 func (h *harness) kill() {
-	h.env.UpdateWorkflow(OpKill, "final-kill", &testsuite.TestUpdateCallback{
+	h.env.UpdateWorkflow(string(contract.OpKill), "final-kill", &testsuite.TestUpdateCallback{
 		OnReject: func(err error) { h.t.Errorf("final kill rejected: %v", err) },
 		OnAccept: func() {}, OnComplete: func(any, error) {},
 	})
@@ -130,7 +136,7 @@ func (h *harness) kill() {
 
 // runUntilDone sends steps without a final kill (a destroyed sandbox
 // rejects it) and lets the test environment time out.
-func (h *harness) runUntilDone(in Input, steps []step) {
+func (h *harness) runUntilDone(in contract.Input, steps []step) {
 	h.env.RegisterDelayedCallback(func() { h.send(steps, 0, func() {}) }, time.Second)
 	h.execute(in)
 }
@@ -142,14 +148,14 @@ func (h *harness) send(steps []step, i int, done func()) {
 	}
 	st := steps[i]
 	next := func() { h.send(steps, i+1, done) }
-	h.env.UpdateWorkflow(st.op, fmt.Sprintf("u%d", i), &testsuite.TestUpdateCallback{
+	h.env.UpdateWorkflow(string(st.op), fmt.Sprintf("u%d", i), &testsuite.TestUpdateCallback{
 		OnReject: func(err error) { h.checkErr(st, err); next() },
 		OnAccept: func() {},
 		OnComplete: func(res any, err error) {
 			if err != nil {
 				h.checkErr(st, err)
 			} else {
-				v := res.(View)
+				v := res.(contract.View)
 				h.views = append(h.views, v)
 				if st.errType != "" {
 					h.t.Errorf("step %d %s: want error %s, got status %s", i, st.op, st.errType, v.Status)
@@ -174,4 +180,4 @@ func (h *harness) checkErr(st step, err error) {
 func dur(d time.Duration) *time.Duration { return &d }
 func str(s string) *string               { return &s }
 
-var Exit137 = activities.Exit{Code: 137, Reason: "killed"}
+var Exit137 = contract.Exit{Code: 137, Reason: "killed"}

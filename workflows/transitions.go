@@ -1,6 +1,10 @@
 package workflows
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/berthdev/berth/workflows/contract"
+)
 
 // This file is the single source of truth for how a sandbox may change. The
 // main loop looks up every intent in opTable and every status change is
@@ -9,17 +13,17 @@ import "fmt"
 // statusTransitions lists every allowed status change.
 //
 //	from        to
-var statusTransitions = map[Status][]Status{
-	StatusCreated:    {StatusStarting, StatusDestroying},
-	StatusStarting:   {StatusRunning, StatusCreated, StatusStopped}, // back on boot failure
-	StatusRunning:    {StatusStopping, StatusStopped, StatusDestroying},
-	StatusStopping:   {StatusStopped},
-	StatusStopped:    {StatusStarting, StatusDestroying},
-	StatusDestroying: {StatusDestroyed},
-	StatusDestroyed:  {},
+var statusTransitions = map[contract.Status][]contract.Status{
+	contract.StatusCreated:    {contract.StatusStarting, contract.StatusDestroying},
+	contract.StatusStarting:   {contract.StatusRunning, contract.StatusCreated, contract.StatusStopped}, // back on boot failure
+	contract.StatusRunning:    {contract.StatusStopping, contract.StatusStopped, contract.StatusDestroying},
+	contract.StatusStopping:   {contract.StatusStopped},
+	contract.StatusStopped:    {contract.StatusStarting, contract.StatusDestroying},
+	contract.StatusDestroying: {contract.StatusDestroyed},
+	contract.StatusDestroyed:  {},
 }
 
-func canTransition(from, to Status) bool {
+func canTransition(from, to contract.Status) bool {
 	for _, s := range statusTransitions[from] {
 		if s == to {
 			return true
@@ -28,20 +32,11 @@ func canTransition(from, to Status) bool {
 	return false
 }
 
-// Op is what an intent asks for. Public ops are Update/Signal names;
-// opExited and opIdle come from the workflow's own watchers.
-type Op string
-
+// An intent asks for an op: the public ops are the contract's Update/Signal
+// names; these two come from the workflow's own watchers.
 const (
-	opStart     Op = OpStart
-	opSleep     Op = OpSleep
-	opKill      Op = OpKill
-	opDestroy   Op = OpDestroy
-	opConfigure Op = OpConfigure
-	opPatch     Op = OpPatch
-	opBackup    Op = OpBackup
-	opExited    Op = "container-exited"
-	opIdle      Op = "idle"
+	opExited contract.Op = "container-exited"
+	opIdle   contract.Op = "idle"
 )
 
 // action is what the main loop does for an (status, op) pair.
@@ -68,18 +63,30 @@ const (
 //	running    nothing  sleep    kill    destroy  configure        snapshot     exited   sleep
 //	stopped    boot     nothing  kill    destroy  configure        not-running  nothing  nothing
 //	destroyed  reject   reject   reject  reject   reject           reject       nothing  nothing
-var opTable = map[Status]map[Op]action{
-	StatusCreated: {opStart: actBoot, opSleep: actNothing, opKill: actKill, opDestroy: actDestroy,
-		opConfigure: actConfigure, opPatch: actConfigure, opBackup: actNotRunning, opExited: actNothing, opIdle: actNothing},
-	StatusRunning: {opStart: actNothing, opSleep: actSleep, opKill: actKill, opDestroy: actDestroy,
-		opConfigure: actConfigure, opPatch: actConfigure, opBackup: actSnapshot, opExited: actExited, opIdle: actSleep},
-	StatusStopped: {opStart: actBoot, opSleep: actNothing, opKill: actKill, opDestroy: actDestroy,
-		opConfigure: actConfigure, opPatch: actConfigure, opBackup: actNotRunning, opExited: actNothing, opIdle: actNothing},
-	StatusDestroyed: {opStart: actReject, opSleep: actReject, opKill: actReject, opDestroy: actReject,
-		opConfigure: actReject, opPatch: actReject, opBackup: actReject, opExited: actNothing, opIdle: actNothing},
+var opTable = map[contract.Status]map[contract.Op]action{
+	contract.StatusCreated: {
+		contract.OpStart: actBoot, contract.OpSleep: actNothing, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
+		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actNotRunning,
+		opExited: actNothing, opIdle: actNothing,
+	},
+	contract.StatusRunning: {
+		contract.OpStart: actNothing, contract.OpSleep: actSleep, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
+		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actSnapshot,
+		opExited: actExited, opIdle: actSleep,
+	},
+	contract.StatusStopped: {
+		contract.OpStart: actBoot, contract.OpSleep: actNothing, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
+		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actNotRunning,
+		opExited: actNothing, opIdle: actNothing,
+	},
+	contract.StatusDestroyed: {
+		contract.OpStart: actReject, contract.OpSleep: actReject, contract.OpKill: actReject, contract.OpDestroy: actReject,
+		contract.OpConfigure: actReject, contract.OpPatch: actReject, contract.OpBackup: actReject,
+		opExited: actNothing, opIdle: actNothing,
+	},
 }
 
-func lookup(s Status, op Op) action {
+func lookup(s contract.Status, op contract.Op) action {
 	row, ok := opTable[s]
 	if !ok {
 		panic(fmt.Sprintf("berth: no opTable row for status %q", s))

@@ -11,88 +11,92 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // One test per row of opTable: reach the row's status, apply each op, check
 // the status it leads to (kill is checked through the continue-as-new input).
 
 var (
-	toRunning = []step{{op: OpStart, status: StatusRunning}}
-	toStopped = []step{{op: OpStart, status: StatusRunning}, {op: OpSleep, status: StatusStopped}}
+	toRunning = []step{{op: contract.OpStart, status: contract.StatusRunning}}
+	toStopped = []step{{op: contract.OpStart, status: contract.StatusRunning}, {op: contract.OpSleep, status: contract.StatusStopped}}
 )
 
 func TestOpTableRows(t *testing.T) {
 	env1 := map[string]*string{"A": str("1")}
-	patch := PatchRequest{SleepAfter: dur(time.Minute)}
+	patch := contract.PatchRequest{SleepAfter: dur(time.Minute)}
 	rows := []struct {
 		name  string
 		setup []step
-		at    Status
+		at    contract.Status
 	}{
-		{"created", nil, StatusCreated},
-		{"running", toRunning, StatusRunning},
-		{"stopped", toStopped, StatusStopped},
+		{"created", nil, contract.StatusCreated},
+		{"running", toRunning, contract.StatusRunning},
+		{"stopped", toStopped, contract.StatusStopped},
 	}
 	for _, row := range rows {
 		cases := []step{
-			{op: OpStart, status: StatusRunning},
-			{op: OpSleep, status: map[Status]Status{StatusCreated: StatusCreated, StatusRunning: StatusStopped, StatusStopped: StatusStopped}[row.at]},
-			{op: OpConfigure, args: []any{ConfigureRequest{Env: env1}}, status: row.at},
-			{op: OpPatch, args: []any{patch}, status: row.at},
-			map[Status]step{
-				StatusCreated: {op: OpBackup, errType: ErrNotRunning},
-				StatusRunning: {op: OpBackup, status: StatusRunning},
-				StatusStopped: {op: OpBackup, errType: ErrNotRunning},
+			{op: contract.OpStart, status: contract.StatusRunning},
+			{op: contract.OpSleep, status: map[contract.Status]contract.Status{
+				contract.StatusCreated: contract.StatusCreated,
+				contract.StatusRunning: contract.StatusStopped,
+				contract.StatusStopped: contract.StatusStopped,
+			}[row.at]},
+			{op: contract.OpConfigure, args: []any{contract.ConfigureRequest{Env: env1}}, status: row.at},
+			{op: contract.OpPatch, args: []any{patch}, status: row.at},
+			map[contract.Status]step{
+				contract.StatusCreated: {op: contract.OpBackup, errType: contract.ErrNotRunning},
+				contract.StatusRunning: {op: contract.OpBackup, status: contract.StatusRunning},
+				contract.StatusStopped: {op: contract.OpBackup, errType: contract.ErrNotRunning},
 			}[row.at],
 		}
 		for _, c := range cases {
-			t.Run(row.name+"/"+c.op, func(t *testing.T) {
+			t.Run(row.name+"/"+string(c.op), func(t *testing.T) {
 				h := newHarness(t)
-				h.run(Input{Spec: spec("s1")}, append(append([]step{}, row.setup...), c))
+				h.run(contract.Input{Spec: spec("s1")}, append(append([]step{}, row.setup...), c))
 			})
 		}
 		t.Run(row.name+"/destroy", func(t *testing.T) {
 			h := newHarness(t)
-			steps := append(append([]step{}, row.setup...), step{op: OpDestroy, status: StatusDestroyed})
-			h.runUntilDone(Input{Spec: spec("s1")}, steps)
+			steps := append(append([]step{}, row.setup...), step{op: contract.OpDestroy, status: contract.StatusDestroyed})
+			h.runUntilDone(contract.Input{Spec: spec("s1")}, steps)
 		})
 		t.Run(row.name+"/kill", func(t *testing.T) {
 			h := newHarness(t)
-			h.run(Input{Spec: spec("s1")}, row.setup)
+			h.run(contract.Input{Spec: spec("s1")}, row.setup)
 			next := h.continuedWith()
 			require.Equal(t, row.at, next.State.Status, "kill keeps the status")
-			require.Equal(t, h.boots, map[Status]int{StatusCreated: 0, StatusRunning: 1, StatusStopped: 1}[row.at], "kill boots nothing")
+			require.Equal(t, h.boots, map[contract.Status]int{contract.StatusCreated: 0, contract.StatusRunning: 1, contract.StatusStopped: 1}[row.at], "kill boots nothing")
 		})
 	}
 }
 
 func TestDestroyedRejectsEverything(t *testing.T) {
 	h := newHarness(t)
-	steps := []step{{op: OpStart, status: StatusRunning}, {op: OpDestroy, status: StatusDestroyed}}
-	for _, op := range []string{OpStart, OpSleep, OpKill, OpDestroy, OpBackup} {
-		steps = append(steps, step{op: op, errType: ErrDestroyed})
+	steps := []step{{op: contract.OpStart, status: contract.StatusRunning}, {op: contract.OpDestroy, status: contract.StatusDestroyed}}
+	for _, op := range []contract.Op{contract.OpStart, contract.OpSleep, contract.OpKill, contract.OpDestroy, contract.OpBackup} {
+		steps = append(steps, step{op: op, errType: contract.ErrDestroyed})
 	}
 	steps = append(steps,
-		step{op: OpConfigure, args: []any{ConfigureRequest{Env: map[string]*string{"A": str("1")}}}, errType: ErrDestroyed},
-		step{op: OpPatch, args: []any{PatchRequest{KeepAlive: new(bool)}}, errType: ErrDestroyed})
-	h.runUntilDone(Input{Spec: spec("s1")}, steps)
+		step{op: contract.OpConfigure, args: []any{contract.ConfigureRequest{Env: map[string]*string{"A": str("1")}}}, errType: contract.ErrDestroyed},
+		step{op: contract.OpPatch, args: []any{contract.PatchRequest{KeepAlive: new(bool)}}, errType: contract.ErrDestroyed})
+	h.runUntilDone(contract.Input{Spec: spec("s1")}, steps)
 }
 
 func TestInvalidUpdatesRejected(t *testing.T) {
 	h := newHarness(t)
-	h.run(Input{Spec: spec("s1")}, []step{
-		{op: OpPatch, args: []any{PatchRequest{}}, errType: ErrValidation},
-		{op: OpPatch, args: []any{PatchRequest{SleepAfter: dur(time.Millisecond)}}, errType: ErrValidation},
-		{op: OpConfigure, args: []any{ConfigureRequest{}}, errType: ErrValidation},
+	h.run(contract.Input{Spec: spec("s1")}, []step{
+		{op: contract.OpPatch, args: []any{contract.PatchRequest{}}, errType: contract.ErrValidation},
+		{op: contract.OpPatch, args: []any{contract.PatchRequest{SleepAfter: dur(time.Millisecond)}}, errType: contract.ErrValidation},
+		{op: contract.OpConfigure, args: []any{contract.ConfigureRequest{}}, errType: contract.ErrValidation},
 	})
 }
 
 func TestConfigureMergesEnvAndUnsets(t *testing.T) {
 	h := newHarness(t)
-	views := h.run(Input{Spec: spec("s1")}, []step{
-		{op: OpConfigure, args: []any{ConfigureRequest{Env: map[string]*string{"A": str("1"), "B": str("2")}}}, status: StatusCreated},
-		{op: OpConfigure, args: []any{ConfigureRequest{Env: map[string]*string{"A": nil, "C": str("3")}}}, status: StatusCreated},
+	views := h.run(contract.Input{Spec: spec("s1")}, []step{
+		{op: contract.OpConfigure, args: []any{contract.ConfigureRequest{Env: map[string]*string{"A": str("1"), "B": str("2")}}}, status: contract.StatusCreated},
+		{op: contract.OpConfigure, args: []any{contract.ConfigureRequest{Env: map[string]*string{"A": nil, "C": str("3")}}}, status: contract.StatusCreated},
 	})
 	require.Equal(t, map[string]string{"B": "2", "C": "3"}, views[1].Env)
 }
@@ -100,20 +104,20 @@ func TestConfigureMergesEnvAndUnsets(t *testing.T) {
 func TestContainerExitStops(t *testing.T) {
 	h := newHarness(t)
 	h.watchAfter = time.Minute
-	h.runThen(Input{Spec: spec("s1")}, []step{{op: OpStart, status: StatusRunning}}, func() {
+	h.runThen(contract.Input{Spec: spec("s1")}, []step{{op: contract.OpStart, status: contract.StatusRunning}}, func() {
 		h.env.RegisterDelayedCallback(h.kill, time.Hour)
 	})
 	next := h.continuedWith()
-	require.Equal(t, StatusStopped, next.State.Status)
+	require.Equal(t, contract.StatusStopped, next.State.Status)
 	require.Nil(t, next.State.Container)
 	require.Equal(t, "h1", next.State.Host, "the volume's host is remembered")
 }
 
 // continuedWith decodes the input of the next run.
-func (h *harness) continuedWith() Input {
+func (h *harness) continuedWith() contract.Input {
 	var can *workflow.ContinueAsNewError
 	require.True(h.t, errors.As(h.env.GetWorkflowError(), &can))
-	var in Input
+	var in contract.Input
 	require.NoError(h.t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &in))
 	require.NotNil(h.t, in.State)
 	return in
@@ -121,10 +125,10 @@ func (h *harness) continuedWith() Input {
 
 func TestSleepAndSnapshotRecordBackups(t *testing.T) {
 	h := newHarness(t)
-	views := h.run(Input{Spec: spec("s1")}, []step{
-		{op: OpStart, status: StatusRunning},
-		{op: OpBackup, status: StatusRunning},
-		{op: OpSleep, status: StatusStopped},
+	views := h.run(contract.Input{Spec: spec("s1")}, []step{
+		{op: contract.OpStart, status: contract.StatusRunning},
+		{op: contract.OpBackup, status: contract.StatusRunning},
+		{op: contract.OpSleep, status: contract.StatusStopped},
 	})
 	require.Equal(t, "b1", views[1].LastBackupID)
 	require.Equal(t, "b0", views[2].LastBackupID)
@@ -132,15 +136,15 @@ func TestSleepAndSnapshotRecordBackups(t *testing.T) {
 
 func TestRestartPassesRestoreSource(t *testing.T) {
 	h := newHarness(t)
-	var boots []activities.BootInput
+	var boots []contract.BootInput
 	h.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
 		if info.ActivityType.Name == "Boot" {
-			var in activities.BootInput
+			var in contract.BootInput
 			require.NoError(t, args.Get(&in))
 			boots = append(boots, in)
 		}
 	})
-	h.run(Input{Spec: spec("s1")}, append(append([]step{}, toStopped...), step{op: OpStart, status: StatusRunning}))
+	h.run(contract.Input{Spec: spec("s1")}, append(append([]step{}, toStopped...), step{op: contract.OpStart, status: contract.StatusRunning}))
 	require.Len(t, boots, 2)
 	require.Empty(t, boots[0].RestoreBackupID, "a new sandbox restores nothing")
 	require.Equal(t, "b0", boots[1].RestoreBackupID)

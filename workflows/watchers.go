@@ -6,7 +6,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // While running, two things run beside the main loop: the container watch
@@ -15,13 +15,13 @@ import (
 // idle, and the timer is re-armed for the rest of sleepAfter).
 
 func (s *sandbox) ensureWatchers(ctx workflow.Context) {
-	if s.st.Status != StatusRunning || s.st.Container == nil {
+	if s.st.Status != contract.StatusRunning || s.st.Container == nil {
 		s.stopWatchers()
 		return
 	}
 	if s.watch == nil {
 		wctx, cancel := workflow.WithCancel(ctx)
-		s.watch = workflow.ExecuteActivity(watchOptions(wctx, s.st.Container.Host), acts.Watch, *s.st.Container)
+		s.watch = workflow.ExecuteActivity(watchOptions(wctx, s.st.Container.Host), contract.ActivityWatch, *s.st.Container)
 		s.watchCancel = cancel
 	}
 	if s.st.Config.KeepAlive {
@@ -57,7 +57,7 @@ func (s *sandbox) resetIdle() {
 
 func (s *sandbox) onWatch(ctx workflow.Context, f workflow.Future) {
 	s.watch, s.watchCancel = nil, nil
-	var exit activities.Exit
+	var exit contract.Exit
 	if err := f.Get(ctx, &exit); err != nil {
 		if !temporal.IsCanceledError(err) {
 			workflow.GetLogger(ctx).Warn("container watch failed; restarting it", "error", err)
@@ -65,7 +65,7 @@ func (s *sandbox) onWatch(ctx workflow.Context, f workflow.Future) {
 		return
 	}
 	workflow.GetLogger(ctx).Info("container exited on its own", "code", exit.Code, "reason", exit.Reason)
-	s.st.Pending = append(s.st.Pending, Intent{Seq: s.nextSeq(), Op: opExited})
+	s.st.Pending = append(s.st.Pending, contract.Intent{Seq: s.nextSeq(), Op: opExited})
 }
 
 func (s *sandbox) onIdleTimer(ctx workflow.Context, f workflow.Future) {
@@ -74,14 +74,14 @@ func (s *sandbox) onIdleTimer(ctx workflow.Context, f workflow.Future) {
 		return // cancelled
 	}
 	sleepAfter := s.st.Config.SleepAfter
-	var idle activities.Idle
-	err := workflow.ExecuteActivity(quickOptions(ctx, s.st.Container.Host), acts.CheckIdle, *s.st.Container).Get(ctx, &idle)
+	var idle contract.Idle
+	err := workflow.ExecuteActivity(quickOptions(ctx, s.st.Container.Host), contract.ActivityCheckIdle, *s.st.Container).Get(ctx, &idle)
 	idleFor := time.Duration(idle.IdleMs) * time.Millisecond
 	switch {
 	case err != nil || !idle.Reachable:
 		s.idleWait = sleepAfter // the watch decides whether it died
 	case idleFor >= sleepAfter:
-		s.st.Pending = append(s.st.Pending, Intent{Seq: s.nextSeq(), Op: opIdle})
+		s.st.Pending = append(s.st.Pending, contract.Intent{Seq: s.nextSeq(), Op: opIdle})
 	default:
 		s.idleWait = sleepAfter - idleFor
 	}

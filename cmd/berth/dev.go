@@ -20,7 +20,7 @@ import (
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
-	"github.com/berthdev/berth/workflows"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // runDev is the embedded default: a Temporal dev server as a child process,
@@ -115,7 +115,7 @@ func sleepRunning(c client.Client, namespace string, log *zap.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: namespace,
-		Query: fmt.Sprintf("WorkflowType = '%s' AND BerthStatus = 'running' AND ExecutionStatus = 'Running'", workflows.WorkflowType)})
+		Query: fmt.Sprintf("WorkflowType = '%s' AND BerthStatus = 'running' AND ExecutionStatus = 'Running'", contract.WorkflowType)})
 	if err != nil {
 		log.Warn("could not list running sandboxes to sleep them", zap.Error(err))
 		return
@@ -127,7 +127,7 @@ func sleepRunning(c client.Client, namespace string, log *zap.Logger) {
 		go func() {
 			defer wg.Done()
 			fmt.Printf("sleeping %s...\n", id)
-			h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: id, UpdateName: workflows.OpSleep,
+			h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: id, UpdateName: string(contract.OpSleep),
 				WaitForStage: client.WorkflowUpdateStageCompleted})
 			if err == nil {
 				err = h.Get(ctx, nil)

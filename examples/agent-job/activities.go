@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	berth "github.com/berthdev/berth/client"
-	"github.com/berthdev/berth/workflows"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // Activities hold the job's connections: the gateway (create, exec,
@@ -52,17 +52,17 @@ func (a *Activities) EnsureSandbox(ctx context.Context, in JobInput) error {
 
 // StartSandbox sends the start Update to the sandbox's workflow and waits
 // for the resulting state. updateID makes retries idempotent.
-func (a *Activities) StartSandbox(ctx context.Context, name, updateID string) (workflows.View, error) {
+func (a *Activities) StartSandbox(ctx context.Context, name, updateID string) (contract.View, error) {
 	h, err := a.Temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: workflows.WorkflowID(name), UpdateID: updateID, UpdateName: workflows.OpStart,
+		WorkflowID: contract.WorkflowID(name), UpdateID: updateID, UpdateName: string(contract.OpStart),
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
-	var v workflows.View
+	var v contract.View
 	if err == nil {
 		err = h.Get(ctx, &v)
 	}
 	var app *temporal.ApplicationError
-	if errors.As(err, &app) && (app.Type() == workflows.ErrDestroyed || app.Type() == workflows.ErrValidation) {
+	if errors.As(err, &app) && (app.Type() == contract.ErrDestroyed || app.Type() == contract.ErrValidation) {
 		return v, temporal.NewNonRetryableApplicationError(app.Message(), app.Type(), err)
 	}
 	return v, err

@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/berthdev/berth/workflows"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // JobInput is one build job: run Build in Sandbox (claimed with the given
@@ -62,7 +62,7 @@ func AgentJob(ctx workflow.Context, in JobInput) (JobResult, error) {
 
 	// 2. Start: an Update on the sandbox workflow; its UpdateID makes a
 	// retried activity attach to the same Update instead of sending another.
-	var view workflows.View
+	var view contract.View
 	if err := workflow.ExecuteActivity(short, a.StartSandbox, in.Sandbox, jobID+"/start").Get(ctx, &view); err != nil {
 		return JobResult{}, err
 	}
@@ -91,11 +91,11 @@ func AgentJob(ctx workflow.Context, in JobInput) (JobResult, error) {
 
 	// 5. Sleep: a fire-and-forget Signal straight to the sandbox workflow,
 	// then wait (durably) until it is asleep.
-	if err := workflow.SignalExternalWorkflow(ctx, workflows.WorkflowID(in.Sandbox), "", workflows.OpSleep, nil).Get(ctx, nil); err != nil {
+	if err := workflow.SignalExternalWorkflow(ctx, contract.WorkflowID(in.Sandbox), "", string(contract.OpSleep), nil).Get(ctx, nil); err != nil {
 		return JobResult{}, fmt.Errorf("signal sleep: %w", err)
 	}
 	var status string
-	if err := workflow.ExecuteActivity(long, a.AwaitStatus, in.Sandbox, string(workflows.StatusStopped)).Get(ctx, &status); err != nil {
+	if err := workflow.ExecuteActivity(long, a.AwaitStatus, in.Sandbox, string(contract.StatusStopped)).Get(ctx, &status); err != nil {
 		return JobResult{}, err
 	}
 	return JobResult{Sandbox: in.Sandbox, ProcessID: pid, ExitCode: out.ExitCode, Stdout: out.Stdout, Stderr: out.Stderr,

@@ -1,6 +1,15 @@
-// Package workflows holds the Sandbox entity workflow: one long-running,
-// deterministic workflow per sandbox. No I/O here; activities do that.
-package workflows
+// Package contract is what the Sandbox workflow shares with everyone who
+// talks to it: the gateway, the worker, the CLI's dev server, the examples
+// and the workflow's own activities. It holds names (workflow type, queues,
+// updates, signals, queries, memo keys, search attributes, activity types,
+// error types), the data they carry (the workflow's input and state, the
+// view callers get back, the requests of each op, the activity inputs and
+// results) and the limits on them. It is plain data: importing it pulls in
+// neither the workflow's code nor Docker or a blob store.
+//
+// Recorded histories and running workflows hold these names and the JSON
+// field names of these types: changing one breaks them.
+package contract
 
 import "go.temporal.io/sdk/temporal"
 
@@ -12,16 +21,6 @@ const (
 	SharedQueue = "berth"
 	// hostQueuePrefix + host id runs every activity on a booted container.
 	hostQueuePrefix = "berth-host-"
-
-	// Lifecycle operations: each is an Update (validated, returns the state)
-	// and a Signal of the same name for fire-and-forget callers.
-	OpStart     = "start"
-	OpSleep     = "sleep"
-	OpKill      = "kill"
-	OpDestroy   = "destroy"
-	OpConfigure = "configure" // env changes
-	OpPatch     = "patch"     // sleepAfter / keepAlive
-	OpBackup    = "backup"    // snapshot a running sandbox
 
 	QueryState = "state"
 
@@ -61,4 +60,13 @@ const (
 	// ErrRestore: the backup to restore is corrupt (and now marked bad);
 	// a start naming an older backup is the way back.
 	ErrRestore = "RESTORE_FAILED"
+	// ErrEnvTooLarge: a change or create whose env would exceed the bounds
+	// of limits.go.
+	ErrEnvTooLarge = "ENV_TOO_LARGE"
 )
+
+// ValidationError is the non-retryable error of an input the workflow or an
+// activity refuses.
+func ValidationError(msg string) error {
+	return temporal.NewNonRetryableApplicationError(msg, ErrValidation, nil)
+}

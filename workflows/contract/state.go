@@ -1,13 +1,13 @@
-package workflows
+package contract
 
 import (
 	"time"
 
-	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/schemas"
 )
 
-// Status of a sandbox. The only legal changes are those of transitions.go.
+// Status of a sandbox. The only legal changes are those of the workflow's
+// transitions.go.
 type Status string
 
 const (
@@ -28,10 +28,6 @@ type Config struct {
 	KeepAlive    bool              `json:"keepAlive"`
 	Env          map[string]string `json:"env,omitempty"`
 }
-
-// Container is the running container of a sandbox, as the boot activity
-// reported it. Addr and BootID let the gateway reach the supervisor directly.
-type Container = activities.Container
 
 // View is the sandbox as callers see it: the Update result, the query result
 // and the MemoState memo.
@@ -83,7 +79,20 @@ type Input struct {
 	ContinueAsNewAfter int `json:"continueAsNewAfter,omitempty"`
 }
 
-func (s *State) view() View {
+// Intent is one queued operation. Update handlers and signal handlers only
+// enqueue intents; the workflow's main loop applies them one at a time.
+type Intent struct {
+	Seq       int64             `json:"seq"`
+	Op        Op                `json:"op"`
+	Configure *ConfigureRequest `json:"configure,omitempty"`
+	Patch     *PatchRequest     `json:"patch,omitempty"`
+	Start     *StartRequest     `json:"start,omitempty"`
+	// FromUpdate marks intents whose caller waits for a result.
+	FromUpdate bool `json:"fromUpdate,omitempty"`
+}
+
+// View is what callers see of the state.
+func (s *State) View() View {
 	env := s.Config.Env
 	if env == nil {
 		env = map[string]string{}

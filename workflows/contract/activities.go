@@ -1,0 +1,88 @@
+package contract
+
+// The inputs and results of the workflow's activities, as history records
+// them. The activities (package activities) take and return exactly these.
+
+// SupervisorPort is where the supervisor listens inside every sandbox.
+const SupervisorPort = "7070"
+
+// Container is a booted sandbox container as the workflow records it. It
+// holds nothing secret: the supervisor token is derived from BootID. Addr
+// and BootID let the gateway reach the supervisor directly.
+type Container struct {
+	ID     string `json:"id"`
+	Host   string `json:"host"`
+	Addr   string `json:"addr"`
+	BootID string `json:"bootId"`
+}
+
+// BootInput asks for a container for a sandbox.
+type BootInput struct {
+	Sandbox      string            `json:"sandbox"`
+	InstanceType string            `json:"instanceType"`
+	BootID       string            `json:"bootId"`
+	Env          map[string]string `json:"env,omitempty"`
+	// VolumeHost last ran the sandbox: its local volume is the freshest copy.
+	VolumeHost string `json:"volumeHost,omitempty"`
+	// RestoreBackupID is the newest good backup, restored when this host's
+	// volume is missing or stale.
+	RestoreBackupID string `json:"restoreBackupId,omitempty"`
+	// ForceRestore restores RestoreBackupID even over a local volume: the
+	// caller named that backup.
+	ForceRestore bool `json:"forceRestore,omitempty"`
+}
+
+// BootResult is the booted container and the backup restored for it.
+type BootResult struct {
+	Container        Container `json:"container"`
+	RestoredBackupID string    `json:"restoredBackupId,omitempty"`
+}
+
+// SnapshotResult names the backup of a running sandbox and its size.
+type SnapshotResult struct {
+	BackupID string `json:"backupId"`
+	Bytes    int64  `json:"bytes,omitempty"`
+	Files    int64  `json:"files,omitempty"`
+}
+
+// StopInput removes a sandbox's container (after backing up its workspace,
+// unless SkipBackup).
+type StopInput struct {
+	Sandbox    string    `json:"sandbox"`
+	Container  Container `json:"container"`
+	SkipBackup bool      `json:"skipBackup,omitempty"`
+}
+
+// StopResult says what became of the workspace; Bytes and Files size the
+// backup, so the restore that follows gets a timeout to match.
+type StopResult struct {
+	BackupID    string `json:"backupId,omitempty"`
+	BackupError string `json:"backupError,omitempty"`
+	Bytes       int64  `json:"bytes,omitempty"`
+	Files       int64  `json:"files,omitempty"`
+}
+
+// DestroyInput removes everything a sandbox has on this host.
+type DestroyInput struct {
+	Sandbox string `json:"sandbox"`
+}
+
+// EnvInput replaces the sandbox env layer of a running supervisor.
+type EnvInput struct {
+	Container Container         `json:"container"`
+	Env       map[string]string `json:"env"`
+}
+
+// Exit is how a container ended.
+type Exit struct {
+	Code      int64  `json:"code"`
+	OOMKilled bool   `json:"oomKilled,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// Idle is the supervisor's activity report, reduced to what the idle timer
+// needs.
+type Idle struct {
+	Reachable bool  `json:"reachable"`
+	IdleMs    int64 `json:"idleMs"`
+}

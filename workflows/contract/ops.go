@@ -1,0 +1,33 @@
+package contract
+
+// Op is a lifecycle operation. Each public op is an Update (validated,
+// returns the View) and a Signal of the same name for fire-and-forget
+// callers; the workflow's own watchers add ops of their own.
+type Op string
+
+const (
+	OpStart     Op = "start"     // takes an optional StartRequest
+	OpSleep     Op = "sleep"     // back up, remove the container
+	OpKill      Op = "kill"      // end the run; the container is untouched
+	OpDestroy   Op = "destroy"   // remove everything, keep the name's tombstone
+	OpConfigure Op = "configure" // env changes: ConfigureRequest
+	OpPatch     Op = "patch"     // sleepAfter / keepAlive: PatchRequest
+	OpBackup    Op = "backup"    // snapshot a running sandbox
+)
+
+// Activity types as the worker registers them: the method names of
+// activities.Activities. The workflow schedules activities by these names,
+// so it needs no import of the code that runs them.
+const (
+	ActivityBoot      = "Boot"      // BootInput -> BootResult, on the volume's host or the shared queue
+	ActivityStop      = "Stop"      // StopInput -> StopResult
+	ActivitySnapshot  = "Snapshot"  // StopInput -> SnapshotResult
+	ActivityDestroy   = "Destroy"   // DestroyInput
+	ActivityWatch     = "Watch"     // Container -> Exit
+	ActivityCheckIdle = "CheckIdle" // Container -> Idle
+	ActivityApplyEnv  = "ApplyEnv"  // EnvInput
+)
+
+// ActivityNames lists every activity type the workflow schedules.
+var ActivityNames = []string{ActivityBoot, ActivityStop, ActivitySnapshot, ActivityDestroy,
+	ActivityWatch, ActivityCheckIdle, ActivityApplyEnv}

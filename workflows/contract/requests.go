@@ -1,0 +1,68 @@
+package contract
+
+import (
+	"regexp"
+	"strconv"
+	"time"
+)
+
+// ConfigureRequest changes the sandbox env; a nil value unsets the key.
+type ConfigureRequest struct {
+	Env map[string]*string `json:"env"`
+}
+
+// PatchRequest changes idle behaviour; nil fields stay as they are.
+type PatchRequest struct {
+	SleepAfter *time.Duration `json:"sleepAfter,omitempty"`
+	KeepAlive  *bool          `json:"keepAlive,omitempty"`
+}
+
+// StartRequest optionally names the backup to restore instead of the
+// newest one: the way back when the newest backup is corrupt. Size is the
+// named backup's, as the caller read it from its manifest (for the
+// restore's timeout).
+type StartRequest struct {
+	BackupID string     `json:"backupId,omitempty"`
+	Size     BackupSize `json:"size,omitzero"`
+}
+
+// BackupSize is what the workflow knows of a backup's size.
+type BackupSize struct {
+	Bytes int64 `json:"bytes,omitempty"`
+	Files int64 `json:"files,omitempty"`
+}
+
+// backupIDRE is a backup id as package backup makes them.
+var backupIDRE = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$`)
+
+// Validate refuses a start naming something that is not a backup id.
+func (r StartRequest) Validate() error {
+	if r.BackupID != "" && !backupIDRE.MatchString(r.BackupID) {
+		return ValidationError("backupId " + strconv.Quote(r.BackupID) + " is not a backup id")
+	}
+	return nil
+}
+
+// Validate refuses a patch that changes nothing or a sleepAfter out of
+// bounds.
+func (r *PatchRequest) Validate() error {
+	if r == nil || (r.SleepAfter == nil && r.KeepAlive == nil) {
+		return ValidationError("patch needs sleepAfter or keepAlive")
+	}
+	if d := r.SleepAfter; d != nil && (*d < MinSleepAfter || *d > MaxSleepAfter) {
+		return ValidationError("sleepAfter must be between 1s and 168h")
+	}
+	return nil
+}
+
+// Validate checks the shape of a change; the workflow checks the env it
+// would make (keys, values, bounds) against the current one.
+func (r *ConfigureRequest) Validate() error {
+	if r == nil || len(r.Env) == 0 {
+		return ValidationError("env must name at least one variable")
+	}
+	if len(r.Env) > MaxEnvChangeKeys {
+		return ValidationError("too many env variables")
+	}
+	return nil
+}
