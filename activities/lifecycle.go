@@ -77,7 +77,7 @@ func (a *Activities) Snapshot(ctx context.Context, in contract.StopInput) (contr
 		return contract.SnapshotResult{}, err
 	}
 	if info == nil || info.State == nil || !info.State.Running {
-		return contract.SnapshotResult{}, temporal.NewNonRetryableApplicationError("the sandbox's container is not running", "BACKUP_FAILED", nil)
+		return contract.SnapshotResult{}, temporal.NewNonRetryableApplicationError("the sandbox's container is not running", contract.ErrBackup, nil)
 	}
 	// Thaw on every way out, a failed Pause included (it may have frozen
 	// the container before failing).
@@ -94,7 +94,7 @@ func (a *Activities) Snapshot(ctx context.Context, in contract.StopInput) (contr
 	m, err := a.backupVolume(work, in.Sandbox, progress)
 	if err != nil {
 		if backup.IsPermanent(err) {
-			return contract.SnapshotResult{}, temporal.NewNonRetryableApplicationError("backup: "+err.Error(), "BACKUP_FAILED", err)
+			return contract.SnapshotResult{}, temporal.NewNonRetryableApplicationError("backup: "+err.Error(), contract.ErrBackup, err)
 		}
 		return contract.SnapshotResult{}, err
 	}

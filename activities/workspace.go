@@ -82,7 +82,7 @@ func (a *Activities) prepareVolume(ctx context.Context, in contract.BootInput) (
 		}
 		if backup.IsPermanent(err) {
 			return "", temporal.NewNonRetryableApplicationError(
-				fmt.Sprintf("restore backup %s: %v", in.RestoreBackupID, err), "RESTORE_FAILED", err)
+				fmt.Sprintf("restore backup %s: %v", in.RestoreBackupID, err), contract.ErrRestore, err)
 		}
 		return "", fmt.Errorf("restore backup %s: %w", in.RestoreBackupID, err)
 	}
