@@ -1,9 +1,10 @@
 package contract
 
 import (
-	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/berthdev/berth/internal/names"
 )
 
 // ConfigureRequest changes the sandbox env; a nil value unsets the key.
@@ -32,12 +33,9 @@ type BackupSize struct {
 	Files int64 `json:"files,omitempty"`
 }
 
-// backupIDRE is a backup id as package backup makes them.
-var backupIDRE = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$`)
-
 // Validate refuses a start naming something that is not a backup id.
 func (r StartRequest) Validate() error {
-	if r.BackupID != "" && !backupIDRE.MatchString(r.BackupID) {
+	if r.BackupID != "" && !names.ValidBackupID(r.BackupID) {
 		return ValidationError("backupId " + strconv.Quote(r.BackupID) + " is not a backup id")
 	}
 	return nil
