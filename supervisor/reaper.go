@@ -53,3 +53,12 @@ func reap(dispatch func(pid int, ws syscall.WaitStatus), stop <-chan struct{}) {
 		}
 	}
 }
+
+// dispatch routes a reaped child's status to the service that started it:
+// its terminal or its process. Statuses of orphans re-parented to us are
+// simply dropped.
+func (s *Server) dispatch(pid int, ws syscall.WaitStatus) {
+	if !s.terms.Dispatch(pid, ws) {
+		s.procs.Dispatch(pid, ws)
+	}
+}

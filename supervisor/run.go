@@ -68,15 +68,11 @@ func (s *Server) stopAll(sig syscall.Signal) {
 			syscall.Kill(-1, sig)
 			return
 		}
-		for _, p := range s.procs.running() {
-			s.procs.signalGroup(p, sig)
-		}
-		for _, t := range s.terms.running() {
-			s.terms.signal(t, sig)
-		}
+		s.procs.SignalAll(sig)
+		s.terms.SignalAll(sig)
 	}
 	allGone := func() bool {
-		if len(s.procs.running()) > 0 || len(s.terms.running()) > 0 {
+		if s.procs.Running() > 0 || s.terms.Running() > 0 {
 			return false
 		}
 		// As PID 1, kill(-1, 0) fails with ESRCH once nothing else lives.
