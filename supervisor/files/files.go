@@ -49,7 +49,7 @@ func (s *Service) files(w http.ResponseWriter, r *http.Request) error {
 		case "move":
 			return moveFile(w, r, p)
 		default:
-			return httpapi.BadRequest(`POST /v1/files/{path} needs ?op=mkdir or ?op=move&to=/new/path, got op=` + strconv.Quote(op))
+			return httpapi.BadRequest(`POST /v1/sandboxes/{name}/files/{path} needs ?op=mkdir or ?op=move&to=/new/path, got op=` + strconv.Quote(op))
 		}
 	}
 	w.Header().Set("Allow", "GET, HEAD, PUT, DELETE, POST")
@@ -85,7 +85,7 @@ func readFile(w http.ResponseWriter, r *http.Request, p string) error {
 			w.WriteHeader(http.StatusOK)
 			return nil
 		}
-		return httpapi.NewError(http.StatusConflict, CodeIsDirectory, p+" is a directory; list it with ?list=true or download it with GET /v1/archive?path=").With("path", p)
+		return httpapi.NewError(http.StatusConflict, CodeIsDirectory, p+" is a directory; list it with GET /v1/sandboxes/{name}/files/{path}?list=true or download it as a tar with GET /v1/sandboxes/{name}/archive?path="+p).With("path", p)
 	case !fi.Mode().IsRegular():
 		return httpapi.NewError(http.StatusConflict, CodeNotRegular, p+" is a "+fileType(fi.Mode())+", not a regular file").With("path", p)
 	}
