@@ -18,7 +18,7 @@ type table struct {
 	logLimit  int
 	logs      *logBudget
 	killGrace time.Duration
-	// started and exited are the activity hooks: a running process keeps
+	// started and ended are the activity hooks: a running process keeps
 	// the sandbox awake.
 	started, ended func()
 
