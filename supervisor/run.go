@@ -68,12 +68,15 @@ func (s *Server) stopAll(sig syscall.Signal) {
 			syscall.Kill(-1, sig)
 			return
 		}
-		s.procs.SignalAll(sig)
-		s.terms.SignalAll(sig)
+		for _, o := range s.owners {
+			o.SignalAll(sig)
+		}
 	}
 	allGone := func() bool {
-		if s.procs.Running() > 0 || s.terms.Running() > 0 {
-			return false
+		for _, o := range s.owners {
+			if o.Running() > 0 {
+				return false
+			}
 		}
 		// As PID 1, kill(-1, 0) fails with ESRCH once nothing else lives.
 		return !pid1 || syscall.Kill(-1, 0) == syscall.ESRCH

@@ -24,6 +24,7 @@ type Server struct {
 	procs   *process.Service
 	terms   *terminal.Service
 	files   *files.Service
+	owners  []childOwner // the services that fork: terminals, processes
 
 	envMu sync.Mutex
 	env   child.EnvLayer // the sandbox env layer, replaced by PUT /v1/env
@@ -48,6 +49,7 @@ func NewServer(cfg Config) *Server {
 		Tag: tag, Launcher: launcher, MaxOpen: lim.Terminals, KillGrace: cfg.KillGrace,
 		Opened: act.terminalOpened, Closed: act.terminalClosed,
 	})
+	s.owners = []childOwner{s.terms, s.procs}
 	return s
 }
 
