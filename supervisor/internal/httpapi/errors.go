@@ -48,6 +48,7 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
+// NewError is an error with this status and code.
 func NewError(status int, code, msg string) *Error {
 	return &Error{Status: status, Code: code, Message: msg}
 }
@@ -61,8 +62,11 @@ func (e *Error) With(key string, v any) *Error {
 	return e
 }
 
+// BadRequest is the 400 VALIDATION_FAILED of a malformed request.
 func BadRequest(msg string) *Error { return NewError(http.StatusBadRequest, CodeValidation, msg) }
 
+// WaitTimeout is the 408 of a wait that ended before its condition held
+// (the process itself is unaffected).
 func WaitTimeout(msg string) *Error {
 	e := NewError(http.StatusRequestTimeout, CodeWaitTimeout, msg)
 	e.Retryable = true // the same wait can simply be issued again
@@ -85,6 +89,8 @@ func WriteError(w http.ResponseWriter, err error) {
 	WriteJSON(w, ae.Status, map[string]any{"error": ae})
 }
 
+// WriteJSON writes v as the JSON body with this status (HTML characters
+// left unescaped).
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -70,6 +70,7 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// ParseDuration parses a Go duration string or a number of seconds.
 func ParseDuration(s string) (time.Duration, error) {
 	var d time.Duration
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
@@ -89,6 +90,7 @@ func ParseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// QueryDuration reads an optional duration parameter (0 when absent).
 func QueryDuration(q url.Values, key string) (time.Duration, error) {
 	v := q.Get(key)
 	if v == "" {
@@ -101,6 +103,7 @@ func QueryDuration(q url.Values, key string) (time.Duration, error) {
 	return d, nil
 }
 
+// QueryBool reads an optional boolean parameter (def when absent).
 func QueryBool(q url.Values, key string, def bool) (bool, error) {
 	v := q.Get(key)
 	if v == "" {
@@ -113,6 +116,8 @@ func QueryBool(q url.Values, key string, def bool) (bool, error) {
 	return b, nil
 }
 
+// QueryInt reads an optional non-negative integer parameter (0 when
+// absent).
 func QueryInt(q url.Values, key string) (int, error) {
 	v := q.Get(key)
 	if v == "" {
