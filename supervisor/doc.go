@@ -5,6 +5,15 @@
 // process API that the gateway proxies verbatim as
 // /v1/sandboxes/{name}/processes/...
 //
+// This package is the core: PID 1 duties (reaping, signal forwarding,
+// non-dumpable memory, the heap limit), configuration, the HTTP server with
+// its authentication, the sandbox env layer, limits and activity tracking.
+// The services mount their routes on it: package process (processes,
+// logs, output, waits, stdin), package terminal (PTYs and their
+// WebSocket) and package files (files and tar archives); they share
+// internal/httpapi (error envelope, codes, decoding, boot-tagged handles)
+// and internal/child (preparing, forking and tracking children).
+//
 // Every route needs "Authorization: Bearer <token>", the boot's token,
 // which the worker puts in /.berth-boot/token before the container starts
 // and the supervisor removes before anything else runs;
@@ -91,6 +100,6 @@
 // (64). The worker passes its own settings of these on to the container.
 //
 // Durations are Go strings ("30s") or numbers of seconds. Ids and cursors
-// carry a hash of the boot id (see ids.go), so handles from an earlier
+// carry a hash of the boot id (see internal/httpapi/ids.go), so handles from an earlier
 // container answer 409 STALE_PROCESS_HANDLE.
 package supervisor

@@ -238,3 +238,31 @@ func TestFilesMoveAcrossFileSystems(t *testing.T) {
 		t.Fatal("source still there")
 	}
 }
+
+// The supervisor is reached only through the gateway, so hints in its
+// errors must name the gateway's public routes, never its own.
+func TestFilesHintsNamePublicRoutes(t *testing.T) {
+	a := newAPI(t, supervisortest.Options{})
+	dir := t.TempDir()
+	for _, c := range []struct {
+		method, path, code string
+		status             int
+		want               []string
+	}{
+		{"GET", filesURL(dir), "IS_A_DIRECTORY", 409, []string{
+			"GET /v1/sandboxes/{name}/files/{path}?list=true", "GET /v1/sandboxes/{name}/archive?path=" + dir}},
+		{"POST", filesURL(dir) + "?op=chmod", "VALIDATION_FAILED", 400, []string{"POST /v1/sandboxes/{name}/files/{path}"}},
+	} {
+		msg := a.mustFail(c.method, c.path, nil, c.status, c.code).Error.Message
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s %s: message %q does not name %q", c.method, c.path, msg, w)
+			}
+		}
+		for _, internal := range []string{" /v1/archive", " /v1/files", " ?list"} {
+			if strings.Contains(msg, internal) {
+				t.Errorf("%s %s: message %q names the supervisor's own route %q", c.method, c.path, msg, internal)
+			}
+		}
+	}
+}

@@ -2,9 +2,7 @@ package supervisor
 
 import (
 	"fmt"
-	"net/http"
 	"strconv"
-	"sync"
 )
 
 // Per-sandbox limits on what a caller can hold open at once. The pids
@@ -25,10 +23,6 @@ const (
 	DefaultMaxTerminals = 32
 	DefaultMaxFollowers = 64
 )
-
-// limitRetryAfterMs: a slot frees when a process or terminal exits or a
-// follower disconnects; a second is a fair first wait.
-const limitRetryAfterMs = 1000
 
 // Limits are the per-sandbox limits; zero means the default.
 type Limits struct {
@@ -71,41 +65,4 @@ func limitsFromEnv(take func(string) string) (Limits, []string) {
 		*v.dst = n
 	}
 	return l.withDefaults(), errs
-}
-
-// tooMany is the 429 of a limit: what is at its limit, how many, and what
-// frees a slot.
-func tooMany(code, what string, limit int, frees string) *apiError {
-	e := newError(http.StatusTooManyRequests, code,
-		fmt.Sprintf("this sandbox already has %d %s, its limit; %s, then retry", limit, what, frees))
-	e.Retryable, e.RetryAfterMs = true, limitRetryAfterMs
-	return e.with("limit", limit)
-}
-
-// slots counts holders of a limited resource.
-type slots struct {
-	mu    sync.Mutex
-	n     int
-	limit int
-}
-
-// acquire takes a slot if one is free; the caller must release it.
-func (s *slots) acquire() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.n >= s.limit {
-		return false
-	}
-	s.n++
-	return true
-}
-
-func (s *slots) release() {
-	s.mu.Lock()
-	s.n--
-	s.mu.Unlock()
-}
-
-func (s *Server) tooManyFollowers() *apiError {
-	return tooMany(CodeTooManyFollowers, "log followers", s.followers.limit, "end a follow (logs with follow=true, or wait-for-log)")
 }

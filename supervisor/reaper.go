@@ -53,3 +53,25 @@ func reap(dispatch func(pid int, ws syscall.WaitStatus), stop <-chan struct{}) {
 		}
 	}
 }
+
+// childOwner is a service that forks children: the reaper routes their
+// statuses to it, and shutdown signals them and waits for them.
+type childOwner interface {
+	// Dispatch hands over a reaped status; false if the pid is not one of
+	// the service's children.
+	Dispatch(pid int, ws syscall.WaitStatus) bool
+	// Running is how many children have not exited yet.
+	Running() int
+	// SignalAll signals the process group of every running child.
+	SignalAll(sig syscall.Signal)
+}
+
+// dispatch routes a reaped child's status to the service that started it.
+// Statuses of orphans re-parented to us are simply dropped.
+func (s *Server) dispatch(pid int, ws syscall.WaitStatus) {
+	for _, o := range s.owners {
+		if o.Dispatch(pid, ws) {
+			return
+		}
+	}
+}

@@ -68,16 +68,15 @@ func (s *Server) stopAll(sig syscall.Signal) {
 			syscall.Kill(-1, sig)
 			return
 		}
-		for _, p := range s.procs.running() {
-			s.procs.signalGroup(p, sig)
-		}
-		for _, t := range s.terms.running() {
-			s.terms.signal(t, sig)
+		for _, o := range s.owners {
+			o.SignalAll(sig)
 		}
 	}
 	allGone := func() bool {
-		if len(s.procs.running()) > 0 || len(s.terms.running()) > 0 {
-			return false
+		for _, o := range s.owners {
+			if o.Running() > 0 {
+				return false
+			}
 		}
 		// As PID 1, kill(-1, 0) fails with ESRCH once nothing else lives.
 		return !pid1 || syscall.Kill(-1, 0) == syscall.ESRCH

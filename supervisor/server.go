@@ -7,21 +7,27 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/berthdev/berth/supervisor/files"
+	"github.com/berthdev/berth/supervisor/internal/child"
+	"github.com/berthdev/berth/supervisor/internal/httpapi"
+	"github.com/berthdev/berth/supervisor/process"
+	"github.com/berthdev/berth/supervisor/terminal"
 )
 
-// Server is the supervisor's HTTP API over its process table.
+// Server is the supervisor's HTTP API: the core routes (health, activity,
+// env) and the routes each service mounts.
 type Server struct {
 	cfg     Config
-	tag     string
 	started time.Time
 	act     *activity
-	procs   *table
-	terms   *terminals
-	// followers counts log follows in flight (Limits.Followers).
-	followers slots
+	procs   *process.Service
+	terms   *terminal.Service
+	files   *files.Service
+	owners  []childOwner // the services that fork: terminals, processes
 
 	envMu sync.Mutex
-	env   envLayer // the sandbox env layer, replaced by PUT /v1/env
+	env   child.EnvLayer // the sandbox env layer, replaced by PUT /v1/env
 }
 
 // NewServer builds a server from cfg. Nothing runs until Handler is served
@@ -29,66 +35,55 @@ type Server struct {
 func NewServer(cfg Config) *Server {
 	now := time.Now()
 	act := newActivity(now)
-	tag := bootTag(cfg.BootID)
+	tag := httpapi.BootTag(cfg.BootID)
 	lim := cfg.Limits.withDefaults()
-	s := &Server{
-		cfg: cfg, tag: tag, started: now.UTC(), act: act,
-		procs:     newTable(tag, cfg.LogBufferBytes, logTotal(cfg), cfg.MaxExited, cfg.KillGrace, act),
-		terms:     newTerminals(tag, act),
-		followers: slots{limit: lim.Followers},
-	}
-	s.procs.maxRunning, s.terms.maxOpen = lim.Processes, lim.Terminals
+	s := &Server{cfg: cfg, started: now.UTC(), act: act, files: files.New()}
+	launcher := child.Launcher{DefaultCwd: cfg.DefaultCwd, BaseEnv: cfg.BaseEnv, SandboxEnv: s.sandboxEnv}
+	s.procs = process.New(process.Options{
+		Tag: tag, Launcher: launcher,
+		LogBufferBytes: cfg.LogBufferBytes, LogTotalBytes: logTotal(cfg), MaxExited: cfg.MaxExited,
+		MaxRunning: lim.Processes, MaxFollowers: lim.Followers, KillGrace: cfg.KillGrace,
+		Started: act.processStarted, Ended: act.processExited,
+	})
+	s.terms = terminal.New(terminal.Options{
+		Tag: tag, Launcher: launcher, MaxOpen: lim.Terminals, KillGrace: cfg.KillGrace,
+		Opened: act.terminalOpened, Closed: act.terminalClosed,
+	})
+	s.owners = []childOwner{s.terms, s.procs}
 	return s
 }
 
 // Handler returns the authenticated API.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	serve := func(h func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
+	serve := func(h httpapi.HandlerFunc) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			if err := h(w, r); err != nil && r.Context().Err() == nil {
-				writeError(w, err) // (nobody to answer once the client left)
+				httpapi.WriteError(w, err) // (nobody to answer once the client left)
 			}
 		}
 	}
-	handle := func(pattern string, h func(http.ResponseWriter, *http.Request) error) {
+	handle := func(pattern string, h httpapi.HandlerFunc) {
 		mux.HandleFunc(pattern, serve(h))
 	}
 	handle("GET /v1/health", s.health)
 	handle("GET /v1/activity", s.activityReport)
 	handle("PUT /v1/env", s.putEnv)
-	handle("POST /v1/processes", s.createProcess)
-	handle("GET /v1/processes", s.listProcesses)
-	handle("GET /v1/processes/{id}", s.getProcess)
-	handle("GET /v1/processes/{id}/logs", s.logs)
-	handle("GET /v1/processes/{id}/output", s.output)
-	handle("POST /v1/processes/{id}/kill", s.kill)
-	handle("POST /v1/processes/{id}/wait", s.wait)
-	handle("POST /v1/processes/{id}/wait-for-port", s.waitForPort)
-	handle("POST /v1/processes/{id}/wait-for-log", s.waitForLog)
-	handle("POST /v1/processes/{id}/stdin", s.writeStdin)
-	handle("POST /v1/processes/{id}/stdin/close", s.closeStdin)
-	handle("GET /v1/archive", s.getArchive)
-	handle("PUT /v1/archive", s.putArchive)
-	handle("POST /v1/terminals", s.createTerminal)
-	handle("GET /v1/terminals", s.listTerminals)
-	handle("GET /v1/terminals/{id}", s.getTerminal)
-	handle("DELETE /v1/terminals/{id}", s.closeTerminal)
-	handle("POST /v1/terminals/{id}/close", s.closeTerminal)
-	handle("POST /v1/terminals/{id}/resize", s.resizeTerminal)
-	handle("GET /v1/terminals/{id}/connect", s.connectTerminal)
-	files := serve(s.files) // /v1/files/{path...}, dispatched below
+	s.procs.Mount(handle)
+	s.files.Mount(handle)
+	s.terms.Mount(handle)
+	serveFiles := serve(s.files.Serve) // /v1/files/{path...}, dispatched below
 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.authorized(r) {
-			writeError(w, newError(http.StatusUnauthorized, CodeUnauthorized, "missing or invalid bearer token"))
+			httpapi.WriteError(w, httpapi.NewError(http.StatusUnauthorized, httpapi.CodeUnauthorized, "missing or invalid bearer token"))
 			return
 		}
-		if isFilesPath(r.URL.Path) {
+		if files.IsPath(r.URL.Path) {
 			// Before the mux: it would redirect "//" or "/./" in a path.
 			s.act.requestStarted()
 			defer s.act.requestEnded()
-			files(w, r)
+			serveFiles(w, r)
 			return
 		}
 		if _, pattern := mux.Handler(r); pattern == "" {
@@ -125,11 +120,11 @@ func (j *jsonErrorWriter) WriteHeader(code int) {
 	case http.StatusNotFound:
 		j.replaced = true
 		j.Header().Del("X-Content-Type-Options")
-		writeError(j.ResponseWriter, newError(code, CodeNotFound, "no such route"))
+		httpapi.WriteError(j.ResponseWriter, httpapi.NewError(code, httpapi.CodeNotFound, "no such route"))
 	case http.StatusMethodNotAllowed:
 		j.replaced = true
 		j.Header().Del("X-Content-Type-Options")
-		writeError(j.ResponseWriter, newError(code, CodeMethodNotAllowed, "method not allowed; see the Allow header"))
+		httpapi.WriteError(j.ResponseWriter, httpapi.NewError(code, httpapi.CodeMethodNotAllowed, "method not allowed; see the Allow header"))
 	default:
 		j.ResponseWriter.WriteHeader(code)
 	}
@@ -143,53 +138,39 @@ func (j *jsonErrorWriter) Write(b []byte) (int, error) {
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, map[string]any{
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{
 		"bootId": s.cfg.BootID, "pid": os.Getpid(), "startedAt": s.started,
 	})
 	return nil
 }
 
 func (s *Server) activityReport(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, s.act.report(s.cfg.BootID))
+	httpapi.WriteJSON(w, http.StatusOK, s.act.report(s.cfg.BootID))
 	return nil
 }
 
 func (s *Server) putEnv(w http.ResponseWriter, r *http.Request) error {
 	var req struct {
-		Env *envLayer `json:"env"`
+		Env *child.EnvLayer `json:"env"`
 	}
-	if err := decodeJSON(r, &req, false); err != nil {
+	if err := httpapi.DecodeJSON(r, &req, false); err != nil {
 		return err
 	}
 	if req.Env == nil {
-		return badRequest(`body must be {"env": {"NAME": "value" | null}}`)
+		return httpapi.BadRequest(`body must be {"env": {"NAME": "value" | null}}`)
 	}
-	if err := validateEnv(*req.Env); err != nil {
+	if err := child.ValidateEnv(*req.Env); err != nil {
 		return err
 	}
 	s.envMu.Lock()
 	s.env = *req.Env
 	s.envMu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{"env": *req.Env})
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"env": *req.Env})
 	return nil
 }
 
-func (s *Server) sandboxEnv() envLayer {
+func (s *Server) sandboxEnv() child.EnvLayer {
 	s.envMu.Lock()
 	defer s.envMu.Unlock()
 	return s.env // replaced wholesale, never mutated: safe to share
-}
-
-// lookup resolves the {id} path value to a process of this boot.
-func (s *Server) lookup(r *http.Request) (*process, error) {
-	id := r.PathValue("id")
-	n, err := parseHandleID(id, s.tag, processHandle())
-	if err != nil {
-		return nil, err
-	}
-	p := s.procs.get(n)
-	if p == nil {
-		return nil, missingHandle(id, processHandle())
-	}
-	return p, nil
 }

@@ -1,0 +1,125 @@
+package child
+
+import (
+	"errors"
+	"github.com/berthdev/berth/supervisor/internal/httpapi"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// defaultPath is used to find argv[0] when the process env has no PATH;
+// it is the PATH Docker gives containers.
+const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// CheckCwd answers with a 422 INVALID_CWD before forking, instead of a
+// process that dies in chdir with an opaque status.
+func CheckCwd(cwd string) *httpapi.Error {
+	if !filepath.IsAbs(cwd) {
+		return httpapi.BadRequest("cwd must be an absolute path, got "+strconv.Quote(cwd)).With("cwd", cwd)
+	}
+	fi, err := os.Stat(cwd)
+	switch {
+	case err != nil:
+		return httpapi.NewError(http.StatusUnprocessableEntity, httpapi.CodeInvalidCwd, "cwd "+strconv.Quote(cwd)+": "+describe(err)).With("cwd", cwd)
+	case !fi.IsDir():
+		return httpapi.NewError(http.StatusUnprocessableEntity, httpapi.CodeInvalidCwd, "cwd "+strconv.Quote(cwd)+" is not a directory").With("cwd", cwd)
+	}
+	return nil
+}
+
+// ResolveExecutable finds argv0 the way execvp would in the child: names
+// with a slash are taken relative to cwd, others are searched in the child's
+// PATH (relative PATH entries also relative to cwd). It returns an absolute
+// path so that the fork does not depend on the supervisor's own cwd.
+func ResolveExecutable(argv0, cwd string, env []string) (string, *httpapi.Error) {
+	notFound := func(detail string) *httpapi.Error {
+		return httpapi.NewError(http.StatusUnprocessableEntity, httpapi.CodeExecutableMissing,
+			"executable "+strconv.Quote(argv0)+" "+detail).With("argv0", argv0)
+	}
+	if strings.Contains(argv0, "/") {
+		p := argv0
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		if err := checkExecutable(p); err != nil {
+			return "", notFound(describe(err))
+		}
+		return p, nil
+	}
+	path, ok := lookupEnv(env, "PATH")
+	if !ok {
+		path = defaultPath
+	}
+	var denied error
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cwd, dir)
+		}
+		p := filepath.Join(dir, argv0)
+		err := checkExecutable(p)
+		if err == nil {
+			return p, nil
+		}
+		if errors.Is(err, fs.ErrPermission) && denied == nil {
+			denied = err
+		}
+	}
+	if denied != nil {
+		return "", notFound("found in PATH but " + describe(denied))
+	}
+	return "", notFound("not found in PATH "+strconv.Quote(path)).With("path", path)
+}
+
+func checkExecutable(p string) error {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return errors.New("is a directory")
+	}
+	if fi.Mode()&0o111 == 0 {
+		return fs.ErrPermission
+	}
+	return nil
+}
+
+// describe turns common errors into short phrases for error messages.
+func describe(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "does not exist"
+	case errors.Is(err, fs.ErrPermission):
+		return "is not executable or not accessible (permission denied)"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// ForkError maps an execve/chdir failure reported by ForkExec. The checks
+// above catch the usual cases; this covers races and ENOEXEC and friends.
+func ForkError(argv0 string, err error) *httpapi.Error {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		switch errno {
+		case syscall.ENOENT, syscall.EACCES, syscall.EISDIR, syscall.ENOTDIR:
+			return httpapi.NewError(http.StatusUnprocessableEntity, httpapi.CodeExecutableMissing,
+				"cannot execute "+strconv.Quote(argv0)+": "+errno.Error()).With("argv0", argv0)
+		case syscall.ENOEXEC, syscall.ELIBBAD, syscall.ETXTBSY, syscall.E2BIG:
+			return httpapi.NewError(http.StatusUnprocessableEntity, httpapi.CodeExecFailed,
+				"cannot execute "+strconv.Quote(argv0)+": "+errno.Error()).With("argv0", argv0)
+		}
+	}
+	return httpapi.NewError(http.StatusInternalServerError, httpapi.CodeInternal, "spawn "+strconv.Quote(argv0)+": "+err.Error())
+}
