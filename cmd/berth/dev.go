@@ -17,9 +17,11 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
 
+	"github.com/berthdev/berth/gateway"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/worker"
 	"github.com/berthdev/berth/workflows"
 )
 
@@ -88,8 +90,8 @@ func runDev(ctx context.Context, args []string) error {
 	var wg sync.WaitGroup
 	errc := make(chan error, 2)
 	wg.Add(2)
-	go func() { defer wg.Done(); errc <- runWorker(workerCtx, cfg, c, log) }()
-	go func() { defer wg.Done(); errc <- runGateway(gatewayCtx, cfg, c, log, ln) }()
+	go func() { defer wg.Done(); errc <- worker.RunWorker(workerCtx, cfg, c, log, version) }()
+	go func() { defer wg.Done(); errc <- gateway.Run(gatewayCtx, cfg, c, log, ln) }()
 
 	fmt.Printf("\nBerth is running.\n  gateway:     %s\n  Temporal UI: %s\n  token:       %s\n  CLI config:  %s\n  (export BERTH_URL=%s BERTH_TOKEN=%s)\nCtrl-C stops it.\n\n",
 		url, srv.UIAddress(), cfg.Token, userConfig, url, cfg.Token)

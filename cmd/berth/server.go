@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"time"
 
@@ -16,11 +15,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 
-	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/gateway"
 	"github.com/berthdev/berth/internal/config"
-	"github.com/berthdev/berth/internal/devserver"
-	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/worker"
 )
 
@@ -88,7 +84,7 @@ func runWorkerCmd(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.DefaultImage, "default-image", cfg.DefaultImage, "sandbox image (BERTH_DEFAULT_IMAGE)")
 	_ = fs.Parse(args)
 	return withTemporal(ctx, cfg, false, func(c client.Client, log *zap.Logger) error {
-		return runWorker(ctx, cfg, c, log)
+		return worker.RunWorker(ctx, cfg, c, log, version)
 	})
 }
 
@@ -108,44 +104,6 @@ func withTemporal(ctx context.Context, cfg config.Config, needToken bool, run fu
 	return run(c, log)
 }
 
-func runWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap.Logger) error {
-	types, err := config.LoadInstanceTypes(cfg.InstanceTypesFile)
-	if err != nil {
-		return err
-	}
-	supEnv, err := supervisorEnv()
-	if err != nil {
-		return err
-	}
-	sup, err := devserver.FindSupervisor(ctx, cfg.Supervisor, cfg.DataDir, os.Stderr)
-	if err != nil {
-		return err
-	}
-	docker, err := dockerrt.New()
-	if err != nil {
-		return err
-	}
-	defer docker.Close()
-	if err := worker.EnsureSearchAttributes(ctx, c, cfg.Namespace); err != nil {
-		return err
-	}
-	backups, err := cfg.OpenBackups(ctx)
-	if err != nil {
-		return err
-	}
-	go worker.RunRetention(ctx, backups, cfg.BackupKeep, time.Hour, log.Named("retention"))
-	acts := &activities.Activities{
-		Docker: docker, HostID: cfg.HostID, Namespace: cfg.Namespace, Secret: cfg.Secret, SupervisorPath: sup,
-		DefaultImage: cfg.DefaultImage, InstanceTypes: types, Version: version,
-		HTTP: supervisorHTTPClient(), Log: log.Named("activities"),
-		DataDir: cfg.DataDir, Backups: backups, BackupTTL: cfg.BackupTTL, BackupKeep: cfg.BackupKeep,
-		SupervisorEnv: supEnv,
-		NoDiskLimits:  cfg.NoDiskLimits,
-	}
-	log.Info("worker started", zap.String("host", cfg.HostID), zap.String("temporal", cfg.TemporalAddress))
-	return worker.Run(ctx, c, acts)
-}
-
 func runGatewayCmd(ctx context.Context, args []string) error {
 	cfg := config.FromEnv()
 	fs := serverFlags("gateway", &cfg)
@@ -157,42 +115,6 @@ func runGatewayCmd(ctx context.Context, args []string) error {
 			return err
 		}
 		log.Info("gateway listening", zap.String("addr", ln.Addr().String()))
-		return runGateway(ctx, cfg, c, log, ln)
+		return gateway.Run(ctx, cfg, c, log, ln)
 	})
-}
-
-func runGateway(ctx context.Context, cfg config.Config, c client.Client, log *zap.Logger, ln net.Listener) error {
-	types, err := config.LoadInstanceTypes(cfg.InstanceTypesFile)
-	if err != nil {
-		return err
-	}
-	backups, err := cfg.OpenBackups(ctx)
-	if err != nil {
-		return err
-	}
-	httpLimits, err := gatewayHTTPLimits()
-	if err != nil {
-		return err
-	}
-	gw := gateway.New(gateway.Options{
-		Temporal: c, Namespace: cfg.Namespace, Token: cfg.Token, Secret: cfg.Secret, Backups: backups,
-		InstanceTypes: types, Log: log.Named("gateway"), ContinueAsNewAfter: continueAsNewAfter(),
-		HTTP: httpLimits,
-	})
-	return gw.Serve(ctx, ln)
-}
-
-// continueAsNewAfter lets tests force continue-as-new with a low threshold.
-func continueAsNewAfter() int {
-	var n int
-	fmt.Sscanf(os.Getenv("BERTH_CONTINUE_AS_NEW_AFTER"), "%d", &n)
-	return n
-}
-
-// supervisorHTTPClient keeps connections to supervisors alive and pooled.
-func supervisorHTTPClient() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = 16
-	t.IdleConnTimeout = 90 * time.Second
-	return &http.Client{Transport: t}
 }
