@@ -16,13 +16,6 @@ import (
 	"github.com/berthdev/berth/internal/termsafe"
 )
 
-func init() {
-	cliCommands = append(cliCommands, createCmd, lsCmd, getCmd,
-		startCmd,
-		func(g *globals) *cobra.Command { return lifecycleCmd(g, "sleep") },
-		killCmd, rmCmd, envCmd, backupCmd, backupsCmd)
-}
-
 // sandboxView is a sandbox as the CLI prints it in JSON: the API's shape.
 type sandboxView struct {
 	Name         string            `json:"name"`

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
@@ -25,19 +26,34 @@ import (
 	"github.com/berthdev/berth/workflows"
 )
 
-// runDev is the embedded default: a Temporal dev server as a child process,
-// the worker and the gateway in this process. Ctrl-C sleeps the running
-// sandboxes (their workspaces stay), then stops everything it started.
-func runDev(ctx context.Context, args []string) error {
+// devOptions are the flags of `berth dev` beyond the configuration.
+type devOptions struct {
+	port, uiPort int  // the dev server's
+	keepRunning  bool // leave running sandboxes running on exit
+}
+
+func devCmd() *cobra.Command {
 	cfg := config.FromEnv()
-	fs := serverFlags("dev", &cfg)
+	var o devOptions
+	cmd := serverCmd("dev", "Start a local Temporal dev server, the worker and the gateway", func(ctx context.Context) error {
+		return runDev(ctx, cfg, o)
+	})
+	fs := cmd.Flags()
+	serverFlags(fs, &cfg)
 	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "gateway listen address (BERTH_LISTEN)")
 	fs.StringVar(&cfg.Supervisor, "supervisor", cfg.Supervisor, "path of the berth-supervisor binary (BERTH_SUPERVISOR)")
 	fs.StringVar(&cfg.DefaultImage, "default-image", cfg.DefaultImage, "sandbox image (BERTH_DEFAULT_IMAGE)")
-	port := fs.Int("temporal-port", 7233, "Temporal dev server port")
-	uiPort := fs.Int("ui-port", 8233, "Temporal UI port")
-	keepRunning := fs.Bool("keep-running", false, "leave running sandboxes running on exit instead of sleeping them")
-	_ = fs.Parse(args)
+	fs.IntVar(&o.port, "temporal-port", 7233, "Temporal dev server port")
+	fs.IntVar(&o.uiPort, "ui-port", 8233, "Temporal UI port")
+	fs.BoolVar(&o.keepRunning, "keep-running", false, "leave running sandboxes running on exit instead of sleeping them")
+	cmd.SetUsageFunc(serverUsage)
+	return cmd
+}
+
+// runDev is the embedded default: a Temporal dev server as a child process,
+// the worker and the gateway in this process. Ctrl-C sleeps the running
+// sandboxes (their workspaces stay), then stops everything it started.
+func runDev(ctx context.Context, cfg config.Config, o devOptions) error {
 	if err := cfg.EnsureSecrets(); err != nil {
 		return err
 	}
@@ -57,7 +73,7 @@ func runDev(ctx context.Context, args []string) error {
 	// The dev server is supervised: if it dies it comes back on the same
 	// database and ports, and the worker's and gateway's client reconnects.
 	srv, err := devserver.Start(ctx, devserver.Options{CLI: cli, Dir: filepath.Join(cfg.DataDir, "temporal"),
-		Port: *port, UIPort: *uiPort, Namespace: cfg.Namespace, Restart: true, Log: log.Named("temporal")})
+		Port: o.port, UIPort: o.uiPort, Namespace: cfg.Namespace, Restart: true, Log: log.Named("temporal")})
 	if err != nil {
 		return err
 	}
@@ -102,7 +118,7 @@ func runDev(ctx context.Context, args []string) error {
 	case runErr = <-errc:
 	}
 	stopGateway()
-	if !*keepRunning && runErr == nil {
+	if !o.keepRunning && runErr == nil {
 		sleepRunning(c, cfg.Namespace, log)
 	}
 	stopWorker()

@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"net"
 	"os"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 	"go.uber.org/zap"
@@ -20,14 +21,51 @@ import (
 	"github.com/berthdev/berth/worker"
 )
 
+func serverCommands() []*cobra.Command {
+	return []*cobra.Command{
+		devCmd(), workerCmd(), gatewayCmd(),
+		{
+			Use: "version", Short: "Print the version", Args: cobra.NoArgs,
+			Run: func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), version) },
+		},
+	}
+}
+
+// serverCmd is a server command. Its settings come from flags, each of
+// which also has a BERTH_* (or TEMPORAL_*) variable; the client verbs'
+// flags (--url, --token, --json) are not its own.
+func serverCmd(use, short string, run func(context.Context) error) *cobra.Command {
+	return &cobra.Command{
+		Use: use + " [flags]", Short: short, GroupID: "server", SilenceUsage: true,
+		PreRunE: rejectClientFlags,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return run(cmd.Context()) },
+	}
+}
+
+// rejectClientFlags refuses the client verbs' flags on a server command,
+// where they would otherwise be silently ignored.
+func rejectClientFlags(cmd *cobra.Command, _ []string) error {
+	var err error
+	cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) {
+		if f.Changed && err == nil {
+			err = usageError{fmt.Errorf("unknown flag: --%s\nSee '%s --help'.", f.Name, cmd.CommandPath())}
+		}
+	})
+	return err
+}
+
+// serverUsage is a server command's usage: its own flags only.
+func serverUsage(cmd *cobra.Command) error {
+	fmt.Fprintf(cmd.OutOrStderr(), "Usage:\n  %s\n\nFlags:\n%s", cmd.UseLine(), cmd.LocalFlags().FlagUsages())
+	return nil
+}
+
 // serverFlags binds the flags every server command shares onto cfg.
-func serverFlags(name string, cfg *config.Config) *flag.FlagSet {
-	fs := flag.NewFlagSet("berth "+name, flag.ExitOnError)
+func serverFlags(fs *pflag.FlagSet, cfg *config.Config) {
 	fs.StringVar(&cfg.TemporalAddress, "temporal-address", cfg.TemporalAddress, "Temporal frontend host:port (TEMPORAL_ADDRESS)")
 	fs.StringVar(&cfg.Namespace, "namespace", cfg.Namespace, "Temporal namespace (TEMPORAL_NAMESPACE)")
 	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "state directory (BERTH_DATA_DIR)")
 	fs.StringVar(&cfg.InstanceTypesFile, "instance-types", cfg.InstanceTypesFile, "JSON file of custom instance types (BERTH_INSTANCE_TYPES)")
-	return fs
 }
 
 func newLogger(console bool) *zap.Logger {
@@ -76,16 +114,20 @@ func dialTemporal(ctx context.Context, cfg config.Config, log *zap.Logger) (clie
 	}
 }
 
-func runWorkerCmd(ctx context.Context, args []string) error {
+func workerCmd() *cobra.Command {
 	cfg := config.FromEnv()
-	fs := serverFlags("worker", &cfg)
+	cmd := serverCmd("worker", "Run a worker on this Docker host against TEMPORAL_ADDRESS", func(ctx context.Context) error {
+		return withTemporal(ctx, cfg, false, func(c client.Client, log *zap.Logger) error {
+			return worker.RunWorker(ctx, cfg, c, log, version)
+		})
+	})
+	fs := cmd.Flags()
+	serverFlags(fs, &cfg)
 	fs.StringVar(&cfg.HostID, "host-id", cfg.HostID, "this host's id: its task queue is berth-host-<id> (BERTH_HOST_ID)")
 	fs.StringVar(&cfg.Supervisor, "supervisor", cfg.Supervisor, "path of the berth-supervisor binary (BERTH_SUPERVISOR)")
 	fs.StringVar(&cfg.DefaultImage, "default-image", cfg.DefaultImage, "sandbox image (BERTH_DEFAULT_IMAGE)")
-	_ = fs.Parse(args)
-	return withTemporal(ctx, cfg, false, func(c client.Client, log *zap.Logger) error {
-		return worker.RunWorker(ctx, cfg, c, log, version)
-	})
+	cmd.SetUsageFunc(serverUsage)
+	return cmd
 }
 
 // withTemporal checks the secrets, sets up logging and a Temporal client
@@ -104,17 +146,21 @@ func withTemporal(ctx context.Context, cfg config.Config, needToken bool, run fu
 	return run(c, log)
 }
 
-func runGatewayCmd(ctx context.Context, args []string) error {
+func gatewayCmd() *cobra.Command {
 	cfg := config.FromEnv()
-	fs := serverFlags("gateway", &cfg)
-	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "listen address (BERTH_LISTEN)")
-	_ = fs.Parse(args)
-	return withTemporal(ctx, cfg, true, func(c client.Client, log *zap.Logger) error {
-		ln, err := net.Listen("tcp", cfg.Listen)
-		if err != nil {
-			return err
-		}
-		log.Info("gateway listening", zap.String("addr", ln.Addr().String()))
-		return gateway.Run(ctx, cfg, c, log, ln)
+	cmd := serverCmd("gateway", "Run the HTTP gateway against TEMPORAL_ADDRESS", func(ctx context.Context) error {
+		return withTemporal(ctx, cfg, true, func(c client.Client, log *zap.Logger) error {
+			ln, err := net.Listen("tcp", cfg.Listen)
+			if err != nil {
+				return err
+			}
+			log.Info("gateway listening", zap.String("addr", ln.Addr().String()))
+			return gateway.Run(ctx, cfg, c, log, ln)
+		})
 	})
+	fs := cmd.Flags()
+	serverFlags(fs, &cfg)
+	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "listen address (BERTH_LISTEN)")
+	cmd.SetUsageFunc(serverUsage)
+	return cmd
 }
