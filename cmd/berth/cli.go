@@ -34,7 +34,7 @@ type globals struct {
 // clientCommands are the verbs that talk to a gateway.
 func clientCommands(g *globals) []*cobra.Command {
 	return []*cobra.Command{
-		// Sandboxes (cli_sandbox*.go).
+		// Sandboxes (cli_sandbox.go, cli_lifecycle.go, cli_backups.go).
 		createCmd(g), lsCmd(g), getCmd(g), startCmd(g), lifecycleCmd(g, "sleep"), killCmd(g), rmCmd(g),
 		envCmd(g), backupCmd(g), backupsCmd(g),
 		// Processes (cli_process.go), terminals (cli_shell.go).
