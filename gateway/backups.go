@@ -34,9 +34,6 @@ func publicBackup(m backup.Manifest) Backup {
 // listBackups lists a sandbox's complete backups, newest first.
 func (s *Server) listBackups(c echo.Context) error {
 	name := c.Param("name")
-	if err := validName(name); err != nil {
-		return sandboxNotFound(name)
-	}
 	if _, err := s.describe(c.Request().Context(), name); err != nil {
 		return err
 	}
@@ -55,9 +52,6 @@ func (s *Server) listBackups(c echo.Context) error {
 // records backup-created) and answers with the new backup.
 func (s *Server) createBackup(c echo.Context) error {
 	name := c.Param("name")
-	if err := validName(name); err != nil {
-		return sandboxNotFound(name)
-	}
 	v, err := s.update(c.Request().Context(), name, contract.OpBackup)
 	if err != nil {
 		return err

@@ -12,9 +12,6 @@ import (
 // through the hub so that every follower of a sandbox shares one long poll.
 func (s *Server) sandboxEvents(c echo.Context) error {
 	name := c.Param("name")
-	if err := validName(name); err != nil {
-		return sandboxNotFound(name)
-	}
 	if err := s.requireTemporal(c.Request().Context()); err != nil {
 		return err
 	}

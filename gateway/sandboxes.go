@@ -182,9 +182,6 @@ func fromMemo(fields map[string]*commonpb.Payload, started time.Time) (described
 
 func (s *Server) get(c echo.Context) error {
 	name := c.Param("name")
-	if err := validName(name); err != nil {
-		return sandboxNotFound(name)
-	}
 	d, err := s.describe(c.Request().Context(), name)
 	if err != nil {
 		return err
@@ -258,9 +255,6 @@ func (s *Server) update(ctx context.Context, name string, op contract.Op, args .
 func (s *Server) lifecycle(op contract.Op) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name := c.Param("name")
-		if err := validName(name); err != nil {
-			return sandboxNotFound(name)
-		}
 		prev, cached := s.targets.get(name)
 		s.targets.drop(name) // the container may change under this op
 		v, err := s.update(c.Request().Context(), name, op)
@@ -285,9 +279,6 @@ type patchRequest struct {
 
 func (s *Server) patch(c echo.Context) error {
 	name := c.Param("name")
-	if err := validName(name); err != nil {
-		return sandboxNotFound(name)
-	}
 	var req patchRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
@@ -315,9 +306,6 @@ type envRequest struct {
 
 func (s *Server) setEnv(c echo.Context) error {
 	name := c.Param("name")
-	if err := validName(name); err != nil {
-		return sandboxNotFound(name)
-	}
 	var req envRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
@@ -344,9 +332,6 @@ type startRequest struct {
 // checked here, so a typo is a 4xx before anything changes.
 func (s *Server) start(c echo.Context) error {
 	name := c.Param("name")
-	if err := validName(name); err != nil {
-		return sandboxNotFound(name)
-	}
 	var req startRequest
 	if err := decodeOptionalJSON(c, &req); err != nil {
 		return err

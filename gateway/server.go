@@ -115,27 +115,30 @@ func New(o Options) *Server {
 	v1 := e.Group("/v1")
 	v1.GET("/openapi.yaml", s.openAPI)
 	json := middleware.BodyLimit("1M")
+	// Every /sandboxes/:name route checks the name before its handler runs
+	// (after the body limit, so an oversized body is still 413 first).
+	named := knownName
 	v1.POST("/sandboxes", s.create, json)
 	v1.GET("/sandboxes", s.list)
-	v1.GET("/sandboxes/:name", s.get)
-	v1.PATCH("/sandboxes/:name", s.patch, json)
-	v1.DELETE("/sandboxes/:name", s.lifecycle(contract.OpDestroy))
-	v1.POST("/sandboxes/:name/start", s.start)
-	v1.POST("/sandboxes/:name/sleep", s.lifecycle(contract.OpSleep))
-	v1.POST("/sandboxes/:name/kill", s.lifecycle(contract.OpKill))
-	v1.PATCH("/sandboxes/:name/env", s.setEnv, json)
-	v1.GET("/sandboxes/:name/events", s.sandboxEvents)
+	v1.GET("/sandboxes/:name", s.get, named)
+	v1.PATCH("/sandboxes/:name", s.patch, json, named)
+	v1.DELETE("/sandboxes/:name", s.lifecycle(contract.OpDestroy), named)
+	v1.POST("/sandboxes/:name/start", s.start, named)
+	v1.POST("/sandboxes/:name/sleep", s.lifecycle(contract.OpSleep), named)
+	v1.POST("/sandboxes/:name/kill", s.lifecycle(contract.OpKill), named)
+	v1.PATCH("/sandboxes/:name/env", s.setEnv, json, named)
+	v1.GET("/sandboxes/:name/events", s.sandboxEvents, named)
 	v1.GET("/events", s.catalogEvents)
-	v1.GET("/sandboxes/:name/backups", s.listBackups)
-	v1.POST("/sandboxes/:name/backups", s.createBackup)
+	v1.GET("/sandboxes/:name/backups", s.listBackups, named)
+	v1.POST("/sandboxes/:name/backups", s.createBackup, named)
 	// The hot path, straight to the supervisor. Bodies are limited there,
 	// not here (stdin and files may be large).
 	for kind, wakes := range map[string]func(string, string) bool{
 		"processes": wakeOnCreate, "terminals": wakeOnCreate, "files": wakeAlways, "archive": wakeAlways,
 	} {
 		h := s.hotPath(kind, wakes)
-		v1.Any("/sandboxes/:name/"+kind, h)
-		v1.Any("/sandboxes/:name/"+kind+"/*", h)
+		v1.Any("/sandboxes/:name/"+kind, h, named)
+		v1.Any("/sandboxes/:name/"+kind+"/*", h, named)
 	}
 	s.echo = e
 	return s

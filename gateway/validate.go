@@ -22,6 +22,18 @@ var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,255}$`)
 
 const maxEnvValue = contract.MaxEnvValueBytes
 
+// knownName answers 404 SANDBOX_NOT_FOUND on a /sandboxes/:name route
+// whose name no sandbox can have, before its handler runs: such a name is
+// never sent on to Temporal or a supervisor.
+func knownName(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if name := c.Param("name"); validName(name) != nil {
+			return sandboxNotFound(name)
+		}
+		return next(c)
+	}
+}
+
 func validName(name string) *APIError {
 	if !names.ValidSandbox(name) {
 		return badRequest(fmt.Sprintf("sandbox name %q is invalid: use %s", name, names.SandboxRule))

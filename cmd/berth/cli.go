@@ -31,8 +31,18 @@ type globals struct {
 	json       bool
 }
 
-// cliCommands lets other cli_*.go files add verbs (from init functions).
-var cliCommands []func(*globals) *cobra.Command
+// clientCommands are the verbs that talk to a gateway.
+func clientCommands(g *globals) []*cobra.Command {
+	return []*cobra.Command{
+		// Sandboxes (cli_sandbox.go, cli_lifecycle.go, cli_backups.go).
+		createCmd(g), lsCmd(g), getCmd(g), startCmd(g), lifecycleCmd(g, "sleep"), killCmd(g), rmCmd(g),
+		envCmd(g), backupCmd(g), backupsCmd(g),
+		// Processes (cli_process.go), terminals (cli_shell.go).
+		execCmd(g), psCmd(g), logsCmd(g), waitCmd(g), shellCmd(g),
+		// Files (cli_files*.go), events (cli_events.go).
+		cpCmd(g), catCmd(g), eventsCmd(g),
+	}
+}
 
 func newRootCmd() *cobra.Command {
 	g := &globals{}
@@ -49,9 +59,7 @@ func newRootCmd() *cobra.Command {
 	pf.StringVar(&g.token, "token", "", "bearer token (default $BERTH_TOKEN, else client.json or token from 'berth dev')")
 	pf.BoolVar(&g.json, "json", false, "print JSON instead of text")
 	root.AddCommand(serverCommands()...)
-	for _, mk := range cliCommands {
-		root.AddCommand(mk(g))
-	}
+	root.AddCommand(clientCommands(g)...)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())}
 	})
@@ -207,7 +215,7 @@ func describeError(err error) (msg, hint, code string) {
 	if msg == "" {
 		msg = ae.Code
 	}
-	hint = errorHints[client.ErrorCode(ae.Code)]
+	hint = hintFor(client.ErrorCode(ae.Code))
 	if ae.Code == string(client.ErrContainerUnavailable) || ae.Retryable && hint == "" {
 		after := ae.RetryAfter
 		if after <= 0 {
@@ -221,7 +229,19 @@ func describeError(err error) (msg, hint, code string) {
 	return msg + " (" + ae.Code + ")", hint, ae.Code
 }
 
-// errorHints say what to do about each API error code.
+// hintFor says what to do about an API error code: the hints of the
+// lifecycle and process codes, the file codes (cli_files.go) and the
+// per-sandbox limits (cli_limits.go).
+func hintFor(code client.ErrorCode) string {
+	for _, hints := range []map[client.ErrorCode]string{errorHints, fileHints, limitHints} {
+		if h, ok := hints[code]; ok {
+			return h
+		}
+	}
+	return ""
+}
+
+// errorHints say what to do about each lifecycle and process error code.
 var errorHints = map[client.ErrorCode]string{
 	client.ErrValidation:           "the gateway rejected the request as invalid; check the arguments (`berth <command> --help`)",
 	client.ErrUnauthorized:         "the token is missing or wrong: set BERTH_TOKEN to the token `berth dev` printed (it is in .berth/token)",

@@ -15,8 +15,6 @@ import (
 	"github.com/berthdev/berth/schemas"
 )
 
-func init() { cliCommands = append(cliCommands, eventsCmd) }
-
 func encodeBase64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 func writeJSONLine(w io.Writer, v any) error {

@@ -19,13 +19,6 @@ import (
 	"github.com/berthdev/berth/internal/unixmode"
 )
 
-func init() {
-	cliCommands = append(cliCommands, cpCmd, catCmd)
-	for code, hint := range fileHints {
-		errorHints[code] = hint
-	}
-}
-
 // fileHints say what to do about the file API's error codes.
 var fileHints = map[client.ErrorCode]string{
 	client.ErrFileNotFound:          "nothing is at that path in the sandbox; look with `berth ls NAME:DIR` (relative paths are under /workspace)",

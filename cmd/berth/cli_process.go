@@ -19,10 +19,6 @@ import (
 	"github.com/berthdev/berth/internal/termsafe"
 )
 
-func init() {
-	cliCommands = append(cliCommands, execCmd, psCmd, logsCmd, waitCmd)
-}
-
 var signalNames = map[string]syscall.Signal{
 	"HUP": syscall.SIGHUP, "INT": syscall.SIGINT, "QUIT": syscall.SIGQUIT, "KILL": syscall.SIGKILL,
 	"USR1": syscall.SIGUSR1, "USR2": syscall.SIGUSR2, "TERM": syscall.SIGTERM, "STOP": syscall.SIGSTOP,

@@ -1,11 +1,12 @@
 package main
 
+// The sandbox verbs that read and configure a sandbox: create, ls, get,
+// env, and how a sandbox is printed.
+
 import (
-	"context"
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,13 +16,6 @@ import (
 	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/termsafe"
 )
-
-func init() {
-	cliCommands = append(cliCommands, createCmd, lsCmd, getCmd,
-		startCmd,
-		func(g *globals) *cobra.Command { return lifecycleCmd(g, "sleep") },
-		killCmd, rmCmd, envCmd, backupCmd, backupsCmd)
-}
 
 // sandboxView is a sandbox as the CLI prints it in JSON: the API's shape.
 type sandboxView struct {
@@ -44,78 +38,6 @@ func viewOf(s *client.SandboxInfo) sandboxView {
 	}
 	return sandboxView{Name: s.Name, InstanceType: s.InstanceType, Status: s.Status, SleepAfter: s.SleepAfter.String(),
 		KeepAlive: s.KeepAlive, Env: env, LastBackupID: s.LastBackupID, Host: s.Host, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
-}
-
-// parseDuration accepts "30s", "3m", "1h" or a number of seconds.
-func parseDuration(s string) (time.Duration, error) {
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		return time.Duration(f * float64(time.Second)), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, usageError{fmt.Errorf("%q is not a duration such as 30s, 3m or 1h", s)}
-	}
-	return d, nil
-}
-
-// parseEnv reads K=V pairs.
-func parseEnv(pairs []string) (map[string]string, error) {
-	env := map[string]string{}
-	for _, p := range pairs {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || k == "" {
-			return nil, usageError{fmt.Errorf("env %q: write KEY=VALUE", p)}
-		}
-		env[k] = v
-	}
-	return env, nil
-}
-
-// envLayer turns --env KEY=VALUE flags into a request's env layer (nil
-// when there are none).
-func envLayer(pairs []string) (map[string]*string, error) {
-	if len(pairs) == 0 {
-		return nil, nil
-	}
-	kv, err := parseEnv(pairs)
-	if err != nil {
-		return nil, err
-	}
-	env := make(map[string]*string, len(kv))
-	for k, v := range kv {
-		env[k] = client.Ptr(v)
-	}
-	return env, nil
-}
-
-// completeSandboxes completes the first argument with sandbox names.
-func completeSandboxes(g *globals) cobra.CompletionFunc {
-	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if len(args) > 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		return sandboxNames(cmd.Context(), g, toComplete), cobra.ShellCompDirectiveNoFileComp
-	}
-}
-
-func sandboxNames(ctx context.Context, g *globals, prefix string) []cobra.Completion {
-	c, err := g.client()
-	if err != nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	list, err := c.List(ctx, "")
-	if err != nil {
-		return nil
-	}
-	var out []cobra.Completion
-	for _, s := range list {
-		if strings.HasPrefix(s.Name, prefix) && termsafe.Safe(s.Name) {
-			out = append(out, cobra.CompletionWithDesc(s.Name, termsafe.String(s.Status)))
-		}
-	}
-	return out
 }
 
 func createCmd(g *globals) *cobra.Command {
@@ -304,116 +226,6 @@ func getCmd(g *globals) *cobra.Command {
 	}
 }
 
-var lifecycleText = map[string]struct{ short, doing, done string }{
-	"start": {"Boot the sandbox's container, restoring /workspace", "starting", "is running"},
-	"sleep": {"Back up /workspace and remove the container", "putting to sleep", "is asleep; /workspace is kept and the next start or exec restores it"},
-	"kill":  {"Restart the sandbox's workflow run (the container keeps running)", "restarting the workflow of", "continues in a fresh workflow run"},
-	"rm":    {"Destroy the sandbox: container, volume and name (never reusable)", "destroying", "is destroyed; its name is never reused"},
-}
-
-// runLifecycle calls op with a progress spinner and prints the result.
-func runLifecycle(cmd *cobra.Command, g *globals, op, name string) error {
-	return runLifecycleWith(cmd, g, op, name, client.StartOptions{})
-}
-
-// runLifecycleWith is runLifecycle with the options of a start.
-func runLifecycleWith(cmd *cobra.Command, g *globals, op, name string, so client.StartOptions) error {
-	c, err := g.client()
-	if err != nil {
-		return err
-	}
-	start := func(ctx context.Context, name string) (*client.SandboxInfo, error) { return c.StartWith(ctx, name, so) }
-	call := map[string]func(context.Context, string) (*client.SandboxInfo, error){
-		"start": start, "sleep": c.Sleep, "kill": c.Kill, "rm": c.Destroy}[op]
-	t := lifecycleText[op]
-	began := time.Now()
-	p := startProgress(t.doing + " " + name)
-	info, err := call(cmd.Context(), name)
-	p.end()
-	if err != nil {
-		return err
-	}
-	if info == nil {
-		info = &client.SandboxInfo{Name: name}
-	}
-	return g.out(cmd, viewOf(info), func(w io.Writer) {
-		fmt.Fprintf(w, "sandbox %s %s (%s)\n", termsafe.String(name), t.done, time.Since(began).Round(10*time.Millisecond))
-	})
-}
-
-func lifecycleCmd(g *globals, op string) *cobra.Command {
-	return &cobra.Command{
-		Use: op + " NAME", Short: lifecycleText[op].short, GroupID: "sandbox",
-		Args: cobra.ExactArgs(1), ValidArgsFunction: completeSandboxes(g),
-		RunE: func(cmd *cobra.Command, args []string) error { return runLifecycle(cmd, g, op, args[0]) },
-	}
-}
-
-// startCmd is the start verb with --backup, the way back from a corrupt
-// newest backup.
-func startCmd(g *globals) *cobra.Command {
-	var so client.StartOptions
-	cmd := lifecycleCmd(g, "start")
-	cmd.Flags().StringVar(&so.BackupID, "backup", "", "restore this backup instead of the newest (`berth backups NAME` lists them); the sandbox must not be running")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error { return runLifecycleWith(cmd, g, "start", args[0], so) }
-	return cmd
-}
-
-func rmCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use: "rm NAME", Aliases: []string{"destroy"}, Short: lifecycleText["rm"].short, GroupID: "sandbox",
-		Args: cobra.ExactArgs(1), ValidArgsFunction: completeSandboxes(g),
-		RunE: func(cmd *cobra.Command, args []string) error { return runLifecycle(cmd, g, "rm", args[0]) },
-	}
-}
-
-// killCmd is two verbs: `berth kill NAME` restarts the sandbox's workflow
-// run; `berth kill NAME ID` signals a process group.
-func killCmd(g *globals) *cobra.Command {
-	var sig string
-	cmd := &cobra.Command{
-		Use:   "kill NAME [ID]",
-		Short: "Signal a process (with ID), or restart the sandbox's workflow run (without)",
-		Long: `berth kill NAME ID [--signal S] signals the process group of process ID
-(default SIGTERM; killing an exited process just shows its final state).
-
-berth kill NAME ends the sandbox's current workflow run and continues it as a
-fresh run; the container and its processes are untouched.`,
-		GroupID: "process",
-		Args:    cobra.RangeArgs(1, 2), ValidArgsFunction: completeProcess(g),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				if cmd.Flags().Changed("signal") {
-					return usageError{fmt.Errorf("--signal needs a process ID: berth kill %s ID --signal %s", args[0], sig)}
-				}
-				return runLifecycle(cmd, g, "kill", args[0])
-			}
-			s, err := parseSignal(sig)
-			if err != nil {
-				return err
-			}
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
-			info, err := c.Sandbox(args[0]).Process(args[1]).Kill(cmd.Context(), s)
-			if err != nil {
-				return err
-			}
-			return g.out(cmd, info, func(w io.Writer) {
-				id, n := termsafe.String(info.ID), termsafe.String(args[0])
-				if info.State == "running" {
-					fmt.Fprintf(w, "sent %s to process %s; `berth wait %s %s` waits for its exit\n", signalName(s), id, n, id)
-				} else {
-					fmt.Fprintf(w, "process %s %s\n", id, describeExit(info))
-				}
-			})
-		},
-	}
-	cmd.Flags().StringVarP(&sig, "signal", "s", "TERM", "signal for a process: TERM, KILL, INT, HUP, QUIT, USR1, USR2 or a number")
-	return cmd
-}
-
 func envCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "env NAME [set K=V… | unset K…]",
@@ -480,83 +292,4 @@ func envCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
-}
-
-func backupCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use: "backup NAME", Short: "Snapshot a running sandbox's /workspace (it keeps running)", GroupID: "sandbox",
-		Args: cobra.ExactArgs(1), ValidArgsFunction: completeSandboxes(g),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
-			start := time.Now()
-			p := startProgress("backing up " + args[0])
-			b, err := c.CreateBackup(cmd.Context(), args[0])
-			p.end()
-			if err != nil {
-				return err
-			}
-			return g.out(cmd, b, func(w io.Writer) {
-				fmt.Fprintf(w, "backup %s of %s: %d files, %s (%s stored) in %s\n", termsafe.String(b.BackupID), termsafe.String(args[0]), b.Files,
-					humanBytes(b.Bytes), humanBytes(b.Size), time.Since(start).Round(10*time.Millisecond))
-			})
-		},
-	}
-}
-
-func backupsCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use: "backups NAME", Short: "List a sandbox's workspace backups, newest first", GroupID: "sandbox",
-		Args: cobra.ExactArgs(1), ValidArgsFunction: completeSandboxes(g),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
-			list, err := c.ListBackups(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if list == nil {
-				list = []client.BackupInfo{}
-			}
-			return g.out(cmd, list, func(w io.Writer) {
-				if len(list) == 0 {
-					n := termsafe.String(args[0])
-					fmt.Fprintf(w, "no backups of %s yet (one is made on every sleep, or with `berth backup %s`)\n", n, n)
-					return
-				}
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "BACKUP\tCREATED\tFILES\tSIZE\tSTORED\tEXPIRES")
-				for _, b := range list {
-					exp := "-"
-					if !b.ExpiresAt.IsZero() {
-						exp = b.ExpiresAt.Local().Format("2006-01-02 15:04")
-					}
-					id := termsafe.String(b.BackupID)
-					if b.Bad {
-						id += " (bad: failed to restore)"
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", id, b.CreatedAt.Local().Format("2006-01-02 15:04:05"),
-						b.Files, humanBytes(b.Bytes), humanBytes(b.Size), exp)
-				}
-				tw.Flush()
-			})
-		},
-	}
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

@@ -17,10 +17,6 @@ import (
 	"github.com/berthdev/berth/internal/termsafe"
 )
 
-func init() {
-	cliCommands = append(cliCommands, shellCmd)
-}
-
 // reconnectFor bounds how long `berth shell` tries to get a lost
 // connection back (a gateway restart takes seconds).
 const reconnectFor = 2 * time.Minute

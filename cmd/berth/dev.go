@@ -13,29 +13,47 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
 
+	"github.com/berthdev/berth/gateway"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/worker"
 	"github.com/berthdev/berth/workflows/contract"
 )
+
+// devOptions are the flags of `berth dev` beyond the configuration.
+type devOptions struct {
+	port, uiPort int  // the dev server's
+	keepRunning  bool // leave running sandboxes running on exit
+}
+
+func devCmd() *cobra.Command {
+	cfg := config.FromEnv()
+	var o devOptions
+	cmd := serverCmd("dev", "Start a local Temporal dev server, the worker and the gateway", func(ctx context.Context) error {
+		return runDev(ctx, cfg, o)
+	})
+	fs := cmd.Flags()
+	serverFlags(fs, &cfg)
+	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "gateway listen address (BERTH_LISTEN)")
+	fs.StringVar(&cfg.Supervisor, "supervisor", cfg.Supervisor, "path of the berth-supervisor binary (BERTH_SUPERVISOR)")
+	fs.StringVar(&cfg.DefaultImage, "default-image", cfg.DefaultImage, "sandbox image (BERTH_DEFAULT_IMAGE)")
+	fs.IntVar(&o.port, "temporal-port", 7233, "Temporal dev server port")
+	fs.IntVar(&o.uiPort, "ui-port", 8233, "Temporal UI port")
+	fs.BoolVar(&o.keepRunning, "keep-running", false, "leave running sandboxes running on exit instead of sleeping them")
+	cmd.SetUsageFunc(serverUsage)
+	return cmd
+}
 
 // runDev is the embedded default: a Temporal dev server as a child process,
 // the worker and the gateway in this process. Ctrl-C sleeps the running
 // sandboxes (their workspaces stay), then stops everything it started.
-func runDev(ctx context.Context, args []string) error {
-	cfg := config.FromEnv()
-	fs := serverFlags("dev", &cfg)
-	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "gateway listen address (BERTH_LISTEN)")
-	fs.StringVar(&cfg.Supervisor, "supervisor", cfg.Supervisor, "path of the berth-supervisor binary (BERTH_SUPERVISOR)")
-	fs.StringVar(&cfg.DefaultImage, "default-image", cfg.DefaultImage, "sandbox image (BERTH_DEFAULT_IMAGE)")
-	port := fs.Int("temporal-port", 7233, "Temporal dev server port")
-	uiPort := fs.Int("ui-port", 8233, "Temporal UI port")
-	keepRunning := fs.Bool("keep-running", false, "leave running sandboxes running on exit instead of sleeping them")
-	_ = fs.Parse(args)
+func runDev(ctx context.Context, cfg config.Config, o devOptions) error {
 	if err := cfg.EnsureSecrets(); err != nil {
 		return err
 	}
@@ -55,7 +73,7 @@ func runDev(ctx context.Context, args []string) error {
 	// The dev server is supervised: if it dies it comes back on the same
 	// database and ports, and the worker's and gateway's client reconnects.
 	srv, err := devserver.Start(ctx, devserver.Options{CLI: cli, Dir: filepath.Join(cfg.DataDir, "temporal"),
-		Port: *port, UIPort: *uiPort, Namespace: cfg.Namespace, Restart: true, Log: log.Named("temporal")})
+		Port: o.port, UIPort: o.uiPort, Namespace: cfg.Namespace, Restart: true, Log: log.Named("temporal")})
 	if err != nil {
 		return err
 	}
@@ -88,8 +106,8 @@ func runDev(ctx context.Context, args []string) error {
 	var wg sync.WaitGroup
 	errc := make(chan error, 2)
 	wg.Add(2)
-	go func() { defer wg.Done(); errc <- runWorker(workerCtx, cfg, c, log) }()
-	go func() { defer wg.Done(); errc <- runGateway(gatewayCtx, cfg, c, log, ln) }()
+	go func() { defer wg.Done(); errc <- worker.RunWorker(workerCtx, cfg, c, log, version) }()
+	go func() { defer wg.Done(); errc <- gateway.Run(gatewayCtx, cfg, c, log, ln) }()
 
 	fmt.Printf("\nBerth is running.\n  gateway:     %s\n  Temporal UI: %s\n  token:       %s\n  CLI config:  %s\n  (export BERTH_URL=%s BERTH_TOKEN=%s)\nCtrl-C stops it.\n\n",
 		url, srv.UIAddress(), cfg.Token, userConfig, url, cfg.Token)
@@ -100,7 +118,7 @@ func runDev(ctx context.Context, args []string) error {
 	case runErr = <-errc:
 	}
 	stopGateway()
-	if !*keepRunning && runErr == nil {
+	if !o.keepRunning && runErr == nil {
 		sleepRunning(c, cfg.Namespace, log)
 	}
 	stopWorker()

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 	"go.uber.org/zap"
@@ -16,22 +16,56 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/backoff"
 
-	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/gateway"
 	"github.com/berthdev/berth/internal/config"
-	"github.com/berthdev/berth/internal/devserver"
-	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/worker"
 )
 
+func serverCommands() []*cobra.Command {
+	return []*cobra.Command{
+		devCmd(), workerCmd(), gatewayCmd(),
+		{
+			Use: "version", Short: "Print the version", Args: cobra.NoArgs,
+			Run: func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), version) },
+		},
+	}
+}
+
+// serverCmd is a server command. Its settings come from flags, each of
+// which also has a BERTH_* (or TEMPORAL_*) variable; the client verbs'
+// flags (--url, --token, --json) are not its own.
+func serverCmd(use, short string, run func(context.Context) error) *cobra.Command {
+	return &cobra.Command{
+		Use: use + " [flags]", Short: short, GroupID: "server", SilenceUsage: true,
+		PreRunE: rejectClientFlags,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return run(cmd.Context()) },
+	}
+}
+
+// rejectClientFlags refuses the client verbs' flags on a server command,
+// where they would otherwise be silently ignored.
+func rejectClientFlags(cmd *cobra.Command, _ []string) error {
+	var err error
+	cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) {
+		if f.Changed && err == nil {
+			err = usageError{fmt.Errorf("unknown flag: --%s\nSee '%s --help'.", f.Name, cmd.CommandPath())}
+		}
+	})
+	return err
+}
+
+// serverUsage is a server command's usage: its own flags only.
+func serverUsage(cmd *cobra.Command) error {
+	fmt.Fprintf(cmd.OutOrStderr(), "Usage:\n  %s\n\nFlags:\n%s", cmd.UseLine(), cmd.LocalFlags().FlagUsages())
+	return nil
+}
+
 // serverFlags binds the flags every server command shares onto cfg.
-func serverFlags(name string, cfg *config.Config) *flag.FlagSet {
-	fs := flag.NewFlagSet("berth "+name, flag.ExitOnError)
+func serverFlags(fs *pflag.FlagSet, cfg *config.Config) {
 	fs.StringVar(&cfg.TemporalAddress, "temporal-address", cfg.TemporalAddress, "Temporal frontend host:port (TEMPORAL_ADDRESS)")
 	fs.StringVar(&cfg.Namespace, "namespace", cfg.Namespace, "Temporal namespace (TEMPORAL_NAMESPACE)")
 	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "state directory (BERTH_DATA_DIR)")
 	fs.StringVar(&cfg.InstanceTypesFile, "instance-types", cfg.InstanceTypesFile, "JSON file of custom instance types (BERTH_INSTANCE_TYPES)")
-	return fs
 }
 
 func newLogger(console bool) *zap.Logger {
@@ -80,16 +114,20 @@ func dialTemporal(ctx context.Context, cfg config.Config, log *zap.Logger) (clie
 	}
 }
 
-func runWorkerCmd(ctx context.Context, args []string) error {
+func workerCmd() *cobra.Command {
 	cfg := config.FromEnv()
-	fs := serverFlags("worker", &cfg)
+	cmd := serverCmd("worker", "Run a worker on this Docker host against TEMPORAL_ADDRESS", func(ctx context.Context) error {
+		return withTemporal(ctx, cfg, false, func(c client.Client, log *zap.Logger) error {
+			return worker.RunWorker(ctx, cfg, c, log, version)
+		})
+	})
+	fs := cmd.Flags()
+	serverFlags(fs, &cfg)
 	fs.StringVar(&cfg.HostID, "host-id", cfg.HostID, "this host's id: its task queue is berth-host-<id> (BERTH_HOST_ID)")
 	fs.StringVar(&cfg.Supervisor, "supervisor", cfg.Supervisor, "path of the berth-supervisor binary (BERTH_SUPERVISOR)")
 	fs.StringVar(&cfg.DefaultImage, "default-image", cfg.DefaultImage, "sandbox image (BERTH_DEFAULT_IMAGE)")
-	_ = fs.Parse(args)
-	return withTemporal(ctx, cfg, false, func(c client.Client, log *zap.Logger) error {
-		return runWorker(ctx, cfg, c, log)
-	})
+	cmd.SetUsageFunc(serverUsage)
+	return cmd
 }
 
 // withTemporal checks the secrets, sets up logging and a Temporal client
@@ -108,91 +146,21 @@ func withTemporal(ctx context.Context, cfg config.Config, needToken bool, run fu
 	return run(c, log)
 }
 
-func runWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap.Logger) error {
-	types, err := config.LoadInstanceTypes(cfg.InstanceTypesFile)
-	if err != nil {
-		return err
-	}
-	supEnv, err := supervisorEnv()
-	if err != nil {
-		return err
-	}
-	sup, err := devserver.FindSupervisor(ctx, cfg.Supervisor, cfg.DataDir, os.Stderr)
-	if err != nil {
-		return err
-	}
-	docker, err := dockerrt.New()
-	if err != nil {
-		return err
-	}
-	defer docker.Close()
-	if err := worker.EnsureSearchAttributes(ctx, c, cfg.Namespace); err != nil {
-		return err
-	}
-	backups, err := cfg.OpenBackups(ctx)
-	if err != nil {
-		return err
-	}
-	go worker.RunRetention(ctx, backups, cfg.BackupKeep, time.Hour, log.Named("retention"))
-	acts := &activities.Activities{
-		Docker: docker, HostID: cfg.HostID, Namespace: cfg.Namespace, Secret: cfg.Secret, SupervisorPath: sup,
-		DefaultImage: cfg.DefaultImage, InstanceTypes: types, Version: version,
-		HTTP: supervisorHTTPClient(), Log: log.Named("activities"),
-		DataDir: cfg.DataDir, Backups: backups, BackupTTL: cfg.BackupTTL, BackupKeep: cfg.BackupKeep,
-		SupervisorEnv: supEnv,
-		NoDiskLimits:  cfg.NoDiskLimits,
-	}
-	log.Info("worker started", zap.String("host", cfg.HostID), zap.String("temporal", cfg.TemporalAddress))
-	return worker.Run(ctx, c, acts)
-}
-
-func runGatewayCmd(ctx context.Context, args []string) error {
+func gatewayCmd() *cobra.Command {
 	cfg := config.FromEnv()
-	fs := serverFlags("gateway", &cfg)
+	cmd := serverCmd("gateway", "Run the HTTP gateway against TEMPORAL_ADDRESS", func(ctx context.Context) error {
+		return withTemporal(ctx, cfg, true, func(c client.Client, log *zap.Logger) error {
+			ln, err := net.Listen("tcp", cfg.Listen)
+			if err != nil {
+				return err
+			}
+			log.Info("gateway listening", zap.String("addr", ln.Addr().String()))
+			return gateway.Run(ctx, cfg, c, log, ln)
+		})
+	})
+	fs := cmd.Flags()
+	serverFlags(fs, &cfg)
 	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "listen address (BERTH_LISTEN)")
-	_ = fs.Parse(args)
-	return withTemporal(ctx, cfg, true, func(c client.Client, log *zap.Logger) error {
-		ln, err := net.Listen("tcp", cfg.Listen)
-		if err != nil {
-			return err
-		}
-		log.Info("gateway listening", zap.String("addr", ln.Addr().String()))
-		return runGateway(ctx, cfg, c, log, ln)
-	})
-}
-
-func runGateway(ctx context.Context, cfg config.Config, c client.Client, log *zap.Logger, ln net.Listener) error {
-	types, err := config.LoadInstanceTypes(cfg.InstanceTypesFile)
-	if err != nil {
-		return err
-	}
-	backups, err := cfg.OpenBackups(ctx)
-	if err != nil {
-		return err
-	}
-	httpLimits, err := gatewayHTTPLimits()
-	if err != nil {
-		return err
-	}
-	gw := gateway.New(gateway.Options{
-		Temporal: c, Namespace: cfg.Namespace, Token: cfg.Token, Secret: cfg.Secret, Backups: backups,
-		InstanceTypes: types, Log: log.Named("gateway"), ContinueAsNewAfter: continueAsNewAfter(),
-		HTTP: httpLimits,
-	})
-	return gw.Serve(ctx, ln)
-}
-
-// continueAsNewAfter lets tests force continue-as-new with a low threshold.
-func continueAsNewAfter() int {
-	var n int
-	fmt.Sscanf(os.Getenv("BERTH_CONTINUE_AS_NEW_AFTER"), "%d", &n)
-	return n
-}
-
-// supervisorHTTPClient keeps connections to supervisors alive and pooled.
-func supervisorHTTPClient() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = 16
-	t.IdleConnTimeout = 90 * time.Second
-	return &http.Client{Transport: t}
+	cmd.SetUsageFunc(serverUsage)
+	return cmd
 }

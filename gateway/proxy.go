@@ -43,9 +43,6 @@ const maxRetryBody = 1 << 20
 func (s *Server) hotPath(kind string, wakes func(method, rest string) bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		name := c.Param("name")
-		if err := validName(name); err != nil {
-			return sandboxNotFound(name)
-		}
 		req := c.Request()
 		rest := strings.TrimPrefix(req.URL.EscapedPath(), "/v1/sandboxes/"+name+"/"+kind)
 		if isUpgrade(req) {

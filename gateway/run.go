@@ -1,0 +1,74 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/internal/config"
+)
+
+// Run assembles a gateway from cfg (instance types, backup store, HTTP
+// limits from the environment) and serves it on ln until ctx ends.
+// `berth gateway` and `berth dev` both call it.
+func Run(ctx context.Context, cfg config.Config, c client.Client, log *zap.Logger, ln net.Listener) error {
+	types, err := config.LoadInstanceTypes(cfg.InstanceTypesFile)
+	if err != nil {
+		return err
+	}
+	backups, err := cfg.OpenBackups(ctx)
+	if err != nil {
+		return err
+	}
+	httpLimits, err := httpLimitsFromEnv()
+	if err != nil {
+		return err
+	}
+	gw := New(Options{
+		Temporal: c, Namespace: cfg.Namespace, Token: cfg.Token, Secret: cfg.Secret, Backups: backups,
+		InstanceTypes: types, Log: log.Named("gateway"), ContinueAsNewAfter: continueAsNewAfter(),
+		HTTP: httpLimits,
+	})
+	return gw.Serve(ctx, ln)
+}
+
+// httpLimitsFromEnv reads BERTH_HTTP_READ_HEADER_TIMEOUT,
+// BERTH_HTTP_IDLE_TIMEOUT (Go durations) and BERTH_HTTP_MAX_HEADER_BYTES;
+// unset ones keep the defaults.
+func httpLimitsFromEnv() (HTTPLimits, error) {
+	var l HTTPLimits
+	for _, d := range []struct {
+		env string
+		dst *time.Duration
+	}{{"BERTH_HTTP_READ_HEADER_TIMEOUT", &l.ReadHeaderTimeout}, {"BERTH_HTTP_IDLE_TIMEOUT", &l.IdleTimeout}} {
+		if v := os.Getenv(d.env); v != "" {
+			t, err := time.ParseDuration(v)
+			if err != nil || t <= 0 {
+				return l, fmt.Errorf("%s=%q: want a duration such as 10s", d.env, v)
+			}
+			*d.dst = t
+		}
+	}
+	if v := os.Getenv("BERTH_HTTP_MAX_HEADER_BYTES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1024 {
+			return l, fmt.Errorf("BERTH_HTTP_MAX_HEADER_BYTES=%q: want an integer >= 1024", v)
+		}
+		l.MaxHeaderBytes = n
+	}
+	return l, nil
+}
+
+// continueAsNewAfter lets tests force continue-as-new with a low threshold
+// (BERTH_CONTINUE_AS_NEW_AFTER).
+func continueAsNewAfter() int {
+	var n int
+	fmt.Sscanf(os.Getenv("BERTH_CONTINUE_AS_NEW_AFTER"), "%d", &n)
+	return n
+}

@@ -1,0 +1,91 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/internal/devserver"
+	"github.com/berthdev/berth/internal/dockerrt"
+)
+
+// RunWorker assembles a worker for this Docker host from cfg (instance
+// types, supervisor binary, Docker, backup store, per-sandbox limits from
+// the environment), starts backup retention and runs it on c until ctx
+// ends. version is stamped on the sandboxes it boots. `berth worker` and
+// `berth dev` both call it.
+func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap.Logger, version string) error {
+	types, err := config.LoadInstanceTypes(cfg.InstanceTypesFile)
+	if err != nil {
+		return err
+	}
+	supEnv, err := supervisorEnv()
+	if err != nil {
+		return err
+	}
+	sup, err := devserver.FindSupervisor(ctx, cfg.Supervisor, cfg.DataDir, os.Stderr)
+	if err != nil {
+		return err
+	}
+	docker, err := dockerrt.New()
+	if err != nil {
+		return err
+	}
+	defer docker.Close()
+	if err := EnsureSearchAttributes(ctx, c, cfg.Namespace); err != nil {
+		return err
+	}
+	backups, err := cfg.OpenBackups(ctx)
+	if err != nil {
+		return err
+	}
+	go RunRetention(ctx, backups, cfg.BackupKeep, time.Hour, log.Named("retention"))
+	acts := &activities.Activities{
+		Docker: docker, HostID: cfg.HostID, Namespace: cfg.Namespace, Secret: cfg.Secret, SupervisorPath: sup,
+		DefaultImage: cfg.DefaultImage, InstanceTypes: types, Version: version,
+		HTTP: supervisorHTTPClient(), Log: log.Named("activities"),
+		DataDir: cfg.DataDir, Backups: backups, BackupTTL: cfg.BackupTTL, BackupKeep: cfg.BackupKeep,
+		SupervisorEnv: supEnv,
+		NoDiskLimits:  cfg.NoDiskLimits,
+	}
+	log.Info("worker started", zap.String("host", cfg.HostID), zap.String("temporal", cfg.TemporalAddress))
+	return Run(ctx, c, acts)
+}
+
+// supervisorLimitVars are the per-sandbox limits an operator sets on the
+// worker; it hands them to every sandbox's supervisor, which enforces them.
+var supervisorLimitVars = []string{"BERTH_MAX_PROCESSES", "BERTH_MAX_TERMINALS", "BERTH_MAX_LOG_FOLLOWERS"}
+
+// supervisorEnv checks the limits set in the worker's environment (a bad
+// value would stop every supervisor from starting) and returns them as
+// KEY=VALUE for the containers.
+func supervisorEnv() ([]string, error) {
+	var out []string
+	for _, k := range supervisorLimitVars {
+		v := os.Getenv(k)
+		if v == "" {
+			continue
+		}
+		if n, err := strconv.Atoi(v); err != nil || n < 1 {
+			return nil, fmt.Errorf("%s=%q: want an integer >= 1", k, v)
+		}
+		out = append(out, k+"="+v)
+	}
+	return out, nil
+}
+
+// supervisorHTTPClient keeps connections to supervisors alive and pooled.
+func supervisorHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 16
+	t.IdleConnTimeout = 90 * time.Second
+	return &http.Client{Transport: t}
+}
