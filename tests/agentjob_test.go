@@ -58,7 +58,7 @@ func TestAgentJobSurvivesItsRestart(t *testing.T) {
 	firstLog := &syncBuffer{}
 	first.Stdout, first.Stderr = firstLog, firstLog
 	require.NoError(t, first.Start())
-	c := client.New(stack.URL, stack.Token)
+	c := stack.Client()
 	ctx := context.Background()
 	stacktest.WaitFor(t, 90*time.Second, "the agent's build to run", func() (bool, string) {
 		ps, err := c.Sandbox(n).ListProcesses(ctx)

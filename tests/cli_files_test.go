@@ -18,7 +18,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/stacktest"
 )
 
@@ -425,7 +424,7 @@ func TestCLIShellTTY(t *testing.T) {
 	require.Equal(t, 128+int(syscall.SIGTERM), exitCode(done, out))
 	require.True(t, canonical(t, slave), "the tty is restored after SIGTERM")
 	// Nobody is left to read it: the remote terminal was hung up.
-	terms, err := client.New(stack.URL, stack.Token).Sandbox(n).ListTerminals(testCtx(t, 30*time.Second))
+	terms, err := stack.Client().Sandbox(n).ListTerminals(testCtx(t, 30*time.Second))
 	require.NoError(t, err)
 	require.Len(t, terms, 2)
 	for _, tm := range terms {

@@ -23,7 +23,6 @@ import (
 	"github.com/docker/docker/api/types/volume"
 	"github.com/stretchr/testify/require"
 
-	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/stacktest"
@@ -215,7 +214,7 @@ func TestDevWritesUserClientConfig(t *testing.T) {
 func TestDevRestartsKilledTemporal(t *testing.T) {
 	d := startDev(t, stacktest.TestImage, 2*time.Minute)
 	n := name(t, "devheal")
-	sb := client.New(d.api.URL, d.api.Token).Sandbox(n)
+	sb := d.api.Client().Sandbox(n)
 	ctx := testCtx(t, 2*time.Minute)
 	d.api.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "keepAlive": true})
 	// A start needs the worker: it is polling before Temporal goes.
@@ -283,7 +282,7 @@ func TestDevBuildsMissingImage(t *testing.T) {
 
 	n := name(t, "devimg")
 	d.api.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n})
-	sb := client.New(d.api.URL, d.api.Token).Sandbox(n)
+	sb := d.api.Client().Sandbox(n)
 	out := run(t, testCtx(t, 2*time.Minute), sb, "python3", "-c", "print('on debian')")
 	require.Equal(t, "on debian\n", string(out.Stdout))
 	d.api.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/dockerrt"
 )
 
@@ -25,7 +24,7 @@ func diskDir(n string) string { return filepath.Join(stack.Dir, "data", "disks",
 func TestDiskFullIsThatSandboxsAlone(t *testing.T) {
 	full, other := name(t, "full"), name(t, "other")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": full, "instanceType": typeSmallDisk, "keepAlive": true})
-	sbFull := client.New(stack.URL, stack.Token).Sandbox(full)
+	sbFull := stack.Client().Sandbox(full)
 	t.Cleanup(func() { stack.Do(t, "DELETE", "/v1/sandboxes/"+full, nil) }) // destroyed below unless the test fails
 	sbOther := newSandbox(t, other, map[string]any{"instanceType": typeSmallDisk, "keepAlive": true})
 	ctx := testCtx(t, 2*time.Minute)

@@ -38,7 +38,7 @@ func shortTypes(evs []schemas.Envelope) []string {
 func TestEventStreamOfAFullLifecycle(t *testing.T) {
 	n := name(t, "evt")
 	ctx := context.Background()
-	c := client.New(stack.URL, stack.Token)
+	c := stack.Client()
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "keepAlive": true, "env": map[string]string{"MODE": "dev"}})
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
 	p, err := c.Sandbox(n).Exec(ctx, []string{"sh", "-c", "echo hi > /workspace/hi"}, client.ExecOptions{})

@@ -74,7 +74,7 @@ func TestSupervisorTokenUnreadableInSandbox(t *testing.T) {
 
 	// Still authenticated after all that, and after a sleep and a new boot.
 	require.Equal(t, "ok\n", string(run(t, ctx, sb, "echo", "ok").Stdout))
-	_, err = client.New(stack.URL, stack.Token).Sleep(ctx, n)
+	_, err = stack.Client().Sleep(ctx, n)
 	require.NoError(t, err)
 	require.Equal(t, "again\n", string(run(t, ctx, sb, "echo", "again").Stdout))
 }

@@ -32,7 +32,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	stack = s
+	useSpecCheckingClient()
 	code := m.Run()
+	if specViolations() > 0 && code == 0 {
+		code = 1
+	}
 	if code == 0 && !testing.Short() {
 		// History is forever: after every test, no secret may be in it.
 		if err := checkHistoriesHoldNoSecrets(); err != nil {

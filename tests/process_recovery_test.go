@@ -121,7 +121,7 @@ func TestProcessContainerUnavailableWhileBooting(t *testing.T) {
 		}
 	}()
 
-	sb := client.New(stack.URL, stack.Token).Sandbox(n)
+	sb := stack.Client().Sandbox(n)
 	for _, path := range []string{procPath(n, "p-0123456789ab-1"), procPath(n), procPath(n, "p-0123456789ab-1", "logs")} {
 		r := stack.Do(t, "GET", path, nil)
 		require.Equal(t, 503, r.Status, "GET %s: %s", path, r.Body)

@@ -33,7 +33,7 @@ func newSandbox(t testing.TB, n string, opts map[string]any) *client.Sandbox {
 			t.Errorf("destroy %s: %d %s", n, r.Status, r.Body)
 		}
 	})
-	return client.New(stack.URL, stack.Token).Sandbox(n)
+	return stack.Client().Sandbox(n)
 }
 
 // testCtx bounds a test's calls.

@@ -31,7 +31,7 @@ func TestSandboxLimitsOnProcessesTerminalsAndFollowers(t *testing.T) {
 	})
 	n := name(t, "limits")
 	s.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "sleepAfter": "1h"})
-	sb := client.New(s.URL, s.Token).Sandbox(n)
+	sb := s.Client().Sandbox(n)
 
 	// tooMany checks the 429 of a limit through the gateway, as curl sees
 	// it; tooManyErr as the Go client does.

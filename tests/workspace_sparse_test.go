@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/berthdev/berth/client"
 )
 
 // `truncate -s 2T /workspace/z` (busybox spells 2T in bytes) costs nothing on disk; it must cost nothing
@@ -21,7 +19,7 @@ import (
 func TestSparseWorkspaceFileSleepsAndRestoresInSeconds(t *testing.T) {
 	n := name(t, "sparse")
 	sb := newSandbox(t, n, map[string]any{"keepAlive": true})
-	c := client.New(stack.URL, stack.Token)
+	c := stack.Client()
 	ctx := testCtx(t, 3*time.Minute)
 	out := run(t, ctx, sb, "sh", "-c",
 		"truncate -s 2199023255552 /workspace/z && printf 'hello at one TiB' | dd of=/workspace/z bs=1048576 seek=1048576 conv=notrunc 2>/dev/null"+

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 
-	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/archive/archivetest"
 	"github.com/berthdev/berth/internal/stacktest"
 )
@@ -107,7 +106,7 @@ func TestSnapshotAfterOneInterruptedWithTheContainerPaused(t *testing.T) {
 	require.Len(t, cs, 1)
 	require.Equal(t, "running", cs[0].State, "thawed after the snapshot")
 	// And it serves again.
-	out := run(t, testCtx(t, time.Minute), client.New(stack.URL, stack.Token).Sandbox(n), "cat", "/workspace/note.txt")
+	out := run(t, testCtx(t, time.Minute), stack.Client().Sandbox(n), "cat", "/workspace/note.txt")
 	require.Equal(t, "v1", string(out.Stdout))
 	stack.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)
 }

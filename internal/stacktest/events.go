@@ -19,7 +19,7 @@ func (s *Stack) Events(t testing.TB, name string, after int64) []schemas.Envelop
 	}
 	req.Header.Set("Authorization", "Bearer "+s.Token)
 	req.Header.Set("Accept", "application/x-ndjson")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := HTTPClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

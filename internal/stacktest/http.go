@@ -65,7 +65,7 @@ func (s *Stack) DoAuth(t testing.TB, auth, method, path string, body any) Respon
 		req.Header.Set("Authorization", auth)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := HTTPClient().Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}
