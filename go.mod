@@ -32,7 +32,7 @@ require (
 require (
 	github.com/coder/websocket v1.8.15
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/spf13/pflag v1.0.9 // indirect
+	github.com/spf13/pflag v1.0.9
 )
 
 require (
