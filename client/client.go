@@ -19,6 +19,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/berthdev/berth/api"
 )
 
 // Client talks to a Berth gateway. It is safe for concurrent use and
@@ -135,15 +137,15 @@ func (c *Client) call(ctx context.Context, r request, out any) (int, error) {
 
 func decodeError(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	e := &Error{Status: resp.StatusCode, RetryAfter: retryAfterHeader(resp.Header)}
-	var env envelope
+	var env api.ErrorEnvelope
 	if json.Unmarshal(b, &env) == nil && env.Error != nil && env.Error.Code != "" {
-		e.Code, e.Message, e.Retryable, e.Context = env.Error.Code, env.Error.Message, env.Error.Retryable, env.Error.Context
-		if env.Error.RetryAfterMs != nil {
-			e.RetryAfter = time.Duration(*env.Error.RetryAfterMs) * time.Millisecond
+		e := fromAPI(resp.StatusCode, env.Error)
+		if e.RetryAfter == 0 {
+			e.RetryAfter = retryAfterHeader(resp.Header)
 		}
 		return e
 	}
+	e := &Error{Status: resp.StatusCode, RetryAfter: retryAfterHeader(resp.Header)}
 	// Not our envelope (a proxy in between, say): keep what we know.
 	e.Code = fmt.Sprintf("HTTP_%d", resp.StatusCode)
 	e.Message = strings.TrimSpace(string(b))

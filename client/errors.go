@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/berthdev/berth/api"
 )
 
 // Error is an API error: the gateway's (or supervisor's) error envelope
@@ -36,44 +38,38 @@ func (e *Error) Is(target error) bool {
 	return ok && string(c) == e.Code
 }
 
-// ErrorCode is an API error code usable as an errors.Is target. The values
-// are constants, so nothing in this package can be reassigned.
-type ErrorCode string
-
-func (c ErrorCode) Error() string { return "berth: " + string(c) }
+// ErrorCode is an API error code usable as an errors.Is target (package
+// api's Code). The values are constants, so nothing in this package can be
+// reassigned.
+type ErrorCode = api.Code
 
 // Error codes of the sandbox and process routes (the ErrorCode schema of
-// schemas/openapi.yaml).
+// schemas/openapi.yaml), under the names this package has always used.
 const (
-	ErrValidation           ErrorCode = "VALIDATION_FAILED"
-	ErrUnauthorized         ErrorCode = "UNAUTHORIZED"
-	ErrSandboxNotFound      ErrorCode = "SANDBOX_NOT_FOUND"
-	ErrProcessNotFound      ErrorCode = "PROCESS_NOT_FOUND"
-	ErrNameConflict         ErrorCode = "NAME_CONFLICT"
-	ErrStaleProcessHandle   ErrorCode = "STALE_PROCESS_HANDLE"
-	ErrInvalidCursor        ErrorCode = "INVALID_PROCESS_CURSOR"
-	ErrSandboxDestroyed     ErrorCode = "SANDBOX_DESTROYED"
-	ErrPayloadTooLarge      ErrorCode = "PAYLOAD_TOO_LARGE"
-	ErrContainerUnavailable ErrorCode = "CONTAINER_UNAVAILABLE"
-	ErrWaitTimeout          ErrorCode = "WAIT_TIMEOUT"
-	ErrExecutableNotFound   ErrorCode = "EXECUTABLE_NOT_FOUND"
-	ErrInvalidCwd           ErrorCode = "INVALID_CWD"
-	ErrExecFailed           ErrorCode = "EXEC_FAILED"
-	ErrProcessNotRunning    ErrorCode = "PROCESS_NOT_RUNNING"
-	ErrProcessExited        ErrorCode = "PROCESS_EXITED"
-	ErrStdinNotPiped        ErrorCode = "STDIN_NOT_PIPED"
-	ErrStdinClosed          ErrorCode = "STDIN_CLOSED"
+	ErrValidation           = api.CodeValidation
+	ErrUnauthorized         = api.CodeUnauthorized
+	ErrSandboxNotFound      = api.CodeSandboxNotFound
+	ErrProcessNotFound      = api.CodeProcessNotFound
+	ErrNameConflict         = api.CodeNameConflict
+	ErrStaleProcessHandle   = api.CodeStaleHandle
+	ErrInvalidCursor        = api.CodeInvalidCursor
+	ErrSandboxDestroyed     = api.CodeSandboxDestroyed
+	ErrPayloadTooLarge      = api.CodePayloadTooLarge
+	ErrContainerUnavailable = api.CodeContainerUnavailable
+	ErrWaitTimeout          = api.CodeWaitTimeout
+	ErrExecutableNotFound   = api.CodeExecutableNotFound
+	ErrInvalidCwd           = api.CodeInvalidCwd
+	ErrExecFailed           = api.CodeExecFailed
+	ErrProcessNotRunning    = api.CodeProcessNotRunning
+	ErrProcessExited        = api.CodeProcessExited
+	ErrStdinNotPiped        = api.CodeStdinNotPiped
+	ErrStdinClosed          = api.CodeStdinClosed
 )
 
-// envelope is the wire form of an error response.
-type envelope struct {
-	Error *struct {
-		Code         string         `json:"code"`
-		Message      string         `json:"message"`
-		Retryable    bool           `json:"retryable"`
-		RetryAfterMs *int64         `json:"retryAfterMs"`
-		Context      map[string]any `json:"context"`
-	} `json:"error"`
+// fromAPI is the client's form of an error body received with status.
+func fromAPI(status int, ae *api.Error) *Error {
+	return &Error{Status: status, Code: string(ae.Code), Message: ae.Message, Retryable: ae.Retryable,
+		RetryAfter: time.Duration(ae.RetryAfterMs) * time.Millisecond, Context: ae.Context}
 }
 
 // retryAfterHeader parses Retry-After (seconds or an HTTP date).

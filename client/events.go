@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/schemas"
 )
 
@@ -92,11 +93,9 @@ func (c *Client) eventsOnce(ctx context.Context, path string, after int64, follo
 			continue // keep-alive
 		}
 		if bytes.HasPrefix(line, []byte(`{"error"`)) {
-			var env envelope
+			var env api.ErrorEnvelope
 			if json.Unmarshal(line, &env) == nil && env.Error != nil {
-				e := &Error{Status: resp.StatusCode, Code: env.Error.Code, Message: env.Error.Message,
-					Retryable: env.Error.Retryable, Context: env.Error.Context}
-				return progressed, false, e
+				return progressed, false, fromAPI(resp.StatusCode, env.Error)
 			}
 		}
 		var ev Event

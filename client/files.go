@@ -14,23 +14,25 @@ import (
 	"strings"
 	"time"
 
+	"github.com/berthdev/berth/api"
+
 	"github.com/berthdev/berth/internal/unixmode"
 )
 
 // File API error codes.
 const (
-	ErrFileNotFound       ErrorCode = "FILE_NOT_FOUND"
-	ErrIsDirectory        ErrorCode = "IS_A_DIRECTORY"
-	ErrNotDirectory       ErrorCode = "NOT_A_DIRECTORY"
-	ErrNotEmpty           ErrorCode = "NOT_EMPTY"
-	ErrAlreadyExists      ErrorCode = "ALREADY_EXISTS"
-	ErrNotRegular         ErrorCode = "NOT_A_REGULAR_FILE"
-	ErrInvalidPath        ErrorCode = "INVALID_PATH"
-	ErrPathEscape         ErrorCode = "PATH_ESCAPE"
-	ErrPermissionDenied   ErrorCode = "PERMISSION_DENIED"
-	ErrNoSpace            ErrorCode = "NO_SPACE"
-	ErrPreconditionFailed ErrorCode = "PRECONDITION_FAILED"
-	ErrInvalidArchive     ErrorCode = "INVALID_ARCHIVE"
+	ErrFileNotFound       = api.CodeFileNotFound
+	ErrIsDirectory        = api.CodeIsDirectory
+	ErrNotDirectory       = api.CodeNotDirectory
+	ErrNotEmpty           = api.CodeNotEmpty
+	ErrAlreadyExists      = api.CodeAlreadyExists
+	ErrNotRegular         = api.CodeNotRegular
+	ErrInvalidPath        = api.CodeInvalidPath
+	ErrPathEscape         = api.CodePathEscape
+	ErrPermissionDenied   = api.CodePermissionDenied
+	ErrNoSpace            = api.CodeNoSpace
+	ErrPreconditionFailed = api.CodePreconditionFailed
+	ErrInvalidArchive     = api.CodeInvalidArchive
 )
 
 // FileInfo describes a file in the sandbox.

@@ -7,8 +7,9 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
+
+	"github.com/berthdev/berth/api"
 )
 
 // SandboxInfo is the state of a sandbox (the Sandbox schema of
@@ -58,29 +59,18 @@ func (s *SandboxInfo) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// parseDurationJSON reads a duration the gateway sent (api.Duration's
+// syntax); an absent, null or empty one is 0.
 func parseDurationJSON(raw json.RawMessage) (time.Duration, error) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == `""` {
 		return 0, nil
 	}
-	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return 0, err
-		}
-		if s == "" {
-			return 0, nil
-		}
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			return time.Duration(f * float64(time.Second)), nil
-		}
-		return time.ParseDuration(s)
+	var d api.Duration
+	if err := d.UnmarshalJSON(raw); err != nil {
+		return 0, errors.New("berth: bad duration " + string(raw) + ": " + err.Error())
 	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil {
-		return 0, errors.New("berth: bad duration " + string(raw))
-	}
-	return time.Duration(f * float64(time.Second)), nil
+	return time.Duration(d), nil
 }
 
 // CreateRequest claims a sandbox name. Zero values take the server defaults

@@ -12,12 +12,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/berthdev/berth/api"
+
 	"github.com/coder/websocket"
 )
 
 // ErrInvalidTerminalCursor: a cursor that is malformed, of another
 // terminal, or beyond its output (ErrTerminalNotFound is in codes.go).
-const ErrInvalidTerminalCursor ErrorCode = "INVALID_TERMINAL_CURSOR"
+const ErrInvalidTerminalCursor = api.CodeInvalidTerminalCursor
 
 // TerminalOptions tune CreateTerminal. Zero values: the image's shell
 // (bash -l, else sh -l), cwd /workspace, 80x24.

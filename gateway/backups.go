@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/backup"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -63,8 +64,8 @@ func (s *Server) createBackup(c echo.Context) error {
 	return c.JSON(http.StatusCreated, publicBackup(m))
 }
 
-func unavailableStore(err error) *APIError {
-	e := apiErr(http.StatusServiceUnavailable, "BACKUP_STORE_UNAVAILABLE", "the backup store is not reachable: "+err.Error())
+func unavailableStore(err error) *api.Error {
+	e := api.NewError(http.StatusServiceUnavailable, api.CodeBackupStoreUnavailable, "the backup store is not reachable: "+err.Error())
 	e.Retryable, e.RetryAfterMs = true, 2000
 	return e
 }

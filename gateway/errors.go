@@ -11,60 +11,25 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.uber.org/zap"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
-// Error codes the gateway answers with, each in the ErrorCode schema of
-// schemas/openapi.yaml; docs/ARCHITECTURE.md, "Errors, end to end", says
-// where each comes from.
-const (
-	CodeValidation           = "VALIDATION_FAILED"
-	CodeUnauthorized         = "UNAUTHORIZED"
-	CodeSandboxNotFound      = "SANDBOX_NOT_FOUND"
-	CodeProcessNotFound      = "PROCESS_NOT_FOUND"
-	CodeTerminalNotFound     = "TERMINAL_NOT_FOUND"
-	CodeStaleHandle          = "STALE_PROCESS_HANDLE"
-	CodeNameConflict         = "NAME_CONFLICT"
-	CodeSandboxDestroyed     = "SANDBOX_DESTROYED"
-	CodePayloadTooLarge      = "PAYLOAD_TOO_LARGE"
-	CodeEnvTooLarge          = contract.ErrEnvTooLarge // 413: the sandbox env would break its bounds
-	CodeContainerUnavailable = "CONTAINER_UNAVAILABLE"
-	CodeNotFound             = "NOT_FOUND"
-	CodeMethodNotAllowed     = "METHOD_NOT_ALLOWED"
-	CodeBootFailed           = "BOOT_FAILED"
-	CodeRestoreFailed        = contract.ErrRestore // 409: the backup is corrupt; start from another
-	CodeBackupNotFound       = "BACKUP_NOT_FOUND"
-	CodeTemporalUnavailable  = "TEMPORAL_UNAVAILABLE"
-	CodeTimeout              = "TIMEOUT"
-	CodeInternal             = "INTERNAL"
-)
+// The gateway answers every error as an api.Error with one of api's codes;
+// docs/ARCHITECTURE.md, "Errors, end to end", says where each comes from.
 
-// APIError is the one error shape every route answers with.
-type APIError struct {
-	Status       int            `json:"-"`
-	Code         string         `json:"code"`
-	Message      string         `json:"message"`
-	Retryable    bool           `json:"retryable"`
-	RetryAfterMs int64          `json:"retryAfterMs,omitempty"`
-	Context      map[string]any `json:"context,omitempty"`
+func badRequest(msg string) *api.Error {
+	return api.NewError(http.StatusBadRequest, api.CodeValidation, msg)
 }
 
-func (e *APIError) Error() string { return e.Code + ": " + e.Message }
-
-func apiErr(status int, code, msg string) *APIError {
-	return &APIError{Status: status, Code: code, Message: msg}
-}
-
-func badRequest(msg string) *APIError { return apiErr(http.StatusBadRequest, CodeValidation, msg) }
-
-func sandboxNotFound(name string) *APIError {
-	return apiErr(http.StatusNotFound, CodeSandboxNotFound, "no sandbox named "+strconv.Quote(name))
+func sandboxNotFound(name string) *api.Error {
+	return api.NewError(http.StatusNotFound, api.CodeSandboxNotFound, "no sandbox named "+strconv.Quote(name))
 }
 
 // fromTemporal maps a Temporal client error to an API error (an API error,
 // such as callTemporal's TEMPORAL_UNAVAILABLE, passes through).
-func fromTemporal(err error, name string) *APIError {
-	var ae *APIError
+func fromTemporal(err error, name string) *api.Error {
+	var ae *api.Error
 	var nf *serviceerror.NotFound
 	var app *temporal.ApplicationError
 	switch {
@@ -77,33 +42,33 @@ func fromTemporal(err error, name string) *APIError {
 		case contract.ErrValidation:
 			return badRequest(app.Message())
 		case contract.ErrEnvTooLarge:
-			e := apiErr(http.StatusRequestEntityTooLarge, CodeEnvTooLarge, app.Message())
+			e := api.NewError(http.StatusRequestEntityTooLarge, api.CodeEnvTooLarge, app.Message())
 			var bounds map[string]any
 			if app.Details(&bounds) == nil {
 				e.Context = bounds
 			}
 			return e
 		case contract.ErrDestroyed:
-			return apiErr(http.StatusGone, CodeSandboxDestroyed, app.Message())
+			return api.NewError(http.StatusGone, api.CodeSandboxDestroyed, app.Message())
 		case contract.ErrBoot:
-			return apiErr(http.StatusServiceUnavailable, CodeBootFailed, app.Message())
+			return api.NewError(http.StatusServiceUnavailable, api.CodeBootFailed, app.Message())
 		case contract.ErrRestore:
-			return apiErr(http.StatusConflict, CodeRestoreFailed, app.Message()+"; start from an older backup with backupId (`berth backups NAME` lists them)")
+			return api.NewError(http.StatusConflict, api.CodeRestoreFailed, app.Message()+"; start from an older backup with backupId (`berth backups NAME` lists them)")
 		case contract.ErrNotRunning:
-			return apiErr(http.StatusConflict, contract.ErrNotRunning, app.Message())
+			return api.NewError(http.StatusConflict, api.CodeSandboxNotRunning, app.Message())
 		case contract.ErrBackup:
-			e := apiErr(http.StatusServiceUnavailable, contract.ErrBackup, app.Message())
+			e := api.NewError(http.StatusServiceUnavailable, api.CodeBackupFailed, app.Message())
 			e.Retryable = true
 			return e
 		}
 	case errors.Is(err, context.DeadlineExceeded):
-		e := apiErr(http.StatusGatewayTimeout, CodeTimeout, "the operation did not finish in time; it goes on in the background")
+		e := api.NewError(http.StatusGatewayTimeout, api.CodeTimeout, "the operation did not finish in time; it goes on in the background")
 		e.Retryable = true
 		return e
 	case isUnavailable(err):
 		return temporalUnavailable()
 	}
-	return &APIError{Status: http.StatusInternalServerError, Code: CodeInternal, Message: err.Error(), Retryable: true}
+	return &api.Error{Status: http.StatusInternalServerError, Code: api.CodeInternal, Message: err.Error(), Retryable: true}
 }
 
 func isUnavailable(err error) bool {
@@ -119,45 +84,45 @@ func errorHandler(log *zap.Logger) echo.HTTPErrorHandler {
 		if c.Response().Committed {
 			return
 		}
-		var ae *APIError
+		var ae *api.Error
 		var he *echo.HTTPError
 		switch {
 		case errors.As(err, &ae):
 		case errors.As(err, &he):
 			ae = fromEcho(he)
 		default:
-			ae = &APIError{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error"}
+			ae = &api.Error{Status: http.StatusInternalServerError, Code: api.CodeInternal, Message: "internal error"}
 		}
 		switch {
 		case ae.Status >= 500 && !ae.Retryable:
 			log.Error("request failed", zap.String("path", c.Path()), zap.Error(err))
 		case ae.Status >= 500:
-			log.Info("request answered unavailable", zap.String("path", c.Path()), zap.String("code", ae.Code))
+			log.Info("request answered unavailable", zap.String("path", c.Path()), zap.String("code", string(ae.Code)))
 		}
-		if ae.RetryAfterMs > 0 {
-			c.Response().Header().Set("Retry-After", strconv.FormatInt((ae.RetryAfterMs+999)/1000, 10))
+		if s := ae.RetryAfterSeconds(); s > 0 {
+			c.Response().Header().Set("Retry-After", strconv.FormatInt(s, 10))
 		}
-		_ = c.JSON(ae.Status, map[string]*APIError{"error": ae})
+		_ = c.JSON(ae.Status, api.ErrorEnvelope{Error: ae})
 	}
 }
 
-func fromEcho(he *echo.HTTPError) *APIError {
+func fromEcho(he *echo.HTTPError) *api.Error {
 	msg := http.StatusText(he.Code)
 	if m, ok := he.Message.(string); ok {
 		msg = m
 	}
 	switch he.Code {
 	case http.StatusNotFound:
-		return apiErr(he.Code, CodeNotFound, "no such route")
+		return api.NewError(he.Code, api.CodeNotFound, "no such route")
 	case http.StatusMethodNotAllowed:
-		return apiErr(he.Code, CodeMethodNotAllowed, "method not allowed on this route")
+		return api.NewError(he.Code, api.CodeMethodNotAllowed, "method not allowed on this route")
 	case http.StatusRequestEntityTooLarge:
-		return apiErr(he.Code, CodePayloadTooLarge, "request body too large")
+		return api.NewError(he.Code, api.CodePayloadTooLarge, "request body too large")
 	case http.StatusUnauthorized:
-		return apiErr(he.Code, CodeUnauthorized, msg)
+		return api.NewError(he.Code, api.CodeUnauthorized, msg)
 	}
 	if he.Code >= 400 && he.Code < 500 {
-		return apiErr(he.Code, CodeValidation, msg)
+		return api.NewError(he.Code, api.CodeValidation, msg)
 	}
-	return apiErr(he.Code, CodeInternal, msg)
+	return api.NewError(he.Code, api.CodeInternal, msg)
 }

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/gateway"
 	"github.com/berthdev/berth/schemas"
 )
@@ -134,22 +135,27 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 	}
 }
 
-// TestOpenAPIErrorCodes: the gateway's error codes, and the workflow's and
-// supervisor's codes it passes on, are in the spec's ErrorCode enum.
+// TestOpenAPIErrorCodes: the spec's ErrorCode enum and api's codes are the
+// same set, so a code added on one side only fails here.
 func TestOpenAPIErrorCodes(t *testing.T) {
 	doc := loadSpec(t)
 	enum := doc.Components.Schemas["ErrorCode"].Enum
-	for _, code := range []string{
-		gateway.CodeValidation, gateway.CodeUnauthorized, gateway.CodeSandboxNotFound, gateway.CodeProcessNotFound,
-		gateway.CodeTerminalNotFound, gateway.CodeStaleHandle, gateway.CodeNameConflict, gateway.CodeSandboxDestroyed,
-		gateway.CodePayloadTooLarge, gateway.CodeContainerUnavailable, gateway.CodeNotFound, gateway.CodeMethodNotAllowed,
-		gateway.CodeBootFailed, gateway.CodeTemporalUnavailable, gateway.CodeTimeout, gateway.CodeInternal,
-		gateway.CodeEnvTooLarge, "TOO_MANY_PROCESSES", "TOO_MANY_TERMINALS", "TOO_MANY_FOLLOWERS",
-		"INVALID_PROCESS_CURSOR", "SANDBOX_NOT_RUNNING", "BACKUP_FAILED", "BACKUP_STORE_UNAVAILABLE",
-		gateway.CodeRestoreFailed, gateway.CodeBackupNotFound,
-	} {
-		if !slices.Contains(enum, code) {
-			t.Errorf("error code %s is missing from components.schemas.ErrorCode", code)
+	if len(enum) == 0 {
+		t.Fatal("components.schemas.ErrorCode has no enum")
+	}
+	ours := map[string]bool{}
+	for _, c := range api.Codes() {
+		if ours[string(c)] {
+			t.Errorf("api.Codes lists %s twice", c)
+		}
+		ours[string(c)] = true
+		if !slices.Contains(enum, string(c)) {
+			t.Errorf("error code %s is in package api but missing from components.schemas.ErrorCode", c)
+		}
+	}
+	for _, c := range enum {
+		if !ours[c] {
+			t.Errorf("components.schemas.ErrorCode lists %s, which package api lacks (add it to api/codes.go and Codes)", c)
 		}
 	}
 }

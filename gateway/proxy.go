@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/auth"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -104,18 +105,18 @@ func noContainerAnswer(c echo.Context, nc *noContainer, path, rest string) error
 	if nc.status == contract.StatusStarting {
 		return unavailable("the sandbox's container is still booting")
 	}
-	notFound := CodeProcessNotFound
+	notFound := api.CodeProcessNotFound
 	if strings.HasPrefix(path, "/v1/terminals") {
-		notFound = CodeTerminalNotFound
+		notFound = api.CodeTerminalNotFound
 	}
 	parts := strings.Split(strings.TrimPrefix(rest, "/"), "/")
 	switch {
 	case rest == "" && c.Request().Method == http.MethodGet:
 		return c.JSON(http.StatusOK, []any{})
 	case len(parts) == 1 || !handleIDRE.MatchString(parts[0]):
-		return apiErr(http.StatusNotFound, notFound, "not found: the sandbox has no running container")
+		return api.NewError(http.StatusNotFound, notFound, "not found: the sandbox has no running container")
 	default:
-		return apiErr(http.StatusConflict, CodeStaleHandle, "this handle belonged to a container that no longer runs; start again")
+		return api.NewError(http.StatusConflict, api.CodeStaleHandle, "this handle belonged to a container that no longer runs; start again")
 	}
 }
 

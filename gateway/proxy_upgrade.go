@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/auth"
 )
 
@@ -23,7 +24,7 @@ func (s *Server) proxyUpgrade(c echo.Context, name, path string) error {
 	t, err := s.resolve(c.Request().Context(), name, false)
 	if err != nil {
 		if _, ok := err.(*noContainer); ok {
-			return apiErr(http.StatusConflict, CodeStaleHandle, "this terminal belonged to a container that no longer runs")
+			return api.NewError(http.StatusConflict, api.CodeStaleHandle, "this terminal belonged to a container that no longer runs")
 		}
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/backup"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/schemas"
@@ -48,14 +49,14 @@ func publicView(v contract.View) Sandbox {
 type createRequest struct {
 	Name         string             `json:"name"`
 	InstanceType string             `json:"instanceType"`
-	SleepAfter   Duration           `json:"sleepAfter"`
+	SleepAfter   optDuration        `json:"sleepAfter"`
 	KeepAlive    *bool              `json:"keepAlive"`
 	Env          map[string]*string `json:"env"`
 }
 
 // spec normalises a create request so that two identical creates compare
 // equal however they spelled their defaults.
-func (s *Server) spec(req createRequest) (schemas.CreateRequested, *APIError) {
+func (s *Server) spec(req createRequest) (schemas.CreateRequested, *api.Error) {
 	if err := validName(req.Name); err != nil {
 		return schemas.CreateRequested{}, err
 	}
@@ -125,9 +126,9 @@ func (s *Server) create(c echo.Context) error {
 	}
 	switch {
 	case d.view.Status == contract.StatusDestroyed:
-		return apiErr(http.StatusGone, CodeSandboxDestroyed, fmt.Sprintf("sandbox %q was destroyed; names are never reused, pick a new one", spec.Path))
+		return api.NewError(http.StatusGone, api.CodeSandboxDestroyed, fmt.Sprintf("sandbox %q was destroyed; names are never reused, pick a new one", spec.Path))
 	case !reflect.DeepEqual(d.spec, spec):
-		e := apiErr(http.StatusConflict, CodeNameConflict, fmt.Sprintf("sandbox %q already exists with a different configuration", spec.Path))
+		e := api.NewError(http.StatusConflict, api.CodeNameConflict, fmt.Sprintf("sandbox %q already exists with a different configuration", spec.Path))
 		return e
 	}
 	return c.JSON(http.StatusOK, publicView(d.view))
@@ -263,7 +264,7 @@ func (s *Server) lifecycle(op contract.Op) echo.HandlerFunc {
 			// nothing can look the supervisor up again: keep the hot path
 			// going (a supervisor that went away is dropped when it stops
 			// answering).
-			if ae, ok := err.(*APIError); ok && ae.Code == CodeTemporalUnavailable && cached {
+			if ae, ok := err.(*api.Error); ok && ae.Code == api.CodeTemporalUnavailable && cached {
 				s.targets.put(name, prev)
 			}
 			return err
@@ -273,8 +274,8 @@ func (s *Server) lifecycle(op contract.Op) echo.HandlerFunc {
 }
 
 type patchRequest struct {
-	SleepAfter Duration `json:"sleepAfter"`
-	KeepAlive  *bool    `json:"keepAlive"`
+	SleepAfter optDuration `json:"sleepAfter"`
+	KeepAlive  *bool       `json:"keepAlive"`
 }
 
 func (s *Server) patch(c echo.Context) error {
@@ -365,7 +366,7 @@ func (s *Server) namedBackup(ctx context.Context, name, id string) (backup.Manif
 	m, err := backup.ReadManifest(ctx, s.backups, name, id)
 	switch {
 	case errors.Is(err, backup.ErrNoBackup):
-		return m, apiErr(http.StatusNotFound, CodeBackupNotFound,
+		return m, api.NewError(http.StatusNotFound, api.CodeBackupNotFound,
 			fmt.Sprintf("sandbox %q has no backup %s: `berth backups %s` lists them", name, id, name))
 	case errors.Is(err, backup.ErrCorrupt):
 		return m, restoreFailed(fmt.Sprintf("backup %s cannot be read: %v", id, err), id)
@@ -382,8 +383,8 @@ func (s *Server) namedBackup(ctx context.Context, name, id string) (backup.Manif
 	return m, nil
 }
 
-func restoreFailed(msg, id string) *APIError {
-	e := apiErr(http.StatusConflict, CodeRestoreFailed, msg)
+func restoreFailed(msg, id string) *api.Error {
+	e := api.NewError(http.StatusConflict, api.CodeRestoreFailed, msg)
 	e.Context = map[string]any{"backupId": id}
 	return e
 }

@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/eventlog"
@@ -187,7 +188,7 @@ func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
 		got, ok := strings.CutPrefix(h, "Bearer ")
 		if !ok || s.token == "" || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
 			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="berth"`)
-			return apiErr(http.StatusUnauthorized, CodeUnauthorized, "missing or wrong bearer token (Authorization: Bearer $BERTH_TOKEN)")
+			return api.NewError(http.StatusUnauthorized, api.CodeUnauthorized, "missing or wrong bearer token (Authorization: Bearer $BERTH_TOKEN)")
 		}
 		return next(c)
 	}

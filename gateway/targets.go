@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -63,7 +64,7 @@ func (s *Server) resolve(ctx context.Context, name string, wake bool) (target, e
 	}
 	v := d.view
 	if v.Status == contract.StatusDestroyed || v.Status == contract.StatusDestroying {
-		return target{}, apiErr(http.StatusGone, CodeSandboxDestroyed, "sandbox "+name+" was destroyed")
+		return target{}, api.NewError(http.StatusGone, api.CodeSandboxDestroyed, "sandbox "+name+" was destroyed")
 	}
 	if v.Status != contract.StatusRunning || v.Container == nil {
 		if !wake {
@@ -81,8 +82,8 @@ func (s *Server) resolve(ctx context.Context, name string, wake bool) (target, e
 	return t, nil
 }
 
-func unavailable(msg string) *APIError {
-	e := apiErr(http.StatusServiceUnavailable, CodeContainerUnavailable, msg)
+func unavailable(msg string) *api.Error {
+	e := api.NewError(http.StatusServiceUnavailable, api.CodeContainerUnavailable, msg)
 	e.Retryable, e.RetryAfterMs = true, 1000
 	return e
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/berthdev/berth/api"
 	"go.temporal.io/sdk/client"
 )
 
@@ -28,8 +29,8 @@ const (
 )
 
 // temporalUnavailable is the answer while Temporal cannot be reached.
-func temporalUnavailable() *APIError {
-	e := apiErr(http.StatusServiceUnavailable, CodeTemporalUnavailable, "Temporal is not reachable; retry shortly")
+func temporalUnavailable() *api.Error {
+	e := api.NewError(http.StatusServiceUnavailable, api.CodeTemporalUnavailable, "Temporal is not reachable; retry shortly")
 	e.Retryable, e.RetryAfterMs = true, temporalRetryAfter.Milliseconds()
 	return e
 }

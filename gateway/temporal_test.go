@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 	"go.uber.org/zap"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/gateway"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/devserver"
@@ -103,7 +104,7 @@ func TestLifecycleFailsFastWhenTemporalIsDown(t *testing.T) {
 			}
 			raw, _ := io.ReadAll(resp.Body)
 			_ = json.Unmarshal(raw, &body)
-			if resp.StatusCode != 503 || body.Error.Code != gateway.CodeTemporalUnavailable {
+			if resp.StatusCode != 503 || body.Error.Code != string(api.CodeTemporalUnavailable) {
 				t.Fatalf("status %d %s after %s, want 503 TEMPORAL_UNAVAILABLE", resp.StatusCode, raw, took)
 			}
 			if !body.Error.Retryable || body.Error.RetryAfterMs <= 0 || resp.Header.Get("Retry-After") == "" {

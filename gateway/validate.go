@@ -8,13 +8,12 @@ import (
 	"io"
 	"net/http"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/berthdev/berth/internal/names"
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -34,18 +33,15 @@ func knownName(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func validName(name string) *APIError {
-	if !names.ValidSandbox(name) {
-		return badRequest(fmt.Sprintf("sandbox name %q is invalid: use %s", name, names.SandboxRule))
+func validName(name string) *api.Error {
+	if !api.ValidSandboxName(name) {
+		return badRequest(fmt.Sprintf("sandbox name %q is invalid: use %s", name, api.SandboxNameRule))
 	}
 	return nil
 }
 
-// backupIDRE is a backup id as package backup makes them.
-var backupIDRE = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$`)
-
-func validBackupID(id string) *APIError {
-	if !backupIDRE.MatchString(id) {
+func validBackupID(id string) *api.Error {
+	if !api.ValidBackupID(id) {
 		return badRequest(fmt.Sprintf("backupId %q is not a backup id (like 20250102T030405Z-0a1b2c3d): `berth backups NAME` lists them", id))
 	}
 	return nil
@@ -53,22 +49,22 @@ func validBackupID(id string) *APIError {
 
 // decodeJSON reads a JSON body strictly: unknown fields and trailing data
 // are errors, so a typo never silently does nothing.
-func decodeJSON(c echo.Context, v any) *APIError {
+func decodeJSON(c echo.Context, v any) *api.Error {
 	return decodeBody(c, v, false)
 }
 
 // decodeOptionalJSON is decodeJSON for routes whose body may be left out
 // (it then leaves v as it is).
-func decodeOptionalJSON(c echo.Context, v any) *APIError {
+func decodeOptionalJSON(c echo.Context, v any) *api.Error {
 	return decodeBody(c, v, true)
 }
 
-func decodeBody(c echo.Context, v any, optional bool) *APIError {
+func decodeBody(c echo.Context, v any, optional bool) *api.Error {
 	body, err := io.ReadAll(c.Request().Body)
 	if err != nil {
 		var mbe *echo.HTTPError
 		if errors.As(err, &mbe) || strings.Contains(err.Error(), "too large") {
-			return apiErr(413, CodePayloadTooLarge, "request body too large")
+			return api.NewError(413, api.CodePayloadTooLarge, "request body too large")
 		}
 		return badRequest("could not read the request body")
 	}
@@ -89,40 +85,29 @@ func decodeBody(c echo.Context, v any, optional bool) *APIError {
 	return nil
 }
 
-// Duration accepts "30s", "3m", "1h" or a number of seconds.
-type Duration struct {
+// optDuration is a duration in api's one syntax (api.ParseDuration) that
+// tells "given" from "absent". Unlike the supervisor's bodies, which take
+// null as absent, null is refused here: the sandbox routes' sleepAfter is
+// never null in schemas/openapi.yaml, and a 400 has always said so.
+type optDuration struct {
 	D   time.Duration
 	Set bool
 }
 
-func (d *Duration) UnmarshalJSON(b []byte) error {
+func (d *optDuration) UnmarshalJSON(b []byte) error {
 	d.Set = true
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err == nil {
-		secs, err := strconv.ParseFloat(string(n), 64)
-		if err != nil {
-			return fmt.Errorf("sleepAfter: %q is not a number of seconds", n)
-		}
-		d.D = time.Duration(secs * float64(time.Second))
-		return nil
+	if string(b) == "null" {
+		return errors.New(`sleepAfter must be a duration such as "30s", "3m", "1h" or a number of seconds, not null`)
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return errors.New(`sleepAfter must be a duration such as "30s", "3m", "1h" or a number of seconds`)
+	var v api.Duration
+	if err := v.UnmarshalJSON(b); err != nil {
+		return fmt.Errorf("sleepAfter: %w", err)
 	}
-	if secs, err := strconv.ParseFloat(s, 64); err == nil {
-		d.D = time.Duration(secs * float64(time.Second))
-		return nil
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf(`sleepAfter %q is not a duration such as "30s", "3m" or "1h"`, s)
-	}
-	d.D = v
+	d.D = time.Duration(v)
 	return nil
 }
 
-func checkSleepAfter(d Duration) *APIError {
+func checkSleepAfter(d optDuration) *api.Error {
 	if d.Set && (d.D < contract.MinSleepAfter || d.D > contract.MaxSleepAfter) {
 		return badRequest(fmt.Sprintf("sleepAfter %s is out of range: use 1s to 168h", d.D))
 	}
@@ -137,7 +122,7 @@ func checkSleepAfter(d Duration) *APIError {
 // MaxEnvBytes): a request that alone breaks the bound is refused here with
 // 413 ENV_TOO_LARGE; one that breaks it together with the env the sandbox
 // already has is refused the same way by the workflow's update validator.
-func checkEnv(env map[string]*string, allowNull bool) *APIError {
+func checkEnv(env map[string]*string, allowNull bool) *api.Error {
 	if len(env) > maxEnvChangeKeys {
 		return badRequest(fmt.Sprintf("too many env variables in one request (%d > %d)", len(env), maxEnvChangeKeys))
 	}
@@ -169,8 +154,8 @@ func checkEnv(env map[string]*string, allowNull bool) *APIError {
 // maxEnvChangeKeys bounds the keys (sets and unsets) of one request.
 const maxEnvChangeKeys = 256
 
-func envTooLarge(vars, size int) *APIError {
-	e := apiErr(http.StatusRequestEntityTooLarge, CodeEnvTooLarge, fmt.Sprintf(
+func envTooLarge(vars, size int) *api.Error {
+	e := api.NewError(http.StatusRequestEntityTooLarge, api.CodeEnvTooLarge, fmt.Sprintf(
 		"the sandbox env would hold %d variables and %d bytes of keys and values; at most %d variables and %d bytes are allowed",
 		vars, size, contract.MaxEnvVars, contract.MaxEnvBytes))
 	e.Context = map[string]any{"vars": vars, "bytes": size, "maxVars": contract.MaxEnvVars, "maxBytes": contract.MaxEnvBytes}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/supervisor/files"
 	"github.com/berthdev/berth/supervisor/internal/child"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
@@ -35,7 +36,7 @@ type Server struct {
 func NewServer(cfg Config) *Server {
 	now := time.Now()
 	act := newActivity(now)
-	tag := httpapi.BootTag(cfg.BootID)
+	tag := api.BootTag(cfg.BootID)
 	lim := cfg.Limits.withDefaults()
 	s := &Server{cfg: cfg, started: now.UTC(), act: act, files: files.New()}
 	launcher := child.Launcher{DefaultCwd: cfg.DefaultCwd, BaseEnv: cfg.BaseEnv, SandboxEnv: s.sandboxEnv}
@@ -76,7 +77,7 @@ func (s *Server) Handler() http.Handler {
 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.authorized(r) {
-			httpapi.WriteError(w, httpapi.NewError(http.StatusUnauthorized, httpapi.CodeUnauthorized, "missing or invalid bearer token"))
+			httpapi.WriteError(w, httpapi.NewError(http.StatusUnauthorized, api.CodeUnauthorized, "missing or invalid bearer token"))
 			return
 		}
 		if files.IsPath(r.URL.Path) {
@@ -120,11 +121,11 @@ func (j *jsonErrorWriter) WriteHeader(code int) {
 	case http.StatusNotFound:
 		j.replaced = true
 		j.Header().Del("X-Content-Type-Options")
-		httpapi.WriteError(j.ResponseWriter, httpapi.NewError(code, httpapi.CodeNotFound, "no such route"))
+		httpapi.WriteError(j.ResponseWriter, httpapi.NewError(code, api.CodeNotFound, "no such route"))
 	case http.StatusMethodNotAllowed:
 		j.replaced = true
 		j.Header().Del("X-Content-Type-Options")
-		httpapi.WriteError(j.ResponseWriter, httpapi.NewError(code, httpapi.CodeMethodNotAllowed, "method not allowed; see the Allow header"))
+		httpapi.WriteError(j.ResponseWriter, httpapi.NewError(code, api.CodeMethodNotAllowed, "method not allowed; see the Allow header"))
 	default:
 		j.ResponseWriter.WriteHeader(code)
 	}

@@ -5,7 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/berthdev/berth/internal/names"
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -35,7 +35,7 @@ func checkState(ctx workflow.Context, st *contract.State) error {
 	if err := checkName(ctx, st.Config.Name); err != nil {
 		return err
 	}
-	if id := st.LastBackupID; id != "" && !names.ValidBackupID(id) {
+	if id := st.LastBackupID; id != "" && !api.ValidBackupID(id) {
 		return contract.ValidationError(fmt.Sprintf("backup id %q is not a backup id", id))
 	}
 	if c := st.Container; c != nil {

@@ -6,24 +6,22 @@ package main
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/termsafe"
 )
 
-// parseDuration accepts "30s", "3m", "1h" or a number of seconds.
+// parseDuration accepts the API's durations (api.ParseDuration): "30s",
+// "3m", "1h" or a number of seconds.
 func parseDuration(s string) (time.Duration, error) {
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		return time.Duration(f * float64(time.Second)), nil
-	}
-	d, err := time.ParseDuration(s)
+	d, err := api.ParseDuration(s)
 	if err != nil {
-		return 0, usageError{fmt.Errorf("%q is not a duration such as 30s, 3m or 1h", s)}
+		return 0, usageError{err}
 	}
 	return d, nil
 }

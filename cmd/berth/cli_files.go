@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/client"
-	"github.com/berthdev/berth/internal/names"
 	"github.com/berthdev/berth/internal/termsafe"
 	"github.com/berthdev/berth/internal/unixmode"
 )
@@ -52,7 +52,7 @@ func (r remotePath) String() string { return r.name + ":" + r.path }
 // one is /workspace itself.
 func parseRemote(arg string) (r remotePath, ok bool) {
 	name, p, found := strings.Cut(arg, ":")
-	if !found || !names.ValidSandbox(name) {
+	if !found || !api.ValidSandboxName(name) {
 		return remotePath{}, false
 	}
 	r.name = name
@@ -70,7 +70,7 @@ func mustRemote(verb, arg string) (remotePath, error) {
 	if r, ok := parseRemote(arg); ok {
 		return r, nil
 	}
-	if names.ValidSandbox(arg) {
+	if api.ValidSandboxName(arg) {
 		return remotePath{}, usageError{fmt.Errorf("%q is a sandbox name, not NAME:PATH: try `berth %s %s:%s`", arg, verb, arg, remoteDir)}
 	}
 	return remotePath{}, usageError{fmt.Errorf("%q is not NAME:PATH (a sandbox name, a colon, a path in it: demo:/workspace/main.go)", arg)}

@@ -20,9 +20,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/archive"
 	"github.com/berthdev/berth/internal/blob"
-	"github.com/berthdev/berth/internal/names"
 )
 
 const (
@@ -128,14 +128,14 @@ func ManifestKey(sandbox, id string) string { return sandbox + "/" + id + manife
 func BadKey(sandbox, id string) string      { return sandbox + "/" + id + badSuffix }
 
 func checkSandbox(sandbox string) error {
-	if !names.ValidSandbox(sandbox) {
+	if !api.ValidSandboxName(sandbox) {
 		return blob.Permanent(fmt.Errorf("%w: sandbox name %q", ErrInvalid, sandbox))
 	}
 	return nil
 }
 
 func checkID(id string) error {
-	if !names.ValidBackupID(id) {
+	if !api.ValidBackupID(id) {
 		return blob.Permanent(fmt.Errorf("%w: backup id %q", ErrInvalid, id))
 	}
 	return nil

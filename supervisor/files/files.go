@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/unixmode"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
@@ -53,7 +54,7 @@ func (s *Service) files(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	w.Header().Set("Allow", "GET, HEAD, PUT, DELETE, POST")
-	return httpapi.NewError(http.StatusMethodNotAllowed, httpapi.CodeMethodNotAllowed, "method not allowed; see the Allow header")
+	return httpapi.NewError(http.StatusMethodNotAllowed, api.CodeMethodNotAllowed, "method not allowed; see the Allow header")
 }
 
 func statFile(w http.ResponseWriter, p string) error {
@@ -85,9 +86,9 @@ func readFile(w http.ResponseWriter, r *http.Request, p string) error {
 			w.WriteHeader(http.StatusOK)
 			return nil
 		}
-		return httpapi.NewError(http.StatusConflict, CodeIsDirectory, p+" is a directory; list it with GET /v1/sandboxes/{name}/files/{path}?list=true or download it as a tar with GET /v1/sandboxes/{name}/archive?path="+p).With("path", p)
+		return httpapi.NewError(http.StatusConflict, api.CodeIsDirectory, p+" is a directory; list it with GET /v1/sandboxes/{name}/files/{path}?list=true or download it as a tar with GET /v1/sandboxes/{name}/archive?path="+p).With("path", p)
 	case !fi.Mode().IsRegular():
-		return httpapi.NewError(http.StatusConflict, CodeNotRegular, p+" is a "+fileType(fi.Mode())+", not a regular file").With("path", p)
+		return httpapi.NewError(http.StatusConflict, api.CodeNotRegular, p+" is a "+fileType(fi.Mode())+", not a regular file").With("path", p)
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("ETag", etag(fi))
@@ -107,7 +108,7 @@ func readFile(w http.ResponseWriter, r *http.Request, p string) error {
 
 func removeFile(w http.ResponseWriter, r *http.Request, p string) error {
 	if p == "/" {
-		return httpapi.NewError(http.StatusBadRequest, CodeInvalidPath, "refusing to delete /").With("path", p)
+		return httpapi.NewError(http.StatusBadRequest, api.CodeInvalidPath, "refusing to delete /").With("path", p)
 	}
 	recursive, err := httpapi.QueryBool(r.URL.Query(), "recursive", false)
 	if err != nil {
@@ -124,7 +125,7 @@ func removeFile(w http.ResponseWriter, r *http.Request, p string) error {
 	}
 	if err != nil {
 		if errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.ENOTEMPTY) {
-			return httpapi.NewError(http.StatusConflict, CodeNotEmpty, p+" is a directory that is not empty; use ?recursive=true").With("path", p)
+			return httpapi.NewError(http.StatusConflict, api.CodeNotEmpty, p+" is a directory that is not empty; use ?recursive=true").With("path", p)
 		}
 		return fsError(p, err)
 	}
@@ -146,7 +147,7 @@ func makeDir(w http.ResponseWriter, r *http.Request, p string) error {
 	fi, err := os.Stat(p)
 	switch {
 	case err == nil && !fi.IsDir():
-		return httpapi.NewError(http.StatusConflict, CodeNotDirectory, p+" exists and is a "+fileType(fi.Mode())).With("path", p)
+		return httpapi.NewError(http.StatusConflict, api.CodeNotDirectory, p+" exists and is a "+fileType(fi.Mode())).With("path", p)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return fsError(p, err)
 	case err != nil:
@@ -188,7 +189,7 @@ func moveFile(w http.ResponseWriter, r *http.Request, p string) error {
 		return err
 	}
 	if p == "/" || to == "/" {
-		return httpapi.NewError(http.StatusBadRequest, CodeInvalidPath, "cannot move / or onto /").With("path", p)
+		return httpapi.NewError(http.StatusBadRequest, api.CodeInvalidPath, "cannot move / or onto /").With("path", p)
 	}
 	src, err := os.Lstat(p)
 	if err != nil {
@@ -199,7 +200,7 @@ func moveFile(w http.ResponseWriter, r *http.Request, p string) error {
 		return nil
 	}
 	if src.IsDir() && strings.HasPrefix(to, p+"/") {
-		return httpapi.NewError(http.StatusBadRequest, CodeInvalidPath, "cannot move directory "+p+" into itself ("+to+")").With("path", p).With("to", to)
+		return httpapi.NewError(http.StatusBadRequest, api.CodeInvalidPath, "cannot move directory "+p+" into itself ("+to+")").With("path", p).With("to", to)
 	}
 	if mkdir {
 		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
@@ -208,13 +209,13 @@ func moveFile(w http.ResponseWriter, r *http.Request, p string) error {
 	}
 	if dst, err := os.Lstat(to); err == nil {
 		if !overwrite {
-			return httpapi.NewError(http.StatusConflict, CodeAlreadyExists, to+" already exists (overwrite=false)").With("path", to)
+			return httpapi.NewError(http.StatusConflict, api.CodeAlreadyExists, to+" already exists (overwrite=false)").With("path", to)
 		}
 		if dst.IsDir() && !src.IsDir() {
-			return httpapi.NewError(http.StatusConflict, CodeIsDirectory, to+" is a directory").With("path", to)
+			return httpapi.NewError(http.StatusConflict, api.CodeIsDirectory, to+" is a directory").With("path", to)
 		}
 		if !dst.IsDir() && src.IsDir() {
-			return httpapi.NewError(http.StatusConflict, CodeNotDirectory, to+" exists and is not a directory").With("path", to)
+			return httpapi.NewError(http.StatusConflict, api.CodeNotDirectory, to+" exists and is not a directory").With("path", to)
 		}
 	}
 	err = os.Rename(p, to)
@@ -223,11 +224,11 @@ func moveFile(w http.ResponseWriter, r *http.Request, p string) error {
 	}
 	if err != nil {
 		if errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.ENOTEMPTY) {
-			return httpapi.NewError(http.StatusConflict, CodeNotEmpty, to+" is a directory that is not empty").With("path", to)
+			return httpapi.NewError(http.StatusConflict, api.CodeNotEmpty, to+" is a directory that is not empty").With("path", to)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			if _, serr := os.Lstat(filepath.Dir(to)); serr != nil {
-				return httpapi.NewError(http.StatusNotFound, CodeFileNotFound, "parent directory of "+to+" does not exist; set mkdir=true to create it").With("path", to)
+				return httpapi.NewError(http.StatusNotFound, api.CodeFileNotFound, "parent directory of "+to+" does not exist; set mkdir=true to create it").With("path", to)
 			}
 		}
 		return fsError(to, err)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
 
@@ -30,7 +31,7 @@ func listDir(w http.ResponseWriter, r *http.Request, p string) error {
 		return fsError(p, err)
 	}
 	if !fi.IsDir() {
-		return httpapi.NewError(http.StatusConflict, CodeNotDirectory, p+" is not a directory").With("path", p)
+		return httpapi.NewError(http.StatusConflict, api.CodeNotDirectory, p+" is not a directory").With("path", p)
 	}
 	entries, err := os.ReadDir(p)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/unixmode"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
@@ -48,7 +49,7 @@ func wantMkdir(r *http.Request) (bool, error) {
 // The mode is X-Berth-Mode, else the replaced file's, else 0644.
 func (s *Service) writeFile(w http.ResponseWriter, r *http.Request, p string) error {
 	if p == "/" {
-		return httpapi.NewError(http.StatusConflict, CodeIsDirectory, "/ is a directory").With("path", p)
+		return httpapi.NewError(http.StatusConflict, api.CodeIsDirectory, "/ is a directory").With("path", p)
 	}
 	mode, haveMode, aerr := parseMode(r)
 	if aerr != nil {
@@ -73,22 +74,22 @@ func (s *Service) writeFile(w http.ResponseWriter, r *http.Request, p string) er
 	old, err := os.Stat(target)
 	switch {
 	case err == nil && old.IsDir():
-		return httpapi.NewError(http.StatusConflict, CodeIsDirectory, p+" is a directory").With("path", p)
+		return httpapi.NewError(http.StatusConflict, api.CodeIsDirectory, p+" is a directory").With("path", p)
 	case err == nil && !old.Mode().IsRegular():
-		return httpapi.NewError(http.StatusConflict, CodeNotRegular, p+" is a "+fileType(old.Mode())+"; remove it first").With("path", p)
+		return httpapi.NewError(http.StatusConflict, api.CodeNotRegular, p+" is a "+fileType(old.Mode())+"; remove it first").With("path", p)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return fsError(p, err)
 	}
 	if im := r.Header.Get("If-Match"); im != "" {
 		if old == nil || (im != "*" && im != etag(old)) {
-			return httpapi.NewError(http.StatusPreconditionFailed, CodePreconditionFailed,
+			return httpapi.NewError(http.StatusPreconditionFailed, api.CodePreconditionFailed,
 				"If-Match "+im+" does not match the current version of "+p).With("path", p)
 		}
 	}
 	tmp, err := os.CreateTemp(dir, ".berth-upload-*")
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return httpapi.NewError(http.StatusNotFound, CodeFileNotFound, "parent directory "+dir+" does not exist; set mkdir=true (X-Berth-Mkdir: true) to create it").With("path", p)
+			return httpapi.NewError(http.StatusNotFound, api.CodeFileNotFound, "parent directory "+dir+" does not exist; set mkdir=true (X-Berth-Mkdir: true) to create it").With("path", p)
 		}
 		return fsError(dir, err)
 	}

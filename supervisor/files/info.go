@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/unixmode"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
@@ -84,37 +85,37 @@ func fsError(p string, err error) *httpapi.Error {
 		if errors.Is(err, fs.ErrNotExist) {
 			errno = syscall.ENOENT
 		} else {
-			return httpapi.NewError(http.StatusInternalServerError, httpapi.CodeInternal, p+": "+err.Error()).With("path", p)
+			return httpapi.NewError(http.StatusInternalServerError, api.CodeInternal, p+": "+err.Error()).With("path", p)
 		}
 	}
-	mk := func(status int, code, msg string) *httpapi.Error {
+	mk := func(status int, code api.Code, msg string) *httpapi.Error {
 		return httpapi.NewError(status, code, p+": "+msg).With("path", p)
 	}
 	switch errno {
 	case syscall.ENOENT:
-		return mk(http.StatusNotFound, CodeFileNotFound, "no such file or directory")
+		return mk(http.StatusNotFound, api.CodeFileNotFound, "no such file or directory")
 	case syscall.ENOTDIR:
-		return mk(http.StatusConflict, CodeNotDirectory, "a path component is not a directory")
+		return mk(http.StatusConflict, api.CodeNotDirectory, "a path component is not a directory")
 	case syscall.EISDIR:
-		return mk(http.StatusConflict, CodeIsDirectory, "is a directory")
+		return mk(http.StatusConflict, api.CodeIsDirectory, "is a directory")
 	case syscall.ENOTEMPTY:
-		return mk(http.StatusConflict, CodeNotEmpty, "directory not empty")
+		return mk(http.StatusConflict, api.CodeNotEmpty, "directory not empty")
 	case syscall.EEXIST:
-		return mk(http.StatusConflict, CodeAlreadyExists, "already exists")
+		return mk(http.StatusConflict, api.CodeAlreadyExists, "already exists")
 	case syscall.EACCES, syscall.EPERM:
-		return mk(http.StatusForbidden, CodePermissionDenied, "permission denied")
+		return mk(http.StatusForbidden, api.CodePermissionDenied, "permission denied")
 	case syscall.ENOSPC, syscall.EDQUOT:
-		return mk(http.StatusInsufficientStorage, CodeNoSpace, "no space left on device")
+		return mk(http.StatusInsufficientStorage, api.CodeNoSpace, "no space left on device")
 	case syscall.EROFS:
-		return mk(http.StatusConflict, CodeReadOnly, "read-only file system")
+		return mk(http.StatusConflict, api.CodeReadOnly, "read-only file system")
 	case syscall.ENAMETOOLONG:
-		return mk(http.StatusBadRequest, CodeInvalidPath, "file name too long")
+		return mk(http.StatusBadRequest, api.CodeInvalidPath, "file name too long")
 	case syscall.ELOOP:
-		return mk(http.StatusBadRequest, CodeInvalidPath, "too many levels of symbolic links")
+		return mk(http.StatusBadRequest, api.CodeInvalidPath, "too many levels of symbolic links")
 	case syscall.EBUSY:
-		return mk(http.StatusConflict, CodeReadOnly, "device or resource busy (a mount point?)")
+		return mk(http.StatusConflict, api.CodeReadOnly, "device or resource busy (a mount point?)")
 	}
-	return mk(http.StatusInternalServerError, httpapi.CodeInternal, errno.Error())
+	return mk(http.StatusInternalServerError, api.CodeInternal, errno.Error())
 }
 
 // copyBufSize bounds every file copy: memory stays flat whatever the size.

@@ -1,10 +1,12 @@
 package process
 
 import (
-	"github.com/berthdev/berth/supervisor/internal/httpapi"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/supervisor/internal/httpapi"
 
 	"github.com/berthdev/berth/internal/logframe"
 	"github.com/berthdev/berth/internal/sse"
@@ -47,7 +49,7 @@ func (s *Service) logs(w http.ResponseWriter, r *http.Request) error {
 			return aerr
 		}
 		if seq > last {
-			return httpapi.NewError(http.StatusBadRequest, httpapi.CodeInvalidCursor, "cursor "+since+" is ahead of the log").With("cursor", since)
+			return httpapi.NewError(http.StatusBadRequest, api.CodeInvalidCursor, "cursor "+since+" is ahead of the log").With("cursor", since)
 		}
 		after = seq
 	}

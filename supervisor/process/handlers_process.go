@@ -5,8 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"github.com/berthdev/berth/supervisor/internal/child"
-	"github.com/berthdev/berth/supervisor/internal/httpapi"
 	"io"
 	"net/http"
 	"os"
@@ -14,14 +12,18 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/supervisor/internal/child"
+	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
 
 type execRequest struct {
-	Argv    []string          `json:"argv"`
-	Cwd     string            `json:"cwd"`
-	Env     child.EnvLayer    `json:"env"`
-	Timeout *httpapi.Duration `json:"timeout"`
-	Stdin   string            `json:"stdin"` // "" or "null": /dev/null; "pipe"
+	Argv    []string       `json:"argv"`
+	Cwd     string         `json:"cwd"`
+	Env     child.EnvLayer `json:"env"`
+	Timeout *api.Duration  `json:"timeout"`
+	Stdin   string         `json:"stdin"` // "" or "null": /dev/null; "pipe"
 }
 
 // createProcess answers once the process runs (execve succeeded), not when
@@ -100,7 +102,7 @@ func (s *Service) kill(w http.ResponseWriter, r *http.Request) error {
 		sig = syscall.Signal(*req.Signal)
 	}
 	if err := s.procs.signalGroup(p, sig); err != nil {
-		return httpapi.NewError(http.StatusInternalServerError, httpapi.CodeInternal, "kill: "+err.Error())
+		return httpapi.NewError(http.StatusInternalServerError, api.CodeInternal, "kill: "+err.Error())
 	}
 	httpapi.WriteJSON(w, http.StatusOK, p.view())
 	return nil
@@ -119,7 +121,7 @@ func (s *Service) writeStdin(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if p.stdin == nil {
-		return httpapi.NewError(http.StatusConflict, httpapi.CodeStdinNotPiped, `stdin of this process is /dev/null; start it with "stdin": "pipe" to write to it`).With("id", p.id)
+		return httpapi.NewError(http.StatusConflict, api.CodeStdinNotPiped, `stdin of this process is /dev/null; start it with "stdin": "pipe" to write to it`).With("id", p.id)
 	}
 	data, err := readStdinBody(r)
 	if err != nil {
@@ -128,7 +130,7 @@ func (s *Service) writeStdin(w http.ResponseWriter, r *http.Request) error {
 	p.stdinWrite.Lock()
 	defer p.stdinWrite.Unlock()
 	if p.exited() {
-		return httpapi.NewError(http.StatusConflict, httpapi.CodeNotRunning, "process "+p.id+" has exited").With("id", p.id)
+		return httpapi.NewError(http.StatusConflict, api.CodeProcessNotRunning, "process "+p.id+" has exited").With("id", p.id)
 	}
 	if p.stdinIsClosed() {
 		return stdinClosedError(p)
@@ -145,14 +147,14 @@ func (s *Service) writeStdin(w http.ResponseWriter, r *http.Request) error {
 	case errors.Is(werr, os.ErrDeadlineExceeded):
 		return nil // the client is gone; nobody to answer
 	default:
-		return httpapi.NewError(http.StatusInternalServerError, httpapi.CodeInternal, "stdin write: "+werr.Error())
+		return httpapi.NewError(http.StatusInternalServerError, api.CodeInternal, "stdin write: "+werr.Error())
 	}
 	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"written": n})
 	return nil
 }
 
 func stdinClosedError(p *process) *httpapi.Error {
-	return httpapi.NewError(http.StatusConflict, httpapi.CodeStdinClosed, "stdin of process "+p.id+" is closed").With("id", p.id)
+	return httpapi.NewError(http.StatusConflict, api.CodeStdinClosed, "stdin of process "+p.id+" is closed").With("id", p.id)
 }
 
 func readStdinBody(r *http.Request) ([]byte, error) {
@@ -160,7 +162,7 @@ func readStdinBody(r *http.Request) ([]byte, error) {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, httpapi.NewError(http.StatusRequestEntityTooLarge, httpapi.CodePayloadTooLarge,
+			return nil, httpapi.NewError(http.StatusRequestEntityTooLarge, api.CodePayloadTooLarge,
 				"stdin write larger than "+strconv.Itoa(maxStdinBody)+" bytes; split it")
 		}
 		return nil, httpapi.BadRequest("reading request body: " + err.Error())
@@ -195,7 +197,7 @@ func (s *Service) closeStdin(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if p.stdin == nil {
-		return httpapi.NewError(http.StatusConflict, httpapi.CodeStdinNotPiped, "stdin of this process is /dev/null; there is nothing to close").With("id", p.id)
+		return httpapi.NewError(http.StatusConflict, api.CodeStdinNotPiped, "stdin of this process is /dev/null; there is nothing to close").With("id", p.id)
 	}
 	p.closeStdin()
 	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"id": p.id, "stdinClosed": true})

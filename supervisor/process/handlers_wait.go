@@ -3,12 +3,14 @@ package process
 import (
 	"bytes"
 	"context"
-	"github.com/berthdev/berth/supervisor/internal/httpapi"
 	"net"
 	"net/http"
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
 
 // A wait's timeout ends only the wait (408 WAIT_TIMEOUT), never the process;
@@ -39,7 +41,7 @@ func (s *Service) wait(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var req struct {
-		Timeout httpapi.Duration `json:"timeout"`
+		Timeout api.Duration `json:"timeout"`
 	}
 	if err := httpapi.DecodeJSON(r, &req, true); err != nil {
 		return err
@@ -52,7 +54,7 @@ func (s *Service) wait(w http.ResponseWriter, r *http.Request) error {
 }
 
 func exitedBefore(p *process, what string) *httpapi.Error {
-	e := httpapi.NewError(http.StatusConflict, httpapi.CodeProcessExited, "process "+p.id+" exited before "+what).With("id", p.id)
+	e := httpapi.NewError(http.StatusConflict, api.CodeProcessExited, "process "+p.id+" exited before "+what).With("id", p.id)
 	if v := p.view(); v.Exit != nil {
 		e.With("exit", v.Exit)
 	}
@@ -68,11 +70,11 @@ func (s *Service) waitForPort(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var req struct {
-		Port    int              `json:"port"`
-		Mode    string           `json:"mode"`
-		Path    string           `json:"path"`
-		Status  int              `json:"status"`
-		Timeout httpapi.Duration `json:"timeout"`
+		Port    int          `json:"port"`
+		Mode    string       `json:"mode"`
+		Path    string       `json:"path"`
+		Status  int          `json:"status"`
+		Timeout api.Duration `json:"timeout"`
 	}
 	if err := httpapi.DecodeJSON(r, &req, false); err != nil {
 		return err
@@ -175,9 +177,9 @@ func (s *Service) waitForLog(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var req struct {
-		Pattern string           `json:"pattern"`
-		Stream  string           `json:"stream"`
-		Timeout httpapi.Duration `json:"timeout"`
+		Pattern string       `json:"pattern"`
+		Stream  string       `json:"stream"`
+		Timeout api.Duration `json:"timeout"`
 	}
 	if err := httpapi.DecodeJSON(r, &req, false); err != nil {
 		return err

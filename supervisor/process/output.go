@@ -4,11 +4,12 @@ import (
 	"bufio"
 	"encoding/base64"
 	"encoding/json"
-	"github.com/berthdev/berth/supervisor/internal/httpapi"
 	"io"
 	"net/http"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
 
 // output waits for the exit and returns the retained output. Query:

@@ -1,12 +1,13 @@
 package process
 
 import (
-	"github.com/berthdev/berth/supervisor/internal/child"
 	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/berthdev/berth/supervisor/internal/child"
 )
 
 // processView is the JSON shape of a process (the Process schema of

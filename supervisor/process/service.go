@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/supervisor/internal/child"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
@@ -91,5 +92,5 @@ func (s *Service) lookup(r *http.Request) (*process, error) {
 }
 
 func (s *Service) tooManyFollowers() *httpapi.Error {
-	return httpapi.TooMany(httpapi.CodeTooManyFollowers, "log followers", s.followers.Limit, "end a follow (logs with follow=true, or wait-for-log)")
+	return httpapi.TooMany(api.CodeTooManyFollowers, "log followers", s.followers.Limit, "end a follow (logs with follow=true, or wait-for-log)")
 }

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/supervisor/internal/child"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
@@ -46,7 +47,7 @@ type spawnSpec struct {
 
 func (t *table) spawn(s spawnSpec) (*process, *httpapi.Error) {
 	internal := func(what string, err error) *httpapi.Error {
-		return httpapi.NewError(http.StatusInternalServerError, httpapi.CodeInternal, what+": "+err.Error())
+		return httpapi.NewError(http.StatusInternalServerError, api.CodeInternal, what+": "+err.Error())
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -112,7 +113,7 @@ func (t *table) spawn(s spawnSpec) (*process, *httpapi.Error) {
 			inParent.Close()
 		}
 		if errors.Is(err, child.ErrFull) {
-			return nil, httpapi.TooMany(httpapi.CodeTooManyProcesses, "running processes", t.reg.MaxRunning, "wait for one to exit or kill one")
+			return nil, httpapi.TooMany(api.CodeTooManyProcesses, "running processes", t.reg.MaxRunning, "wait for one to exit or kill one")
 		}
 		return nil, child.ForkError(s.Argv[0], err)
 	}

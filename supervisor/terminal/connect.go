@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 
 	"github.com/coder/websocket"
@@ -15,18 +16,18 @@ import (
 
 // parseTerminalCursor resolves ?cursor= to an output offset of t.
 func (s *Service) parseTerminalCursor(t *terminal, c string) (int64, *httpapi.Error) {
-	tag, nums, ok := httpapi.SplitTagged(c, "tc", 2)
+	tag, nums, ok := api.SplitTagged(c, api.PrefixTerminalCursor, 2)
 	if !ok || nums[1] > 1<<62 {
-		return 0, httpapi.NewError(http.StatusBadRequest, CodeInvalidTerminalCursor, "malformed terminal cursor "+strconv.Quote(c)).With("cursor", c)
+		return 0, httpapi.NewError(http.StatusBadRequest, api.CodeInvalidTerminalCursor, "malformed terminal cursor "+strconv.Quote(c)).With("cursor", c)
 	}
 	if tag != s.tag {
-		return 0, httpapi.NewError(http.StatusConflict, httpapi.CodeStaleHandle, "cursor "+strconv.Quote(c)+" belongs to an earlier container of this sandbox").With("cursor", c)
+		return 0, httpapi.NewError(http.StatusConflict, api.CodeStaleHandle, "cursor "+strconv.Quote(c)+" belongs to an earlier container of this sandbox").With("cursor", c)
 	}
 	if nums[0] != t.num {
-		return 0, httpapi.NewError(http.StatusBadRequest, CodeInvalidTerminalCursor, "cursor "+strconv.Quote(c)+" belongs to another terminal").With("cursor", c)
+		return 0, httpapi.NewError(http.StatusBadRequest, api.CodeInvalidTerminalCursor, "cursor "+strconv.Quote(c)+" belongs to another terminal").With("cursor", c)
 	}
 	if _, end := t.out.bounds(); int64(nums[1]) > end {
-		return 0, httpapi.NewError(http.StatusBadRequest, CodeInvalidTerminalCursor, "cursor "+strconv.Quote(c)+" is beyond the terminal's output").With("cursor", c)
+		return 0, httpapi.NewError(http.StatusBadRequest, api.CodeInvalidTerminalCursor, "cursor "+strconv.Quote(c)+" is beyond the terminal's output").With("cursor", c)
 	}
 	return int64(nums[1]), nil
 }
@@ -76,7 +77,7 @@ func (s *Service) connectTerminal(w http.ResponseWriter, r *http.Request) error 
 		}
 	}
 	if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
-		return httpapi.NewError(http.StatusUpgradeRequired, CodeUpgradeRequired, "connect is a WebSocket endpoint (Upgrade: websocket)")
+		return httpapi.NewError(http.StatusUpgradeRequired, api.CodeUpgradeRequired, "connect is a WebSocket endpoint (Upgrade: websocket)")
 	}
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		// The bearer token authenticates (no cookies), and the gateway's

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/supervisor/internal/child"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
@@ -132,7 +133,7 @@ func (s *Service) resizeTerminal(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := t.resize(req.Cols, req.Rows); err != nil {
-		return httpapi.NewError(http.StatusInternalServerError, httpapi.CodeInternal, "resize: "+err.Error())
+		return httpapi.NewError(http.StatusInternalServerError, api.CodeInternal, "resize: "+err.Error())
 	}
 	httpapi.WriteJSON(w, http.StatusOK, t.view())
 	return nil

@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/supervisor/internal/child"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
@@ -64,5 +65,5 @@ func (s *Service) SignalAll(sig syscall.Signal) {
 }
 
 func terminalHandle() httpapi.HandleKind {
-	return httpapi.HandleKind{Prefix: "t", Noun: "terminal", NotFound: CodeTerminalNotFound, Again: "create a new one"}
+	return httpapi.HandleKind{Prefix: api.PrefixTerminal, Noun: "terminal", NotFound: api.CodeTerminalNotFound, Again: "create a new one"}
 }

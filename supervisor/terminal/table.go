@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/supervisor/internal/child"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
@@ -61,7 +62,7 @@ type terminalSpec struct {
 
 func (ts *terminals) spawn(s terminalSpec) (*terminal, *httpapi.Error) {
 	internal := func(what string, err error) *httpapi.Error {
-		return httpapi.NewError(http.StatusInternalServerError, httpapi.CodeInternal, what+": "+err.Error())
+		return httpapi.NewError(http.StatusInternalServerError, api.CodeInternal, what+": "+err.Error())
 	}
 	master, slave, err := openPTY()
 	if err != nil {
@@ -99,7 +100,7 @@ func (ts *terminals) spawn(s terminalSpec) (*terminal, *httpapi.Error) {
 	if err != nil {
 		master.Close()
 		if errors.Is(err, child.ErrFull) {
-			return nil, httpapi.TooMany(httpapi.CodeTooManyTerminals, "open terminals", ts.reg.MaxRunning, "exit or close one")
+			return nil, httpapi.TooMany(api.CodeTooManyTerminals, "open terminals", ts.reg.MaxRunning, "exit or close one")
 		}
 		return nil, child.ForkError(s.Argv[0], err)
 	}

@@ -2,21 +2,14 @@ package terminal
 
 import (
 	"os"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/supervisor/internal/child"
 
 	"golang.org/x/sys/unix"
-)
-
-// Terminal error codes.
-const (
-	CodeTerminalNotFound      = "TERMINAL_NOT_FOUND"      // 404
-	CodeInvalidTerminalCursor = "INVALID_TERMINAL_CURSOR" // 400
-	CodeUpgradeRequired       = "UPGRADE_REQUIRED"        // 426
 )
 
 // terminalBufferBytes is the replay buffer of each terminal: a reconnect
@@ -27,21 +20,16 @@ const terminalBufferBytes = 1 << 20
 // keeps its replay buffer).
 const maxExitedTerminals = 32
 
-// Terminal ids and cursors carry the boot tag like process ids
-// (httpapi.BootTag):
-//
-//	terminal id: t-<tag>-<n>              e.g. t-3f9a1c2b7d10-2
-//	cursor:      tc-<tag>-<n>-<offset>    e.g. tc-3f9a1c2b7d10-2-18211
-//
-// <offset> is the byte offset in the terminal's output (from 0): the
-// cursor after k more bytes is the same with offset+k.
+// Terminal ids and cursors are boot-tagged handles; api/ids.go has their
+// format. A cursor's offset is a byte offset in the terminal's output (from
+// 0): the cursor after k more bytes is the same with offset+k.
 
 func formatTerminalID(tag string, n uint64) string {
-	return "t-" + tag + "-" + strconv.FormatUint(n, 10)
+	return api.FormatTagged(api.PrefixTerminal, tag, n)
 }
 
 func formatTerminalCursor(tag string, n uint64, off int64) string {
-	return "tc-" + tag + "-" + strconv.FormatUint(n, 10) + "-" + strconv.FormatInt(off, 10)
+	return api.FormatTagged(api.PrefixTerminalCursor, tag, n, uint64(off))
 }
 
 // terminalView is the JSON shape of a terminal.

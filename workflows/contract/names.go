@@ -11,7 +11,10 @@
 // field names of these types: changing one breaks them.
 package contract
 
-import "go.temporal.io/sdk/temporal"
+import (
+	"github.com/berthdev/berth/api"
+	"go.temporal.io/sdk/temporal"
+)
 
 // Names shared by the workflow, the worker and the gateway. Changing one of
 // these breaks running workflows: treat them as a wire contract.
@@ -49,20 +52,20 @@ var (
 // SearchAttributeNames lists the attributes to register on a namespace.
 var SearchAttributeNames = []string{"BerthSandbox", "BerthStatus", "BerthInstanceType", "BerthHost"}
 
-// Error types carried by temporal.ApplicationError; the gateway maps them to
-// HTTP error codes of the same name.
+// Error types carried by temporal.ApplicationError: the API error codes
+// (package api) the gateway answers them with.
 const (
-	ErrValidation = "VALIDATION_FAILED"
-	ErrDestroyed  = "SANDBOX_DESTROYED"
-	ErrBoot       = "BOOT_FAILED"
-	ErrNotRunning = "SANDBOX_NOT_RUNNING"
-	ErrBackup     = "BACKUP_FAILED"
+	ErrValidation = string(api.CodeValidation)
+	ErrDestroyed  = string(api.CodeSandboxDestroyed)
+	ErrBoot       = string(api.CodeBootFailed)
+	ErrNotRunning = string(api.CodeSandboxNotRunning)
+	ErrBackup     = string(api.CodeBackupFailed)
 	// ErrRestore: the backup to restore is corrupt (and now marked bad);
 	// a start naming an older backup is the way back.
-	ErrRestore = "RESTORE_FAILED"
+	ErrRestore = string(api.CodeRestoreFailed)
 	// ErrEnvTooLarge: a change or create whose env would exceed the bounds
 	// of limits.go.
-	ErrEnvTooLarge = "ENV_TOO_LARGE"
+	ErrEnvTooLarge = string(api.CodeEnvTooLarge)
 )
 
 // ValidationError is the non-retryable error of an input the workflow or an

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/berthdev/berth/internal/names"
+	"github.com/berthdev/berth/api"
 )
 
 // ConfigureRequest changes the sandbox env; a nil value unsets the key.
@@ -35,7 +35,7 @@ type BackupSize struct {
 
 // Validate refuses a start naming something that is not a backup id.
 func (r StartRequest) Validate() error {
-	if r.BackupID != "" && !names.ValidBackupID(r.BackupID) {
+	if r.BackupID != "" && !api.ValidBackupID(r.BackupID) {
 		return ValidationError("backupId " + strconv.Quote(r.BackupID) + " is not a backup id")
 	}
 	return nil

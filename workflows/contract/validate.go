@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/names"
 )
 
@@ -17,8 +18,8 @@ func invalid(format string, args ...any) error { return ValidationError(fmt.Spri
 
 // CheckSandbox refuses a sandbox name the gateway would refuse.
 func CheckSandbox(name string) error {
-	if !names.ValidSandbox(name) {
-		return invalid("sandbox name %q is invalid: use %s", name, names.SandboxRule)
+	if !api.ValidSandboxName(name) {
+		return invalid("sandbox name %q is invalid: use %s", name, api.SandboxNameRule)
 	}
 	return nil
 }
@@ -31,7 +32,7 @@ func (in BootInput) Validate() error {
 	if !names.ValidBootID(in.BootID) {
 		return invalid("boot id %q is not a lowercase UUID", in.BootID)
 	}
-	if in.RestoreBackupID != "" && !names.ValidBackupID(in.RestoreBackupID) {
+	if in.RestoreBackupID != "" && !api.ValidBackupID(in.RestoreBackupID) {
 		return invalid("backup id %q is not a backup id", in.RestoreBackupID)
 	}
 	return nil

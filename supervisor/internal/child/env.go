@@ -1,10 +1,11 @@
 package child
 
 import (
-	"github.com/berthdev/berth/supervisor/internal/httpapi"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
 
 // EnvLayer is one layer of environment overrides: a nil value removes the

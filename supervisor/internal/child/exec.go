@@ -2,7 +2,6 @@ package child
 
 import (
 	"errors"
-	"github.com/berthdev/berth/supervisor/internal/httpapi"
 	"io/fs"
 	"net/http"
 	"os"
@@ -10,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
 
 // defaultPath is used to find argv[0] when the process env has no PATH;
@@ -25,9 +27,9 @@ func CheckCwd(cwd string) *httpapi.Error {
 	fi, err := os.Stat(cwd)
 	switch {
 	case err != nil:
-		return httpapi.NewError(http.StatusUnprocessableEntity, httpapi.CodeInvalidCwd, "cwd "+strconv.Quote(cwd)+": "+describe(err)).With("cwd", cwd)
+		return httpapi.NewError(http.StatusUnprocessableEntity, api.CodeInvalidCwd, "cwd "+strconv.Quote(cwd)+": "+describe(err)).With("cwd", cwd)
 	case !fi.IsDir():
-		return httpapi.NewError(http.StatusUnprocessableEntity, httpapi.CodeInvalidCwd, "cwd "+strconv.Quote(cwd)+" is not a directory").With("cwd", cwd)
+		return httpapi.NewError(http.StatusUnprocessableEntity, api.CodeInvalidCwd, "cwd "+strconv.Quote(cwd)+" is not a directory").With("cwd", cwd)
 	}
 	return nil
 }
@@ -38,7 +40,7 @@ func CheckCwd(cwd string) *httpapi.Error {
 // path so that the fork does not depend on the supervisor's own cwd.
 func ResolveExecutable(argv0, cwd string, env []string) (string, *httpapi.Error) {
 	notFound := func(detail string) *httpapi.Error {
-		return httpapi.NewError(http.StatusUnprocessableEntity, httpapi.CodeExecutableMissing,
+		return httpapi.NewError(http.StatusUnprocessableEntity, api.CodeExecutableNotFound,
 			"executable "+strconv.Quote(argv0)+" "+detail).With("argv0", argv0)
 	}
 	if strings.Contains(argv0, "/") {
@@ -114,12 +116,12 @@ func ForkError(argv0 string, err error) *httpapi.Error {
 	if errors.As(err, &errno) {
 		switch errno {
 		case syscall.ENOENT, syscall.EACCES, syscall.EISDIR, syscall.ENOTDIR:
-			return httpapi.NewError(http.StatusUnprocessableEntity, httpapi.CodeExecutableMissing,
+			return httpapi.NewError(http.StatusUnprocessableEntity, api.CodeExecutableNotFound,
 				"cannot execute "+strconv.Quote(argv0)+": "+errno.Error()).With("argv0", argv0)
 		case syscall.ENOEXEC, syscall.ELIBBAD, syscall.ETXTBSY, syscall.E2BIG:
-			return httpapi.NewError(http.StatusUnprocessableEntity, httpapi.CodeExecFailed,
+			return httpapi.NewError(http.StatusUnprocessableEntity, api.CodeExecFailed,
 				"cannot execute "+strconv.Quote(argv0)+": "+errno.Error()).With("argv0", argv0)
 		}
 	}
-	return httpapi.NewError(http.StatusInternalServerError, httpapi.CodeInternal, "spawn "+strconv.Quote(argv0)+": "+err.Error())
+	return httpapi.NewError(http.StatusInternalServerError, api.CodeInternal, "spawn "+strconv.Quote(argv0)+": "+err.Error())
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+
+	"github.com/berthdev/berth/api"
 )
 
 // limitRetryAfterMs: a slot frees when a process or terminal exits or a
@@ -12,7 +14,7 @@ const limitRetryAfterMs = 1000
 
 // TooMany is the 429 of a per-sandbox limit: what is at its limit, how
 // many, and what frees a slot.
-func TooMany(code, what string, limit int, frees string) *Error {
+func TooMany(code api.Code, what string, limit int, frees string) *Error {
 	e := NewError(http.StatusTooManyRequests, code,
 		fmt.Sprintf("this sandbox already has %d %s, its limit; %s, then retry", limit, what, frees))
 	e.Retryable, e.RetryAfterMs = true, limitRetryAfterMs

@@ -1,6 +1,7 @@
 // Package httpapi holds what every service of the supervisor shares on the
-// wire: the error envelope and codes, JSON and query decoding, durations,
-// boot-tagged handles and the 429 of the per-sandbox limits.
+// wire: JSON and query decoding, rendering api.Error, resolving
+// boot-tagged handles and the 429 of the per-sandbox limits. The wire types
+// themselves (errors, codes, ids, durations) are package api's.
 package httpapi
 
 import "net/http"

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/berthdev/berth/api"
+
 	"time"
 )
 
@@ -24,7 +26,7 @@ func DecodeJSON(r *http.Request, v any, allowEmpty bool) error {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return NewError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge,
+			return NewError(http.StatusRequestEntityTooLarge, api.CodePayloadTooLarge,
 				"request body larger than "+strconv.Itoa(MaxJSONBody)+" bytes")
 		}
 		return BadRequest("reading request body: " + err.Error())
@@ -46,57 +48,13 @@ func DecodeJSON(r *http.Request, v any, allowEmpty bool) error {
 	return nil
 }
 
-// Duration is a JSON duration: a Go duration string ("30s", "1m30s",
-// "250ms") or a number of seconds (fractions allowed), as for sleepAfter.
-type Duration time.Duration
-
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		return nil
-	}
-	var s string
-	if b[0] == '"' {
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-	} else {
-		s = string(b)
-	}
-	v, err := ParseDuration(s)
-	if err != nil {
-		return err
-	}
-	*d = Duration(v)
-	return nil
-}
-
-// ParseDuration parses a Go duration string or a number of seconds.
-func ParseDuration(s string) (time.Duration, error) {
-	var d time.Duration
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if f > float64(100*365*24*time.Hour/time.Second) {
-			return 0, errors.New("duration " + strconv.Quote(s) + " is too large")
-		}
-		d = time.Duration(f * float64(time.Second))
-	} else {
-		d, err = time.ParseDuration(s)
-		if err != nil {
-			return 0, errors.New("invalid duration " + strconv.Quote(s) + `: use "30s", "1m30s" or a number of seconds`)
-		}
-	}
-	if d < 0 {
-		return 0, errors.New("duration " + strconv.Quote(s) + " is negative")
-	}
-	return d, nil
-}
-
 // QueryDuration reads an optional duration parameter (0 when absent).
 func QueryDuration(q url.Values, key string) (time.Duration, error) {
 	v := q.Get(key)
 	if v == "" {
 		return 0, nil
 	}
-	d, err := ParseDuration(v)
+	d, err := api.ParseDuration(v)
 	if err != nil {
 		return 0, BadRequest(key + ": " + err.Error())
 	}
