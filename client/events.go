@@ -13,21 +13,20 @@ import (
 	"strings"
 
 	"github.com/berthdev/berth/api"
-	"github.com/berthdev/berth/schemas"
 )
 
 // Event is one envelope of an event stream, {offset, type, payload,
 // createdAt, path} (docs/ARCHITECTURE.md, "Event stream"). Type is the full
-// name from the sandbox event catalogue in schemas/
-// (events.iterate.com/sandbox/started); ShortType gives "started". Decode
-// Payload with schemas.NewPayload(ev.Type).
-type Event = schemas.Envelope
+// name from the sandbox event catalogue (api.EventStarted is
+// "events.iterate.com/sandbox/started"); ShortType gives "started". The Go
+// types of the payloads are in package schemas (schemas.NewPayload).
+type Event = api.Event
 
 // ShortType is an event type without the catalogue's namespace
-// events.iterate.com/sandbox/ ("started"), or
-// the full type when it is not one of the catalogue's.
+// events.iterate.com/sandbox/ ("started"), or the full type when it is not
+// one of the catalogue's.
 func ShortType(typ string) string {
-	if s := schemas.ShortName(typ); s != "" {
+	if s := api.ShortEventType(typ); s != "" {
 		return s
 	}
 	return typ

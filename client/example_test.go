@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/schemas"
 )
@@ -33,7 +34,7 @@ func fakeGateway() *httptest.Server {
 	})
 	mux.HandleFunc("GET /v1/sandboxes/{name}/events", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/x-ndjson")
-		for i, typ := range []string{schemas.TypeCreated, schemas.TypeStartRequested, schemas.TypeStarted} {
+		for i, typ := range []string{api.EventCreated, api.EventStartRequested, api.EventStarted} {
 			fmt.Fprintf(w, `{"offset":%d,"type":%q,"payload":{},"createdAt":"2026-01-02T03:04:0%dZ","path":"/sandboxes/%s"}`+"\n",
 				i+1, typ, i, r.PathValue("name"))
 		}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"sync"
 
+	"github.com/berthdev/berth/api"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -63,8 +64,8 @@ func compileAll() (*compiled, error) {
 	if out.envelope, err = c.Compile(baseURL + "envelope.json"); err != nil {
 		return nil, err
 	}
-	for _, t := range Types() {
-		if out.payloads[t], err = c.Compile(baseURL + "events/" + ShortName(t) + ".json"); err != nil {
+	for _, t := range api.EventTypes() {
+		if out.payloads[t], err = c.Compile(baseURL + "events/" + api.ShortEventType(t) + ".json"); err != nil {
 			return nil, err
 		}
 	}
@@ -73,8 +74,8 @@ func compileAll() (*compiled, error) {
 
 // Validate checks a whole envelope: its fields and its payload against the
 // schema of its type. Errors name the type and the failing location.
-func Validate(env Envelope) error {
-	if !IsKnownType(env.Type) {
+func Validate(env api.Event) error {
+	if !api.IsKnownEventType(env.Type) {
 		return fmt.Errorf("%w %q", ErrUnknownType, env.Type)
 	}
 	if err := ValidatePayload(env.Type, env.Payload); err != nil {
@@ -90,7 +91,7 @@ func Validate(env Envelope) error {
 // ValidatePayload checks one payload against its type's schema, e.g. before a
 // request is turned into an event (history is forever, so check first).
 func ValidatePayload(typ string, payload json.RawMessage) error {
-	if !IsKnownType(typ) {
+	if !api.IsKnownEventType(typ) {
 		return fmt.Errorf("%w %q", ErrUnknownType, typ)
 	}
 	if len(payload) == 0 {

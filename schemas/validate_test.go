@@ -7,15 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berthdev/berth/api"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func envelopeOf(t *testing.T, typ string, payload any) Envelope {
+func envelopeOf(t *testing.T, typ string, payload any) api.Event {
 	t.Helper()
 	raw, err := json.Marshal(payload)
 	require.NoError(t, err)
-	return Envelope{Offset: 1, Type: typ, Payload: raw, CreatedAt: time.Now().UTC(), Path: SandboxPath("box-1")}
+	return api.Event{Offset: 1, Type: typ, Payload: raw, CreatedAt: time.Now().UTC(), Path: api.SandboxEventPath("box-1")}
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -24,21 +25,21 @@ func ptr[T any](v T) *T { return &v }
 // the Go structs and the schema files cannot drift apart unnoticed.
 func goodPayloads() map[string]any {
 	return map[string]any{
-		TypeCreateRequested: CreateRequested{Path: "box-1", InstanceType: "basic", SleepAfter: "10m", KeepAlive: ptr(false),
+		api.EventCreateRequested: CreateRequested{Path: "box-1", InstanceType: "basic", SleepAfter: "10m", KeepAlive: ptr(false),
 			Env: map[string]string{"MODE": "production", "TOKEN": `getSecret("openai/key")`}},
-		TypeCreated: Created{Config: SandboxConfig{Name: "box-1", InstanceType: "standard-1", SleepAfter: "1h30m0s",
+		api.EventCreated: Created{Config: SandboxConfig{Name: "box-1", InstanceType: "standard-1", SleepAfter: "1h30m0s",
 			Env: map[string]string{"HOME_DIR": "/workspace"}}},
-		TypeStartRequested:    Empty{},
-		TypeStarted:           Empty{},
-		TypeWorkspaceRestored: WorkspaceRestored{BackupID: "b-20240101-1"},
-		TypeSleepRequested:    Empty{},
-		TypeBackupCreated:     BackupCreated{BackupID: "b-20240101-1"},
-		TypeBackupFailed:      BackupFailed{Error: "s3: access denied"},
-		TypeStopped:           Empty{},
-		TypeConfigured:        Configured{Env: map[string]*string{"A": ptr("1"), "GONE": nil}},
-		TypeKillRequested:     Empty{},
-		TypeDestroyRequested:  Empty{},
-		TypeDestroyed:         Empty{},
+		api.EventStartRequested:    Empty{},
+		api.EventStarted:           Empty{},
+		api.EventWorkspaceRestored: WorkspaceRestored{BackupID: "b-20240101-1"},
+		api.EventSleepRequested:    Empty{},
+		api.EventBackupCreated:     BackupCreated{BackupID: "b-20240101-1"},
+		api.EventBackupFailed:      BackupFailed{Error: "s3: access denied"},
+		api.EventStopped:           Empty{},
+		api.EventConfigured:        Configured{Env: map[string]*string{"A": ptr("1"), "GONE": nil}},
+		api.EventKillRequested:     Empty{},
+		api.EventDestroyRequested:  Empty{},
+		api.EventDestroyed:         Empty{},
 	}
 }
 
@@ -49,29 +50,29 @@ func TestEveryTypeHasASchemaFile(t *testing.T) {
 	for _, e := range entries {
 		names[e.Name()] = true
 	}
-	for _, typ := range Types() {
-		short := ShortName(typ)
+	for _, typ := range api.EventTypes() {
+		short := api.ShortEventType(typ)
 		require.NotEmpty(t, short, typ)
 		assert.True(t, names[short+".json"], "missing events/%s.json", short)
 		delete(names, short+".json")
 		assert.NotNil(t, NewPayload(typ), typ)
 	}
 	assert.Empty(t, names, "schema files without an event type")
-	assert.Len(t, Types(), 13)
+	assert.Len(t, api.EventTypes(), 13)
 }
 
 func TestGoodPayloadsValidate(t *testing.T) {
 	good := goodPayloads()
-	for _, typ := range Types() {
+	for _, typ := range api.EventTypes() {
 		p, ok := good[typ]
 		require.True(t, ok, typ)
 		assert.NoError(t, Validate(envelopeOf(t, typ, p)), typ)
 	}
 	// Optional fields of create-requested may be left out.
-	assert.NoError(t, Validate(envelopeOf(t, TypeCreateRequested, CreateRequested{Path: "b", InstanceType: "lite"})))
+	assert.NoError(t, Validate(envelopeOf(t, api.EventCreateRequested, CreateRequested{Path: "b", InstanceType: "lite"})))
 	// The catalogue stream's path is /sandboxes.
-	env := envelopeOf(t, TypeCreateRequested, CreateRequested{Path: "b", InstanceType: "lite"})
-	env.Path = CatalogPath
+	env := envelopeOf(t, api.EventCreateRequested, CreateRequested{Path: "b", InstanceType: "lite"})
+	env.Path = api.CatalogPath
 	assert.NoError(t, Validate(env))
 }
 
@@ -79,41 +80,41 @@ func TestBadPayloadsFail(t *testing.T) {
 	cases := []struct {
 		name, typ, payload string
 	}{
-		{"backup-created without backupId", TypeBackupCreated, `{}`},
-		{"backup-created empty backupId", TypeBackupCreated, `{"backupId":""}`},
-		{"workspace-restored without backupId", TypeWorkspaceRestored, `{"error":"x"}`},
-		{"backup-created number backupId", TypeBackupCreated, `{"backupId":42}`},
-		{"backup-failed without error", TypeBackupFailed, `{}`},
-		{"junk on an empty event", TypeStarted, `{"junk":true}`},
-		{"payload not an object", TypeStopped, `[]`},
-		{"null payload", TypeDestroyed, `null`},
-		{"junk beside backupId", TypeBackupCreated, `{"backupId":"b","junk":1}`},
-		{"created without config", TypeCreated, `{}`},
-		{"created config junk", TypeCreated, `{"config":{"name":"a","instanceType":"basic","sleepAfter":"","keepAlive":false,"x":1}}`},
-		{"created bad name", TypeCreated, `{"config":{"name":"Bad_Name","instanceType":"basic","sleepAfter":"","keepAlive":false}}`},
-		{"created keepAlive string", TypeCreated, `{"config":{"name":"a","instanceType":"basic","sleepAfter":"","keepAlive":"yes"}}`},
-		{"created bad sleepAfter", TypeCreated, `{"config":{"name":"a","instanceType":"basic","sleepAfter":"soon","keepAlive":false}}`},
-		{"create-requested without path", TypeCreateRequested, `{"instanceType":"basic"}`},
-		{"create-requested without instanceType", TypeCreateRequested, `{"path":"a"}`},
-		{"create-requested env null value", TypeCreateRequested, `{"path":"a","instanceType":"basic","env":{"A":null}}`},
-		{"create-requested env number", TypeCreateRequested, `{"path":"a","instanceType":"basic","env":{"A":1}}`},
-		{"configured bad key", TypeConfigured, `{"env":{"1A":"x"}}`},
-		{"configured key with =", TypeConfigured, `{"env":{"A=B":"x"}}`},
-		{"configured env not a map", TypeConfigured, `{"env":"A=1"}`},
-		{"configured without env", TypeConfigured, `{}`},
+		{"backup-created without backupId", api.EventBackupCreated, `{}`},
+		{"backup-created empty backupId", api.EventBackupCreated, `{"backupId":""}`},
+		{"workspace-restored without backupId", api.EventWorkspaceRestored, `{"error":"x"}`},
+		{"backup-created number backupId", api.EventBackupCreated, `{"backupId":42}`},
+		{"backup-failed without error", api.EventBackupFailed, `{}`},
+		{"junk on an empty event", api.EventStarted, `{"junk":true}`},
+		{"payload not an object", api.EventStopped, `[]`},
+		{"null payload", api.EventDestroyed, `null`},
+		{"junk beside backupId", api.EventBackupCreated, `{"backupId":"b","junk":1}`},
+		{"created without config", api.EventCreated, `{}`},
+		{"created config junk", api.EventCreated, `{"config":{"name":"a","instanceType":"basic","sleepAfter":"","keepAlive":false,"x":1}}`},
+		{"created bad name", api.EventCreated, `{"config":{"name":"Bad_Name","instanceType":"basic","sleepAfter":"","keepAlive":false}}`},
+		{"created keepAlive string", api.EventCreated, `{"config":{"name":"a","instanceType":"basic","sleepAfter":"","keepAlive":"yes"}}`},
+		{"created bad sleepAfter", api.EventCreated, `{"config":{"name":"a","instanceType":"basic","sleepAfter":"soon","keepAlive":false}}`},
+		{"create-requested without path", api.EventCreateRequested, `{"instanceType":"basic"}`},
+		{"create-requested without instanceType", api.EventCreateRequested, `{"path":"a"}`},
+		{"create-requested env null value", api.EventCreateRequested, `{"path":"a","instanceType":"basic","env":{"A":null}}`},
+		{"create-requested env number", api.EventCreateRequested, `{"path":"a","instanceType":"basic","env":{"A":1}}`},
+		{"configured bad key", api.EventConfigured, `{"env":{"1A":"x"}}`},
+		{"configured key with =", api.EventConfigured, `{"env":{"A=B":"x"}}`},
+		{"configured env not a map", api.EventConfigured, `{"env":"A=1"}`},
+		{"configured without env", api.EventConfigured, `{}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			err := ValidatePayload(c.typ, json.RawMessage(c.payload))
 			assert.Error(t, err)
-			env := Envelope{Offset: 3, Type: c.typ, Payload: json.RawMessage(c.payload), CreatedAt: time.Now(), Path: "/sandboxes/a"}
+			env := api.Event{Offset: 3, Type: c.typ, Payload: json.RawMessage(c.payload), CreatedAt: time.Now(), Path: "/sandboxes/a"}
 			assert.Error(t, Validate(env))
 		})
 	}
 }
 
 func TestBadEnvelopesFail(t *testing.T) {
-	good := envelopeOf(t, TypeStarted, Empty{})
+	good := envelopeOf(t, api.EventStarted, Empty{})
 	require.NoError(t, Validate(good))
 
 	unknown := good
@@ -134,7 +135,7 @@ func TestBadEnvelopesFail(t *testing.T) {
 }
 
 func TestValidationErrorNamesTheProblem(t *testing.T) {
-	err := ValidatePayload(TypeBackupCreated, json.RawMessage(`{}`))
+	err := ValidatePayload(api.EventBackupCreated, json.RawMessage(`{}`))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "backup-created")
 	assert.Contains(t, err.Error(), "backupId")

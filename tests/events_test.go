@@ -12,25 +12,26 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/schemas"
 )
 
-func requireValidStream(t *testing.T, evs []schemas.Envelope, name string) {
+func requireValidStream(t *testing.T, evs []api.Event, name string) {
 	t.Helper()
 	for i, e := range evs {
 		require.NoError(t, schemas.Validate(e), "event %d (%s)", i, e.Type)
-		require.Equal(t, schemas.SandboxPath(name), e.Path)
+		require.Equal(t, api.SandboxEventPath(name), e.Path)
 		if i > 0 {
 			require.Equal(t, evs[i-1].Offset+1, e.Offset, "offsets have no gap or repeat")
 		}
 	}
 }
 
-func shortTypes(evs []schemas.Envelope) []string {
+func shortTypes(evs []api.Event) []string {
 	out := make([]string, len(evs))
 	for i, e := range evs {
-		out[i] = schemas.ShortName(e.Type)
+		out[i] = api.ShortEventType(e.Type)
 	}
 	return out
 }
@@ -69,7 +70,7 @@ func TestEventStreamOfAFullLifecycle(t *testing.T) {
 	require.Equal(t, "getSecret(region)", *conf.Env["REGION"])
 
 	// The catalogue has the claim.
-	var claim *schemas.Envelope
+	var claim *api.Event
 	for _, e := range catalog(t) {
 		var cr schemas.CreateRequested
 		require.NoError(t, json.Unmarshal(e.Payload, &cr))
@@ -79,10 +80,10 @@ func TestEventStreamOfAFullLifecycle(t *testing.T) {
 	}
 	require.NotNil(t, claim, "create-requested on /sandboxes")
 	require.NoError(t, schemas.Validate(*claim))
-	require.Equal(t, schemas.CatalogPath, claim.Path)
+	require.Equal(t, api.CatalogPath, claim.Path)
 
 	// Follow ends after destroyed.
-	done := make(chan []schemas.Envelope, 1)
+	done := make(chan []api.Event, 1)
 	go func() { done <- followSSE(t, n, 0, 0) }()
 	select {
 	case got := <-done:
@@ -92,20 +93,20 @@ func TestEventStreamOfAFullLifecycle(t *testing.T) {
 	}
 }
 
-func catalog(t *testing.T) []schemas.Envelope {
+func catalog(t *testing.T) []api.Event {
 	req, _ := http.NewRequest("GET", stack.URL+"/v1/events", nil)
 	req.Header.Set("Authorization", "Bearer "+stack.Token)
 	req.Header.Set("Accept", "application/x-ndjson")
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
-	var out []schemas.Envelope
+	var out []api.Event
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		if strings.TrimSpace(sc.Text()) == "" {
 			continue
 		}
-		var e schemas.Envelope
+		var e api.Event
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &e))
 		out = append(out, e)
 	}
@@ -117,12 +118,12 @@ func catalog(t *testing.T) []schemas.Envelope {
 
 // followSSE reads ?follow=true as Server-Sent Events until the stream ends
 // or max events arrived (0: no limit), calling each arrival's time.
-func followSSE(t *testing.T, n string, after int64, max int) []schemas.Envelope {
+func followSSE(t *testing.T, n string, after int64, max int) []api.Event {
 	evs, _ := followSSETimed(t, n, after, max)
 	return evs
 }
 
-func followSSETimed(t *testing.T, n string, after int64, max int) ([]schemas.Envelope, []time.Time) {
+func followSSETimed(t *testing.T, n string, after int64, max int) ([]api.Event, []time.Time) {
 	req, _ := http.NewRequest("GET", stack.URL+"/v1/sandboxes/"+n+"/events?follow=true&after="+itoa(after), nil)
 	req.Header.Set("Authorization", "Bearer "+stack.Token)
 	resp, err := http.DefaultClient.Do(req)
@@ -130,7 +131,7 @@ func followSSETimed(t *testing.T, n string, after int64, max int) ([]schemas.Env
 		return nil, nil
 	}
 	defer resp.Body.Close()
-	var evs []schemas.Envelope
+	var evs []api.Event
 	var at []time.Time
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -139,7 +140,7 @@ func followSSETimed(t *testing.T, n string, after int64, max int) ([]schemas.Env
 		if !ok {
 			continue
 		}
-		var e schemas.Envelope
+		var e api.Event
 		if json.Unmarshal([]byte(line), &e) != nil {
 			continue
 		}
@@ -183,12 +184,12 @@ func TestEventsAcrossForcedContinueAsNewWhileFollowing(t *testing.T) {
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n})
 	const changes = 25
 	want := 1 + changes // created + configured...
-	got := make(chan []schemas.Envelope, 1)
+	got := make(chan []api.Event, 1)
 	go func() { got <- followSSE(t, n, 0, want) }()
 	for i := 0; i < changes; i++ {
 		stack.Must(t, 200, "PATCH", "/v1/sandboxes/"+n+"/env", map[string]any{"env": map[string]any{"STEP": itoa(int64(i))}})
 	}
-	var evs []schemas.Envelope
+	var evs []api.Event
 	select {
 	case evs = <-got:
 	case <-time.After(60 * time.Second):
@@ -206,7 +207,7 @@ func TestFollowerSeesNewEventWithinASecond(t *testing.T) {
 	n := name(t, "evf")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n})
 	type res struct {
-		evs []schemas.Envelope
+		evs []api.Event
 		at  []time.Time
 	}
 	got := make(chan res, 1)
@@ -215,7 +216,7 @@ func TestFollowerSeesNewEventWithinASecond(t *testing.T) {
 	sent := time.Now()
 	stack.Must(t, 200, "PATCH", "/v1/sandboxes/"+n+"/env", map[string]any{"env": map[string]any{"A": "1"}})
 	r := <-got
-	require.Equal(t, "configured", schemas.ShortName(r.evs[1].Type))
+	require.Equal(t, "configured", api.ShortEventType(r.evs[1].Type))
 	require.Less(t, r.at[1].Sub(sent), time.Second)
 	stack.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)
 }

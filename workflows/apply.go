@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -45,7 +46,7 @@ func (s *sandbox) apply(ctx workflow.Context, in contract.Intent) {
 	case actKill:
 		// The fact is recorded now; the run ends (continue-as-new) once
 		// the loop has answered every waiting update.
-		s.record(ctx, schemas.TypeKillRequested, schemas.Empty{})
+		s.record(ctx, api.EventKillRequested, schemas.Empty{})
 		s.killed = true
 	}
 	s.answer(in, err)
@@ -63,7 +64,7 @@ func (s *sandbox) answer(in contract.Intent, err error) {
 func (s *sandbox) boot(ctx workflow.Context, req *contract.StartRequest) error {
 	from := s.st.Status
 	s.setStatus(ctx, contract.StatusStarting)
-	s.record(ctx, schemas.TypeStartRequested, schemas.Empty{})
+	s.record(ctx, api.EventStartRequested, schemas.Empty{})
 	var bootID string
 	_ = workflow.SideEffect(ctx, func(workflow.Context) any { return uuid.NewString() }).Get(&bootID)
 	in := contract.BootInput{Sandbox: s.st.Config.Name, InstanceType: s.st.Config.InstanceType,
@@ -99,9 +100,9 @@ func (s *sandbox) boot(ctx workflow.Context, req *contract.StartRequest) error {
 		s.st.LastBackupID, s.st.LastBackupSize = req.BackupID, req.Size
 	}
 	s.setStatus(ctx, contract.StatusRunning)
-	s.record(ctx, schemas.TypeStarted, schemas.Empty{})
+	s.record(ctx, api.EventStarted, schemas.Empty{})
 	if res.RestoredBackupID != "" {
-		s.record(ctx, schemas.TypeWorkspaceRestored, schemas.WorkspaceRestored{BackupID: res.RestoredBackupID})
+		s.record(ctx, api.EventWorkspaceRestored, schemas.WorkspaceRestored{BackupID: res.RestoredBackupID})
 	}
 	return nil
 }
@@ -115,7 +116,7 @@ func (s *sandbox) snapshot(ctx workflow.Context) error {
 	}
 	s.st.LastBackupID, s.st.LastBackupSize = res.BackupID, contract.BackupSize{Bytes: res.Bytes, Files: res.Files}
 	s.touch(ctx)
-	s.record(ctx, schemas.TypeBackupCreated, schemas.BackupCreated{BackupID: res.BackupID})
+	s.record(ctx, api.EventBackupCreated, schemas.BackupCreated{BackupID: res.BackupID})
 	return nil
 }
 
@@ -124,7 +125,7 @@ func (s *sandbox) snapshot(ctx workflow.Context) error {
 func (s *sandbox) sleep(ctx workflow.Context, requested bool) {
 	s.setStatus(ctx, contract.StatusStopping)
 	if requested {
-		s.record(ctx, schemas.TypeSleepRequested, schemas.Empty{})
+		s.record(ctx, api.EventSleepRequested, schemas.Empty{})
 	} else {
 		s.publish(ctx)
 	}
@@ -138,7 +139,7 @@ func (s *sandbox) sleep(ctx workflow.Context, requested bool) {
 		// The backup gave up: say so now, then stop the container without
 		// one, retrying until the host answers (the container must not
 		// outlive a sleep). The local volume stays the freshest copy.
-		s.record(ctx, schemas.TypeBackupFailed, schemas.BackupFailed{Error: fmt.Sprintf(
+		s.record(ctx, api.EventBackupFailed, schemas.BackupFailed{Error: fmt.Sprintf(
 			"backup gave up after %d attempts (%s); the workspace volume is kept on host %s", stopAttempts, rootCause(err), s.st.Container.Host)})
 		in.SkipBackup = true
 		_ = workflow.ExecuteActivity(hostOptions(ctx, s.st.Container.Host), contract.ActivityStop, in).Get(ctx, nil)
@@ -147,13 +148,13 @@ func (s *sandbox) sleep(ctx workflow.Context, requested bool) {
 	switch {
 	case res.BackupID != "":
 		s.st.LastBackupID, s.st.LastBackupSize = res.BackupID, contract.BackupSize{Bytes: res.Bytes, Files: res.Files}
-		s.record(ctx, schemas.TypeBackupCreated, schemas.BackupCreated{BackupID: res.BackupID})
+		s.record(ctx, api.EventBackupCreated, schemas.BackupCreated{BackupID: res.BackupID})
 	case res.BackupError != "":
-		s.record(ctx, schemas.TypeBackupFailed, schemas.BackupFailed{Error: res.BackupError})
+		s.record(ctx, api.EventBackupFailed, schemas.BackupFailed{Error: res.BackupError})
 	}
 	s.st.Container = nil
 	s.setStatus(ctx, contract.StatusStopped)
-	s.record(ctx, schemas.TypeStopped, schemas.Empty{})
+	s.record(ctx, api.EventStopped, schemas.Empty{})
 }
 
 // destroy removes container and volume and keeps the workflow open as the
@@ -161,7 +162,7 @@ func (s *sandbox) sleep(ctx workflow.Context, requested bool) {
 func (s *sandbox) destroy(ctx workflow.Context) {
 	wasRunning := s.st.Status == contract.StatusRunning
 	s.setStatus(ctx, contract.StatusDestroying)
-	s.record(ctx, schemas.TypeDestroyRequested, schemas.Empty{})
+	s.record(ctx, api.EventDestroyRequested, schemas.Empty{})
 	s.stopWatchers()
 	in := contract.DestroyInput{Sandbox: s.st.Config.Name}
 	if s.st.Host != "" {
@@ -169,10 +170,10 @@ func (s *sandbox) destroy(ctx workflow.Context) {
 	}
 	s.st.Container = nil
 	if wasRunning {
-		s.record(ctx, schemas.TypeStopped, schemas.Empty{})
+		s.record(ctx, api.EventStopped, schemas.Empty{})
 	}
 	s.setStatus(ctx, contract.StatusDestroyed)
-	s.record(ctx, schemas.TypeDestroyed, schemas.Empty{})
+	s.record(ctx, api.EventDestroyed, schemas.Empty{})
 }
 
 func (s *sandbox) configure(ctx workflow.Context, in contract.Intent) error {
@@ -197,7 +198,7 @@ func (s *sandbox) configure(ctx workflow.Context, in contract.Intent) error {
 	env := MergeEnv(s.st.Config.Env, in.Configure.Env)
 	s.st.Config.Env = env
 	s.touch(ctx)
-	s.record(ctx, schemas.TypeConfigured, schemas.Configured{Env: in.Configure.Env})
+	s.record(ctx, api.EventConfigured, schemas.Configured{Env: in.Configure.Env})
 	if c := s.st.Container; c != nil && s.st.Status == contract.StatusRunning {
 		// Best effort: a container that misses the push gets the env on its
 		// next boot; the change itself is already durable.
@@ -215,7 +216,7 @@ func (s *sandbox) exited(ctx workflow.Context) {
 	s.stopWatchers()
 	s.st.Container = nil
 	s.setStatus(ctx, contract.StatusStopped)
-	s.record(ctx, schemas.TypeStopped, schemas.Empty{})
+	s.record(ctx, api.EventStopped, schemas.Empty{})
 }
 
 func (s *sandbox) setStatus(ctx workflow.Context, to contract.Status) {

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -21,7 +22,7 @@ type published struct {
 // recordCreated writes the first events of a sandbox's own stream.
 func (s *sandbox) recordCreated(ctx workflow.Context) {
 	c := s.st.Config
-	s.record(ctx, schemas.TypeCreated, schemas.Created{Config: schemas.SandboxConfig{
+	s.record(ctx, api.EventCreated, schemas.Created{Config: schemas.SandboxConfig{
 		Name: c.Name, InstanceType: c.InstanceType, SleepAfter: c.SleepAfter.String(),
 		KeepAlive: c.KeepAlive, Env: c.Env,
 	}})
@@ -31,7 +32,7 @@ func (s *sandbox) recordCreated(ctx workflow.Context) {
 			v := v
 			env[k] = &v
 		}
-		s.record(ctx, schemas.TypeConfigured, schemas.Configured{Env: env})
+		s.record(ctx, api.EventConfigured, schemas.Configured{Env: env})
 	}
 }
 
@@ -43,9 +44,9 @@ func (s *sandbox) record(ctx workflow.Context, typ string, payload any) {
 	if err != nil {
 		panic(fmt.Sprintf("berth: event %s payload: %v", typ, err))
 	}
-	env := schemas.Envelope{
+	env := api.Event{
 		Offset: s.st.NextOffset, Type: typ, Payload: raw,
-		CreatedAt: workflow.Now(ctx), Path: schemas.SandboxPath(s.st.Config.Name),
+		CreatedAt: workflow.Now(ctx), Path: api.SandboxEventPath(s.st.Config.Name),
 	}
 	s.st.NextOffset++
 	s.st.LastEvent = strings.TrimPrefix(typ, "events.iterate.com/sandbox/")

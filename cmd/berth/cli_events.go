@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/termsafe"
 	"github.com/berthdev/berth/schemas"
@@ -98,7 +99,7 @@ func eventLine(ev client.Event, withPath bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%5d  %s  %-18s", ev.Offset, ev.CreatedAt.Local().Format("2006-01-02 15:04:05.000"), client.ShortType(ev.Type))
 	if withPath {
-		fmt.Fprintf(&b, "  %s", strings.TrimPrefix(ev.Path, schemas.CatalogPath+"/"))
+		fmt.Fprintf(&b, "  %s", strings.TrimPrefix(ev.Path, api.CatalogPath+"/"))
 	}
 	if d := eventDetails(ev); d != "" {
 		b.WriteString("  " + d)
@@ -118,7 +119,7 @@ func eventDetails(ev client.Event) string {
 	}
 	switch v := p.(type) {
 	case *schemas.CreateRequested:
-		s := strings.TrimPrefix(v.Path, schemas.CatalogPath+"/") + " " + v.InstanceType
+		s := strings.TrimPrefix(v.Path, api.CatalogPath+"/") + " " + v.InstanceType
 		if v.SleepAfter != "" {
 			s += ", sleeps after " + v.SleepAfter
 		}

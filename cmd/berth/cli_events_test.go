@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/schemas"
 )
@@ -14,7 +15,7 @@ import (
 // a payload the CLI does not know, print without control characters.
 func TestEventLineEscapes(t *testing.T) {
 	payload, _ := json.Marshal(schemas.BackupFailed{Error: "open /workspace/x\x1b]0;pwned\x07: permission denied"})
-	line := eventLine(client.Event{Offset: 3, Type: schemas.TypeBackupFailed, Payload: payload, CreatedAt: time.Now()}, false)
+	line := eventLine(client.Event{Offset: 3, Type: api.EventBackupFailed, Payload: payload, CreatedAt: time.Now()}, false)
 	if strings.ContainsAny(line, "\x1b\x07\n") || !strings.Contains(line, `/workspace/x\x1b]0;pwned\a: permission denied`) {
 		t.Fatalf("eventLine = %q", line)
 	}

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/schemas"
 )
 
@@ -48,9 +49,9 @@ func (r Reader) Catalog(ctx context.Context, after int64, follow bool, emit Emit
 				return err
 			}
 			last = offset
-			if err := emit(schemas.Envelope{
-				Offset: offset, Type: schemas.TypeCreateRequested, Payload: payload,
-				CreatedAt: c.at.UTC(), Path: schemas.CatalogPath,
+			if err := emit(api.Event{
+				Offset: offset, Type: api.EventCreateRequested, Payload: payload,
+				CreatedAt: c.at.UTC(), Path: api.CatalogPath,
 			}); err != nil {
 				return err
 			}

@@ -9,20 +9,21 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/schemas"
 )
 
-func readCatalog(t *testing.T, r Reader, after int64) []schemas.Envelope {
+func readCatalog(t *testing.T, r Reader, after int64) []api.Event {
 	t.Helper()
-	var out []schemas.Envelope
-	require.NoError(t, r.Catalog(context.Background(), after, false, func(env schemas.Envelope) error {
+	var out []api.Event
+	require.NoError(t, r.Catalog(context.Background(), after, false, func(env api.Event) error {
 		out = append(out, env)
 		return nil
 	}))
 	return out
 }
 
-func claimedPath(t *testing.T, env schemas.Envelope) string {
+func claimedPath(t *testing.T, env api.Event) string {
 	t.Helper()
 	var p schemas.CreateRequested
 	require.NoError(t, json.Unmarshal(env.Payload, &p))
@@ -30,9 +31,9 @@ func claimedPath(t *testing.T, env schemas.Envelope) string {
 }
 
 // waitCatalog waits until visibility lists every name.
-func waitCatalog(t *testing.T, r Reader, names ...string) []schemas.Envelope {
+func waitCatalog(t *testing.T, r Reader, names ...string) []api.Event {
 	t.Helper()
-	var all []schemas.Envelope
+	var all []api.Event
 	require.Eventually(t, func() bool {
 		all = readCatalog(t, r, 0)
 		seen := map[string]bool{}
@@ -54,15 +55,15 @@ func TestCatalogClaimOrderAndStableOffsets(t *testing.T) {
 	names := []string{e.newSandbox(t), e.newSandbox(t), e.newSandbox(t)}
 	// A continue-as-new run must not appear as a second claim.
 	e.continueAsNew(t, names[0])
-	e.send(t, names[0], schemas.TypeStartRequested)
+	e.send(t, names[0], api.EventStartRequested)
 	e.waitOffset(t, names[0], 2)
 
 	before := waitCatalog(t, e.reader, names...)
 	index := map[string]int{}
 	for i, env := range before {
 		assert.Equal(t, int64(i+1), env.Offset)
-		assert.Equal(t, schemas.TypeCreateRequested, env.Type)
-		assert.Equal(t, schemas.CatalogPath, env.Path)
+		assert.Equal(t, api.EventCreateRequested, env.Type)
+		assert.Equal(t, api.CatalogPath, env.Path)
 		assert.NoError(t, schemas.Validate(env))
 		path := claimedPath(t, env)
 		_, dup := index[path]
@@ -76,7 +77,7 @@ func TestCatalogClaimOrderAndStableOffsets(t *testing.T) {
 	assert.Less(t, index[names[1]], index[names[2]])
 
 	// Destroying and claiming more never moves an earlier entry.
-	e.send(t, names[1], schemas.TypeDestroyed)
+	e.send(t, names[1], api.EventDestroyed)
 	e.waitOffset(t, names[1], 2)
 	later := e.newSandbox(t)
 	after := waitCatalog(t, e.reader, later)

@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/schemas"
 )
@@ -109,8 +110,8 @@ const (
 
 func testSandboxWorkflow(ctx workflow.Context, in testSandboxInput) error {
 	record := func(typ string, payload json.RawMessage) error {
-		env := schemas.Envelope{Offset: in.NextOffset, Type: typ, Payload: payload,
-			CreatedAt: workflow.Now(ctx), Path: schemas.SandboxPath(in.Name)}
+		env := api.Event{Offset: in.NextOffset, Type: typ, Payload: payload,
+			CreatedAt: workflow.Now(ctx), Path: api.SandboxEventPath(in.Name)}
 		if err := workflow.UpsertMemo(ctx, map[string]interface{}{EventMemoKey: env}); err != nil {
 			return err
 		}
@@ -120,7 +121,7 @@ func testSandboxWorkflow(ctx workflow.Context, in testSandboxInput) error {
 	if in.NextOffset == 0 {
 		in.NextOffset = 1
 		created, _ := json.Marshal(schemas.Created{Config: schemas.SandboxConfig{Name: in.Name, InstanceType: "basic", SleepAfter: "10m"}})
-		if err := record(schemas.TypeCreated, created); err != nil {
+		if err := record(api.EventCreated, created); err != nil {
 			return err
 		}
 	}
@@ -145,7 +146,7 @@ func testSandboxWorkflow(ctx workflow.Context, in testSandboxInput) error {
 		if err := record(ev.Type, ev.Payload); err != nil {
 			return err
 		}
-		if ev.Type == schemas.TypeDestroyed {
+		if ev.Type == api.EventDestroyed {
 			// Tombstone: stay open forever so the name is never reused.
 			return workflow.Await(ctx, func() bool { return false })
 		}
@@ -185,10 +186,10 @@ func (e *testEnv) continueAsNew(t *testing.T, name string) {
 }
 
 // readAll reads the stream without following.
-func (e *testEnv) readAll(t *testing.T, name string, after int64) []schemas.Envelope {
+func (e *testEnv) readAll(t *testing.T, name string, after int64) []api.Event {
 	t.Helper()
-	var out []schemas.Envelope
-	err := e.reader.Sandbox(context.Background(), name, after, false, func(env schemas.Envelope) error {
+	var out []api.Event
+	err := e.reader.Sandbox(context.Background(), name, after, false, func(env api.Event) error {
 		out = append(out, env)
 		return nil
 	})
@@ -197,7 +198,7 @@ func (e *testEnv) readAll(t *testing.T, name string, after int64) []schemas.Enve
 }
 
 // waitOffset waits until the stream holds an event with offset >= n.
-func (e *testEnv) waitOffset(t *testing.T, name string, n int64) []schemas.Envelope {
+func (e *testEnv) waitOffset(t *testing.T, name string, n int64) []api.Event {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {

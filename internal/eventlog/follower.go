@@ -3,7 +3,7 @@ package eventlog
 import (
 	"context"
 
-	"github.com/berthdev/berth/schemas"
+	"github.com/berthdev/berth/api"
 )
 
 // follower is the one long-poll reader of a sandbox that all of its live
@@ -20,7 +20,7 @@ type follower struct {
 // the subscriber (too slow) or stops; end says why, and is written before the
 // close so it is safe to read after ch is drained.
 type subscriber struct {
-	ch  chan schemas.Envelope
+	ch  chan api.Event
 	end subEnd
 }
 
@@ -52,7 +52,7 @@ func (r Reader) tail(ctx context.Context, name string, live func(), emit Emit) e
 	defer goLive() // whatever happens, never leave subscribers waiting
 	for runID != "" {
 		var stop bool
-		runID, stop, err = r.readRun(ctx, name, runID, true, func(id int64, env *schemas.Envelope) (bool, error) {
+		runID, stop, err = r.readRun(ctx, name, runID, true, func(id int64, env *api.Event) (bool, error) {
 			if env != nil && !silent {
 				if err := emit(*env); err != nil {
 					return true, err
@@ -61,7 +61,7 @@ func (r Reader) tail(ctx context.Context, name string, live func(), emit Emit) e
 			if silent && id >= backlog {
 				goLive()
 			}
-			return env != nil && env.Type == schemas.TypeDestroyed, nil
+			return env != nil && env.Type == api.EventDestroyed, nil
 		})
 		if err != nil || stop {
 			return err

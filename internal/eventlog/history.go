@@ -3,11 +3,10 @@ package eventlog
 import (
 	"fmt"
 
+	"github.com/berthdev/berth/api"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
-
-	"github.com/berthdev/berth/schemas"
 )
 
 // Memo keys the Sandbox workflow writes. An event is recorded as one
@@ -24,20 +23,20 @@ const (
 func WorkflowID(name string) string { return "sandbox/" + name }
 
 // envelopeOf decodes the domain event recorded by ev, if ev records one.
-func envelopeOf(ev *historypb.HistoryEvent, name string) (schemas.Envelope, bool, error) {
+func envelopeOf(ev *historypb.HistoryEvent, name string) (api.Event, bool, error) {
 	if ev.GetEventType() != enumspb.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED {
-		return schemas.Envelope{}, false, nil
+		return api.Event{}, false, nil
 	}
 	p := ev.GetWorkflowPropertiesModifiedEventAttributes().GetUpsertedMemo().GetFields()[EventMemoKey]
 	if p == nil {
-		return schemas.Envelope{}, false, nil
+		return api.Event{}, false, nil
 	}
-	var env schemas.Envelope
+	var env api.Event
 	if err := converter.GetDefaultDataConverter().FromPayload(p, &env); err != nil {
-		return schemas.Envelope{}, false, fmt.Errorf("decode %s memo at history event %d: %w", EventMemoKey, ev.GetEventId(), err)
+		return api.Event{}, false, fmt.Errorf("decode %s memo at history event %d: %w", EventMemoKey, ev.GetEventId(), err)
 	}
 	if env.Path == "" {
-		env.Path = schemas.SandboxPath(name)
+		env.Path = api.SandboxEventPath(name)
 	}
 	return env, true, nil
 }

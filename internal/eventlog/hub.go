@@ -5,7 +5,7 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/berthdev/berth/schemas"
+	"github.com/berthdev/berth/api"
 )
 
 // Hub serves many listeners of the same sandbox from ONE long-poll follower
@@ -52,14 +52,14 @@ func (h *Hub) Sandbox(ctx context.Context, name string, after int64, follow bool
 		return err
 	}
 	last := after
-	deliver := func(env schemas.Envelope) (done bool, err error) {
+	deliver := func(env api.Event) (done bool, err error) {
 		if env.Offset > last {
 			last = env.Offset
 			if err := emit(env); err != nil {
 				return true, err
 			}
 		}
-		return env.Type == schemas.TypeDestroyed, nil
+		return env.Type == api.EventDestroyed, nil
 	}
 	for {
 		sub, f, err := h.subscribe(name)
@@ -93,13 +93,13 @@ func (h *Hub) Sandbox(ctx context.Context, name string, after int64, follow bool
 // to its current end: everything before the follower's live point is in that
 // read, everything after is in the mailbox.
 func (h *Hub) catchUp(ctx context.Context, name, first string, f *follower, last *int64,
-	deliver func(schemas.Envelope) (bool, error)) (done bool, err error) {
+	deliver func(api.Event) (bool, error)) (done bool, err error) {
 	select {
 	case <-f.live:
 	case <-ctx.Done():
 		return true, ctx.Err()
 	}
-	destroyed, err := h.reader.walk(ctx, name, first, *last, false, func(env schemas.Envelope) error {
+	destroyed, err := h.reader.walk(ctx, name, first, *last, false, func(env api.Event) error {
 		_, err := deliver(env)
 		return err
 	})
@@ -108,7 +108,7 @@ func (h *Hub) catchUp(ctx context.Context, name, first string, f *follower, last
 
 // drain delivers the mailbox until it closes (dropped or follower ended) or
 // `destroyed` is delivered.
-func (h *Hub) drain(ctx context.Context, sub *subscriber, deliver func(schemas.Envelope) (bool, error)) (done bool, err error) {
+func (h *Hub) drain(ctx context.Context, sub *subscriber, deliver func(api.Event) (bool, error)) (done bool, err error) {
 	for {
 		select {
 		case env, ok := <-sub.ch:
@@ -139,7 +139,7 @@ func (h *Hub) subscribe(name string) (*subscriber, *follower, error) {
 		h.started++
 		go h.run(ctx, name, f)
 	}
-	sub := &subscriber{ch: make(chan schemas.Envelope, h.buffer)}
+	sub := &subscriber{ch: make(chan api.Event, h.buffer)}
 	f.subs[sub] = struct{}{}
 	return sub, f, nil
 }
@@ -162,7 +162,7 @@ func (h *Hub) unsubscribe(name string, f *follower, sub *subscriber) {
 // run is the follower goroutine: it fans each new envelope out without ever
 // blocking on a listener.
 func (h *Hub) run(ctx context.Context, name string, f *follower) {
-	err := h.reader.tail(ctx, name, func() { close(f.live) }, func(env schemas.Envelope) error {
+	err := h.reader.tail(ctx, name, func() { close(f.live) }, func(env api.Event) error {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		for sub := range f.subs {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/schemas"
 )
 
@@ -27,13 +28,13 @@ func TestHubSharesOneFollower(t *testing.T) {
 	assert.Equal(t, HubStats{Running: 1, Started: 1}, hub.Stats(), "two listeners, one long poll")
 
 	// A third listener joining late from the middle gets the same tail.
-	e.send(t, name, schemas.TypeStartRequested)
-	e.send(t, name, schemas.TypeStarted)
+	e.send(t, name, api.EventStartRequested)
+	e.send(t, name, api.EventStarted)
 	e.waitOffset(t, name, 3)
 	c := collect(func(emit Emit) error { return hub.Sandbox(ctx, name, 1, true, emit) })
 	e.continueAsNew(t, name)
-	e.send(t, name, schemas.TypeDestroyRequested)
-	e.send(t, name, schemas.TypeDestroyed)
+	e.send(t, name, api.EventDestroyRequested)
+	e.send(t, name, api.EventDestroyed)
 	for _, l := range []*collected{a, b, c} {
 		for off := int64(2); off <= 5; off++ {
 			assert.Equal(t, off, l.next(t, 5*time.Second).Offset)
@@ -54,10 +55,10 @@ func TestHubSlowListenerResumesFromHistory(t *testing.T) {
 	defer cancel()
 
 	gate := make(chan struct{})
-	slowGot := make(chan schemas.Envelope, 100)
+	slowGot := make(chan api.Event, 100)
 	slowDone := make(chan error, 1)
 	go func() {
-		slowDone <- hub.Sandbox(ctx, name, 0, true, func(env schemas.Envelope) error {
+		slowDone <- hub.Sandbox(ctx, name, 0, true, func(env api.Event) error {
 			if env.Offset == 2 {
 				<-gate // stuck while the others stream on
 			}
@@ -71,9 +72,9 @@ func TestHubSlowListenerResumesFromHistory(t *testing.T) {
 
 	const n = 12
 	for i := 0; i < n; i++ {
-		e.send(t, name, schemas.TypeConfigured, schemas.Configured{Env: map[string]*string{"I": ptr(string(rune('a' + i)))}})
+		e.send(t, name, api.EventConfigured, schemas.Configured{Env: map[string]*string{"I": ptr(string(rune('a' + i)))}})
 	}
-	e.send(t, name, schemas.TypeDestroyed)
+	e.send(t, name, api.EventDestroyed)
 	for off := int64(2); off <= n+2; off++ {
 		assert.Equal(t, off, fast.next(t, 5*time.Second).Offset, "the fast listener is not held up")
 	}

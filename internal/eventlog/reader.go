@@ -8,14 +8,13 @@ import (
 	"context"
 	"time"
 
+	"github.com/berthdev/berth/api"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
-
-	"github.com/berthdev/berth/schemas"
 )
 
 // Emit receives one envelope; an error stops the stream and is returned.
-type Emit func(schemas.Envelope) error
+type Emit func(api.Event) error
 
 // Reader reads streams straight from Temporal.
 type Reader struct {
@@ -48,7 +47,7 @@ func (r Reader) walk(ctx context.Context, name, runID string, after int64, follo
 	last := after
 	for runID != "" {
 		var stop bool
-		runID, stop, err = r.readRun(ctx, name, runID, follow, func(_ int64, env *schemas.Envelope) (bool, error) {
+		runID, stop, err = r.readRun(ctx, name, runID, follow, func(_ int64, env *api.Event) (bool, error) {
 			if env == nil {
 				return false, nil
 			}
@@ -58,7 +57,7 @@ func (r Reader) walk(ctx context.Context, name, runID string, after int64, follo
 					return true, err
 				}
 			}
-			if env.Type == schemas.TypeDestroyed {
+			if env.Type == api.EventDestroyed {
 				destroyed = true
 				return follow, nil
 			}
@@ -76,7 +75,7 @@ func (r Reader) walk(ctx context.Context, name, runID string, after int64, follo
 // event's id and the envelope it records, or nil. It returns the successor
 // run, or stop=true when fn asked to stop.
 func (r Reader) readRun(ctx context.Context, name, runID string, longPoll bool,
-	fn func(eventID int64, env *schemas.Envelope) (stop bool, err error)) (next string, stop bool, err error) {
+	fn func(eventID int64, env *api.Event) (stop bool, err error)) (next string, stop bool, err error) {
 	it := r.Client.GetWorkflowHistory(ctx, WorkflowID(name), runID, longPoll, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
@@ -93,7 +92,7 @@ func (r Reader) readRun(ctx context.Context, name, runID string, longPoll bool,
 		if err != nil {
 			return "", true, err
 		}
-		var p *schemas.Envelope
+		var p *api.Event
 		if ok {
 			p = &env
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/schemas"
 )
 
@@ -18,27 +19,27 @@ func ptr[T any](v T) *T { return &v }
 // continue-as-new runs in the middle and returns the expected types.
 func lifecycle(t *testing.T, e *testEnv, name string) []string {
 	t.Helper()
-	want := []string{schemas.TypeCreated}
+	want := []string{api.EventCreated}
 	step := func(typ string, payload ...any) {
 		e.send(t, name, typ, payload...)
 		want = append(want, typ)
 		e.waitOffset(t, name, int64(len(want)))
 	}
-	step(schemas.TypeConfigured, schemas.Configured{Env: map[string]*string{"MODE": ptr("dev"), "OLD": nil}})
-	step(schemas.TypeStartRequested)
-	step(schemas.TypeStarted)
-	step(schemas.TypeWorkspaceRestored, schemas.WorkspaceRestored{BackupID: "b1"})
+	step(api.EventConfigured, schemas.Configured{Env: map[string]*string{"MODE": ptr("dev"), "OLD": nil}})
+	step(api.EventStartRequested)
+	step(api.EventStarted)
+	step(api.EventWorkspaceRestored, schemas.WorkspaceRestored{BackupID: "b1"})
 	e.continueAsNew(t, name)
-	step(schemas.TypeSleepRequested)
-	step(schemas.TypeBackupCreated, schemas.BackupCreated{BackupID: "b2"})
-	step(schemas.TypeStopped)
-	step(schemas.TypeKillRequested)
+	step(api.EventSleepRequested)
+	step(api.EventBackupCreated, schemas.BackupCreated{BackupID: "b2"})
+	step(api.EventStopped)
+	step(api.EventKillRequested)
 	e.continueAsNew(t, name)
-	step(schemas.TypeSleepRequested)
-	step(schemas.TypeBackupFailed, schemas.BackupFailed{Error: "disk full"})
-	step(schemas.TypeStopped)
-	step(schemas.TypeDestroyRequested)
-	step(schemas.TypeDestroyed)
+	step(api.EventSleepRequested)
+	step(api.EventBackupFailed, schemas.BackupFailed{Error: "disk full"})
+	step(api.EventStopped)
+	step(api.EventDestroyRequested)
+	step(api.EventDestroyed)
 	return want
 }
 
@@ -52,7 +53,7 @@ func TestSandboxStreamAcrossContinueAsNew(t *testing.T) {
 	for i, env := range all {
 		assert.Equal(t, int64(i+1), env.Offset, "no gap, no repeat")
 		assert.Equal(t, want[i], env.Type)
-		assert.Equal(t, schemas.SandboxPath(name), env.Path)
+		assert.Equal(t, api.SandboxEventPath(name), env.Path)
 		assert.False(t, env.CreatedAt.IsZero())
 		assert.NoError(t, schemas.Validate(env), "offset %d", env.Offset)
 	}
@@ -75,32 +76,32 @@ func TestSandboxStreamAcrossContinueAsNew(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	n := 0
-	require.NoError(t, e.reader.Sandbox(ctx, name, int64(len(all)), true, func(schemas.Envelope) error { n++; return nil }))
+	require.NoError(t, e.reader.Sandbox(ctx, name, int64(len(all)), true, func(api.Event) error { n++; return nil }))
 	assert.Zero(t, n)
 }
 
 func TestSandboxNotFound(t *testing.T) {
 	e := env(t)
-	err := e.reader.Sandbox(context.Background(), "never-claimed", 0, false, func(schemas.Envelope) error { return nil })
+	err := e.reader.Sandbox(context.Background(), "never-claimed", 0, false, func(api.Event) error { return nil })
 	assert.True(t, errors.Is(err, ErrNotFound), "%v", err)
-	err = NewHub(e.reader, 0).Sandbox(context.Background(), "never-claimed", 0, true, func(schemas.Envelope) error { return nil })
+	err = NewHub(e.reader, 0).Sandbox(context.Background(), "never-claimed", 0, true, func(api.Event) error { return nil })
 	assert.True(t, errors.Is(err, ErrNotFound), "%v", err)
 }
 
 // follower collects a followed stream on its own goroutine.
 type collected struct {
-	ch   chan schemas.Envelope
+	ch   chan api.Event
 	done chan error
 }
 
 func collect(stream func(emit Emit) error) *collected {
-	c := &collected{ch: make(chan schemas.Envelope, 1024), done: make(chan error, 1)}
-	go func() { c.done <- stream(func(env schemas.Envelope) error { c.ch <- env; return nil }) }()
+	c := &collected{ch: make(chan api.Event, 1024), done: make(chan error, 1)}
+	go func() { c.done <- stream(func(env api.Event) error { c.ch <- env; return nil }) }()
 	return c
 }
 
 // next waits for the next envelope, at most limit.
-func (c *collected) next(t *testing.T, limit time.Duration) schemas.Envelope {
+func (c *collected) next(t *testing.T, limit time.Duration) api.Event {
 	t.Helper()
 	select {
 	case env := <-c.ch:
@@ -121,7 +122,7 @@ func (c *collected) next(t *testing.T, limit time.Duration) schemas.Envelope {
 	case <-time.After(limit):
 		t.Fatalf("no event within %s", limit)
 	}
-	return schemas.Envelope{}
+	return api.Event{}
 }
 
 func (c *collected) end(t *testing.T) error {
@@ -146,11 +147,11 @@ func TestFollowSeesNewEventsWithinOneSecond(t *testing.T) {
 	defer hub.Close()
 	shared := collect(func(emit Emit) error { return hub.Sandbox(ctx, name, 0, true, emit) })
 	for _, c := range []*collected{direct, shared} {
-		assert.Equal(t, schemas.TypeCreated, c.next(t, 5*time.Second).Type)
+		assert.Equal(t, api.EventCreated, c.next(t, 5*time.Second).Type)
 	}
 
-	types := []string{schemas.TypeStartRequested, schemas.TypeStarted, "can", schemas.TypeSleepRequested,
-		schemas.TypeStopped, "can", schemas.TypeDestroyRequested, schemas.TypeDestroyed}
+	types := []string{api.EventStartRequested, api.EventStarted, "can", api.EventSleepRequested,
+		api.EventStopped, "can", api.EventDestroyRequested, api.EventDestroyed}
 	offset := int64(1)
 	for _, typ := range types {
 		if typ == "can" {

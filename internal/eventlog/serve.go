@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/berthdev/berth/schemas"
+	"github.com/berthdev/berth/api"
 )
 
 // Stream is the shape of Reader.Sandbox (bound to a name), Hub.Sandbox and
@@ -41,20 +41,20 @@ func ServeSSE(w http.ResponseWriter, r *http.Request, stream Stream) {
 func serve(w http.ResponseWriter, r *http.Request, stream Stream, keepAliveEvery time.Duration) {
 	after, follow, err := streamParams(r)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "VALIDATION_FAILED", err.Error(), false)
+		writeError(w, http.StatusBadRequest, api.CodeValidation, err.Error(), false)
 		return
 	}
 	out := newStreamWriter(w, strings.Contains(r.Header.Get("Accept"), NDJSON))
 
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	events := make(chan schemas.Envelope)
+	events := make(chan api.Event)
 	written := make(chan error)
 	done := make(chan error, 1)
 	// The stream runs on its own goroutine so this one can interleave
 	// keep-alives; all writes to w stay on this goroutine.
 	go func() {
-		done <- stream(ctx, after, follow, func(env schemas.Envelope) error {
+		done <- stream(ctx, after, follow, func(env api.Event) error {
 			select {
 			case events <- env:
 			case <-ctx.Done():
@@ -123,27 +123,21 @@ func streamParams(r *http.Request) (after int64, follow bool, err error) {
 }
 
 // errorStatus maps a stream's failure to the API's error codes.
-func errorStatus(err error) (status int, code string, retryable bool) {
+func errorStatus(err error) (status int, code api.Code, retryable bool) {
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return http.StatusNotFound, "SANDBOX_NOT_FOUND", false
+		return http.StatusNotFound, api.CodeSandboxNotFound, false
 	default:
-		return http.StatusServiceUnavailable, "UNAVAILABLE", true
+		return http.StatusServiceUnavailable, api.CodeUnavailable, true
 	}
 }
 
-type apiError struct {
-	Code      string `json:"code"`
-	Message   string `json:"message"`
-	Retryable bool   `json:"retryable"`
-}
-
-func errorBody(code, msg string, retryable bool) []byte {
-	b, _ := json.Marshal(map[string]apiError{"error": {Code: code, Message: msg, Retryable: retryable}})
+func errorBody(code api.Code, msg string, retryable bool) []byte {
+	b, _ := json.Marshal(api.ErrorEnvelope{Error: &api.Error{Code: code, Message: msg, Retryable: retryable}})
 	return b
 }
 
-func writeError(w http.ResponseWriter, status int, code, msg string, retryable bool) {
+func writeError(w http.ResponseWriter, status int, code api.Code, msg string, retryable bool) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(errorBody(code, msg, retryable), '\n'))

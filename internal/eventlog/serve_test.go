@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/sse"
 	"github.com/berthdev/berth/schemas"
 )
@@ -42,9 +43,9 @@ func get(t *testing.T, url string, header ...string) *http.Response {
 }
 
 // readSSE parses every event until the stream ends.
-func readSSE(t *testing.T, body io.Reader) []schemas.Envelope {
+func readSSE(t *testing.T, body io.Reader) []api.Event {
 	t.Helper()
-	var out []schemas.Envelope
+	var out []api.Event
 	rd := sse.NewReader(body)
 	for {
 		ev, err := rd.Next()
@@ -52,7 +53,7 @@ func readSSE(t *testing.T, body io.Reader) []schemas.Envelope {
 			return out
 		}
 		require.NoError(t, err)
-		var env schemas.Envelope
+		var env api.Event
 		require.NoError(t, json.Unmarshal(ev.Data, &env))
 		assert.Equal(t, strconv.FormatInt(env.Offset, 10), ev.ID, "id: is the offset")
 		assert.Equal(t, env.Type, ev.Event, "event: is the type")
@@ -60,7 +61,7 @@ func readSSE(t *testing.T, body io.Reader) []schemas.Envelope {
 	}
 }
 
-func offsets(envs []schemas.Envelope) []int64 {
+func offsets(envs []api.Event) []int64 {
 	var out []int64
 	for _, e := range envs {
 		out = append(out, e.Offset)
@@ -71,9 +72,9 @@ func offsets(envs []schemas.Envelope) []int64 {
 func TestServeSSEAndNDJSON(t *testing.T) {
 	e := env(t)
 	name := e.newSandbox(t)
-	e.send(t, name, schemas.TypeStartRequested)
-	e.send(t, name, schemas.TypeStarted)
-	e.send(t, name, schemas.TypeSleepRequested)
+	e.send(t, name, api.EventStartRequested)
+	e.send(t, name, api.EventStarted)
+	e.send(t, name, api.EventSleepRequested)
 	e.waitOffset(t, name, 4)
 	srv := sandboxServer(e, name, time.Minute)
 	defer srv.Close()
@@ -90,16 +91,16 @@ func TestServeSSEAndNDJSON(t *testing.T) {
 	resp = get(t, srv.URL, "Accept", "application/x-ndjson")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, NDJSON, resp.Header.Get("Content-Type"))
-	var lines []schemas.Envelope
+	var lines []api.Event
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		var env schemas.Envelope
+		var env api.Event
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &env), sc.Text())
 		assert.NoError(t, schemas.Validate(env))
 		lines = append(lines, env)
 	}
 	assert.Equal(t, []int64{1, 2, 3, 4}, offsets(lines))
-	assert.Equal(t, schemas.TypeCreated, lines[0].Type)
+	assert.Equal(t, api.EventCreated, lines[0].Type)
 }
 
 func TestServeSSEErrors(t *testing.T) {
@@ -111,10 +112,10 @@ func TestServeSSEErrors(t *testing.T) {
 		resp := get(t, srv.URL+q)
 		assert.Equal(t, http.StatusBadRequest, resp.StatusCode, q)
 		var body struct {
-			Error apiError `json:"error"`
+			Error api.Error `json:"error"`
 		}
 		require.NoError(t, json.NewDecoder(resp.Body).Decode(&body), q)
-		assert.Equal(t, "VALIDATION_FAILED", body.Error.Code, q)
+		assert.Equal(t, api.CodeValidation, body.Error.Code, q)
 		assert.False(t, body.Error.Retryable)
 		assert.NotEmpty(t, body.Error.Message)
 	}
@@ -163,13 +164,13 @@ func TestServeSSEFollowWithKeepAlive(t *testing.T) {
 	waitLine(func(l string) bool { return strings.HasPrefix(l, ":") }) // keep-alive comment
 
 	sent := time.Now()
-	e.send(t, name, schemas.TypeStartRequested)
+	e.send(t, name, api.EventStartRequested)
 	waitLine(func(l string) bool { return l == "id: 2" || l == "id:2" })
 	assert.Less(t, time.Since(sent), 2*time.Second)
 
-	e.send(t, name, schemas.TypeDestroyed)
+	e.send(t, name, api.EventDestroyed)
 	waitLine(func(l string) bool {
-		return strings.HasSuffix(l, schemas.TypeDestroyed) && strings.HasPrefix(l, "event:")
+		return strings.HasSuffix(l, api.EventDestroyed) && strings.HasPrefix(l, "event:")
 	})
 	for range lines { // the stream ends after destroyed
 	}

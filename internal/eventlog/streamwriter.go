@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/sse"
-	"github.com/berthdev/berth/schemas"
 )
 
 // streamWriter writes envelopes as SSE or NDJSON, committing the 200 and the
@@ -42,7 +42,7 @@ func (s *streamWriter) start() {
 	_ = s.rc.Flush()
 }
 
-func (s *streamWriter) event(env schemas.Envelope) error {
+func (s *streamWriter) event(env api.Event) error {
 	s.start()
 	data, err := json.Marshal(env)
 	if err != nil {

@@ -7,11 +7,11 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/berthdev/berth/schemas"
+	"github.com/berthdev/berth/api"
 )
 
 // Events reads a sandbox's event stream (without follow) as NDJSON.
-func (s *Stack) Events(t testing.TB, name string, after int64) []schemas.Envelope {
+func (s *Stack) Events(t testing.TB, name string, after int64) []api.Event {
 	t.Helper()
 	req, err := http.NewRequest("GET", s.URL+"/v1/sandboxes/"+name+"/events?after="+itoa(after), nil)
 	if err != nil {
@@ -27,7 +27,7 @@ func (s *Stack) Events(t testing.TB, name string, after int64) []schemas.Envelop
 	if resp.StatusCode != 200 {
 		t.Fatalf("events of %s: status %d", name, resp.StatusCode)
 	}
-	var out []schemas.Envelope
+	var out []api.Event
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -35,7 +35,7 @@ func (s *Stack) Events(t testing.TB, name string, after int64) []schemas.Envelop
 		if len(line) == 0 {
 			continue
 		}
-		var e schemas.Envelope
+		var e api.Event
 		if err := json.Unmarshal(line, &e); err != nil {
 			t.Fatalf("event line %q: %v", line, err)
 		}
@@ -49,7 +49,7 @@ func (s *Stack) EventTypes(t testing.TB, name string) []string {
 	t.Helper()
 	var types []string
 	for _, e := range s.Events(t, name, 0) {
-		types = append(types, schemas.ShortName(e.Type))
+		types = append(types, api.ShortEventType(e.Type))
 	}
 	return types
 }

@@ -1,0 +1,78 @@
+package api
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Event is one envelope of an event stream (GET /v1/events and
+// /v1/sandboxes/{name}/events; the Event schema). Offset is strictly
+// increasing over the stream's whole life (across continue-as-new runs of
+// the sandbox workflow). The payload's Go types and JSON Schemas are in
+// package schemas; docs/ARCHITECTURE.md, "Event stream", says how streams
+// are derived from workflow history.
+type Event struct {
+	Offset    int64           `json:"offset"`
+	Type      string          `json:"type"`
+	Payload   json.RawMessage `json:"payload"`
+	CreatedAt time.Time       `json:"createdAt"`
+	Path      string          `json:"path"`
+}
+
+// Event type names, exactly as the catalogue spells them: clients match on
+// these strings.
+const (
+	eventPrefix            = "events.iterate.com/sandbox/"
+	EventCreateRequested   = eventPrefix + "create-requested"
+	EventCreated           = eventPrefix + "created"
+	EventStartRequested    = eventPrefix + "start-requested"
+	EventStarted           = eventPrefix + "started"
+	EventWorkspaceRestored = eventPrefix + "workspace-restored"
+	EventSleepRequested    = eventPrefix + "sleep-requested"
+	EventBackupCreated     = eventPrefix + "backup-created"
+	EventBackupFailed      = eventPrefix + "backup-failed"
+	EventStopped           = eventPrefix + "stopped"
+	EventConfigured        = eventPrefix + "configured"
+	EventKillRequested     = eventPrefix + "kill-requested"
+	EventDestroyRequested  = eventPrefix + "destroy-requested"
+	EventDestroyed         = eventPrefix + "destroyed"
+)
+
+// EventTypes lists every event type of the catalogue in the order a
+// sandbox's life produces them.
+func EventTypes() []string {
+	return []string{
+		EventCreateRequested, EventCreated, EventStartRequested, EventStarted,
+		EventWorkspaceRestored, EventSleepRequested, EventBackupCreated,
+		EventBackupFailed, EventStopped, EventConfigured, EventKillRequested,
+		EventDestroyRequested, EventDestroyed,
+	}
+}
+
+// IsKnownEventType reports whether typ is one of the catalogue's types.
+func IsKnownEventType(typ string) bool {
+	for _, t := range EventTypes() {
+		if t == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// ShortEventType is the type without the catalogue's namespace
+// ("created"); "" for a type outside the catalogue.
+func ShortEventType(typ string) string {
+	short, ok := strings.CutPrefix(typ, eventPrefix)
+	if !ok || !IsKnownEventType(typ) {
+		return ""
+	}
+	return short
+}
+
+// CatalogPath is the path of the stream of create-requested events of all
+// sandboxes.
+const CatalogPath = "/sandboxes"
+
+// SandboxEventPath is the path of one sandbox's own event stream.
+func SandboxEventPath(name string) string { return CatalogPath + "/" + name }
