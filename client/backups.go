@@ -3,23 +3,12 @@ package client
 import (
 	"context"
 	"net/http"
-	"time"
+
+	"github.com/berthdev/berth/api"
 )
 
 // BackupInfo describes one complete workspace backup.
-type BackupInfo struct {
-	BackupID  string    `json:"backupId"`
-	Size      int64     `json:"size"`  // compressed bytes in the store
-	Bytes     int64     `json:"bytes"` // uncompressed bytes of the files
-	Files     int64     `json:"files"`
-	SHA256    string    `json:"sha256"`
-	CreatedAt time.Time `json:"createdAt"`
-	ExpiresAt time.Time `json:"expiresAt,omitzero"`
-	// Bad marks a backup that failed to restore as corrupt: a start only
-	// restores it when named, and it does not count among the kept ones.
-	Bad       bool   `json:"bad,omitempty"`
-	BadReason string `json:"badReason,omitempty"`
-}
+type BackupInfo = api.Backup
 
 // ListBackups lists a sandbox's complete backups, newest first. The newest
 // is what the next start restores into /workspace.

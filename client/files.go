@@ -49,16 +49,6 @@ type FileInfo struct {
 // IsDir reports whether the entry is a directory.
 func (f *FileInfo) IsDir() bool { return f.Type == "directory" }
 
-type fileInfoWire struct {
-	Name   string    `json:"name"`
-	Path   string    `json:"path"`
-	Type   string    `json:"type"`
-	Size   int64     `json:"size"`
-	Mode   string    `json:"mode"`
-	Mtime  time.Time `json:"mtime"`
-	Target string    `json:"target"`
-}
-
 func parseMode(s string) fs.FileMode {
 	u, _ := strconv.ParseUint(s, 8, 32)
 	return unixmode.ToFS(uint32(u))
@@ -66,7 +56,7 @@ func parseMode(s string) fs.FileMode {
 
 func modeString(m fs.FileMode) string { return fmt.Sprintf("%04o", unixmode.FromFS(m)) }
 
-func (w fileInfoWire) info() FileInfo {
+func fileInfoOf(w api.FileInfo) FileInfo {
 	return FileInfo{Name: w.Name, Path: w.Path, Type: w.Type, Size: w.Size, Mode: parseMode(w.Mode), ModTime: w.Mtime, Target: w.Target}
 }
 
@@ -210,21 +200,21 @@ func (s *Sandbox) WriteFile(ctx context.Context, path string, r io.Reader, o Wri
 		return nil, err
 	}
 	defer resp.Body.Close()
-	var w fileInfoWire
+	var w api.FileInfo
 	if err := json.NewDecoder(resp.Body).Decode(&w); err != nil {
 		return nil, err
 	}
-	fi := w.info()
+	fi := fileInfoOf(w)
 	return &fi, nil
 }
 
 // Stat describes path itself (a symlink is reported as a symlink).
 func (s *Sandbox) Stat(ctx context.Context, path string) (*FileInfo, error) {
-	var w fileInfoWire
+	var w api.FileInfo
 	if err := s.fileCall(ctx, http.MethodGet, path, url.Values{"stat": {"true"}}, &w); err != nil {
 		return nil, err
 	}
-	fi := w.info()
+	fi := fileInfoOf(w)
 	return &fi, nil
 }
 
@@ -256,13 +246,13 @@ func (s *Sandbox) List(ctx context.Context, path string, o ListOptions) ([]FileI
 	if o.IncludeHidden {
 		q.Set("includeHidden", "true")
 	}
-	var ws []fileInfoWire
+	var ws []api.FileInfo
 	if err := s.fileCall(ctx, http.MethodGet, path, q, &ws); err != nil {
 		return nil, err
 	}
 	out := make([]FileInfo, len(ws))
 	for i, w := range ws {
-		out[i] = w.info()
+		out[i] = fileInfoOf(w)
 	}
 	return out, nil
 }
@@ -279,11 +269,11 @@ func (s *Sandbox) Remove(ctx context.Context, path string, recursive bool) error
 
 // Move renames from to to (replacing a file there, or an empty directory).
 func (s *Sandbox) Move(ctx context.Context, from, to string) (*FileInfo, error) {
-	var w fileInfoWire
+	var w api.FileInfo
 	if err := s.fileCall(ctx, http.MethodPost, from, url.Values{"op": {"move"}, "to": {to}}, &w); err != nil {
 		return nil, err
 	}
-	fi := w.info()
+	fi := fileInfoOf(w)
 	return &fi, nil
 }
 
@@ -308,15 +298,7 @@ func (s *Sandbox) DownloadArchive(ctx context.Context, path string) (io.ReadClos
 }
 
 // ArchiveStats is what an upload extracted.
-type ArchiveStats struct {
-	Path      string `json:"path"`
-	Files     int    `json:"files"`
-	Dirs      int    `json:"dirs"`
-	Symlinks  int    `json:"symlinks"`
-	Hardlinks int    `json:"hardlinks"`
-	Bytes     int64  `json:"bytes"`
-	Skipped   int    `json:"skipped"`
-}
+type ArchiveStats = api.ArchiveStats
 
 // UploadArchive extracts a tar (or tar.gz) stream into the directory at
 // path, creating it and merging with its content. Members that would land

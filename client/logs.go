@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/logframe"
 	"github.com/berthdev/berth/internal/sse"
 )
@@ -165,13 +166,7 @@ var dataKey = []byte(`,"data":"`)
 // scanner would cost more than everything else in a fast stream. (A raw
 // `"data":"` cannot occur inside a JSON string, where quotes are escaped.)
 func decodeLogEvent(b []byte) (LogEvent, error) {
-	var w struct {
-		Type      string      `json:"type"`
-		Cursor    string      `json:"cursor"`
-		Timestamp time.Time   `json:"timestamp"`
-		Data      []byte      `json:"data"`
-		Exit      *ExitStatus `json:"exit"`
-	}
+	var w api.LogEvent
 	var data []byte
 	if i := bytes.Index(b, dataKey); i >= 0 {
 		rest := b[i+len(dataKey):]

@@ -8,28 +8,17 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/berthdev/berth/api"
 )
 
 // ExitStatus is how a process ended. Code is 128+Signal when it was killed
 // by a signal; TimedOut says the exec timeout ended it.
-type ExitStatus struct {
-	Code     int  `json:"code"`
-	Signal   int  `json:"signal,omitempty"`
-	TimedOut bool `json:"timedOut"`
-}
+type ExitStatus = api.ExitStatus
 
 // ProcessInfo is the state of a process (the Process schema of
 // schemas/openapi.yaml).
-type ProcessInfo struct {
-	ID        string      `json:"id"`
-	PID       int         `json:"pid"`
-	Command   []string    `json:"command"`
-	Cwd       string      `json:"cwd"`
-	State     string      `json:"state"` // running | exited | error
-	StartedAt time.Time   `json:"startedAt"`
-	EndedAt   *time.Time  `json:"endedAt,omitempty"`
-	Exit      *ExitStatus `json:"exit,omitempty"`
-}
+type ProcessInfo = api.Process
 
 // Process is a handle on a process. The embedded ProcessInfo is the state
 // when the handle was made (Exec, GetProcess, ListProcesses); call Status
@@ -61,10 +50,7 @@ func (p *Process) Status(ctx context.Context) (*ProcessInfo, error) {
 // Wait waits for the exit. A positive timeout ends only the wait, with
 // ErrWaitTimeout; the process keeps running. 0 waits as long as ctx allows.
 func (p *Process) Wait(ctx context.Context, timeout time.Duration) (*ProcessInfo, error) {
-	body := map[string]any{}
-	if timeout > 0 {
-		body["timeout"] = durationString(timeout)
-	}
+	body := api.WaitRequest{Timeout: api.Duration(max(timeout, 0))}
 	return p.info(ctx, request{method: http.MethodPost, path: p.path("wait"), body: body})
 }
 
@@ -90,19 +76,7 @@ type PortOptions struct {
 // with ErrProcessExited if the process ends first and ErrWaitTimeout when
 // the timeout passes (the process keeps running).
 func (p *Process) WaitForPort(ctx context.Context, port int, o PortOptions) error {
-	body := map[string]any{"port": port}
-	if o.Mode != "" {
-		body["mode"] = o.Mode
-	}
-	if o.Path != "" {
-		body["path"] = o.Path
-	}
-	if o.Status != 0 {
-		body["status"] = o.Status
-	}
-	if o.Timeout > 0 {
-		body["timeout"] = durationString(o.Timeout)
-	}
+	body := api.WaitForPortRequest{Port: port, Mode: o.Mode, Path: o.Path, Status: o.Status, Timeout: api.Duration(max(o.Timeout, 0))}
 	_, err := p.sb.c.call(ctx, request{method: http.MethodPost, path: p.path("wait-for-port"), body: body}, nil)
 	return err
 }
@@ -114,23 +88,13 @@ type LogWaitOptions struct {
 }
 
 // LogMatch is the first output line that matched.
-type LogMatch struct {
-	Line   string `json:"line"`
-	Stream string `json:"stream"`
-	Cursor string `json:"cursor"` // resume Logs after the matching chunk
-}
+type LogMatch = api.LogMatch
 
 // WaitForLog waits for an output line matching pattern (RE2 syntax),
 // searching already printed lines first. ErrProcessExited if the process
 // ends without a match, ErrWaitTimeout when the timeout passes.
 func (p *Process) WaitForLog(ctx context.Context, pattern string, o LogWaitOptions) (*LogMatch, error) {
-	body := map[string]any{"pattern": pattern}
-	if o.Stream != "" {
-		body["stream"] = o.Stream
-	}
-	if o.Timeout > 0 {
-		body["timeout"] = durationString(o.Timeout)
-	}
+	body := api.WaitForLogRequest{Pattern: pattern, Stream: o.Stream, Timeout: api.Duration(max(o.Timeout, 0))}
 	m := new(LogMatch)
 	if _, err := p.sb.c.call(ctx, request{method: http.MethodPost, path: p.path("wait-for-log"), body: body}, m); err != nil {
 		return nil, err
@@ -140,9 +104,7 @@ func (p *Process) WaitForLog(ctx context.Context, pattern string, o LogWaitOptio
 
 // WriteStdin writes data to a process started with ExecOptions.Stdin.
 func (p *Process) WriteStdin(ctx context.Context, data []byte) (int, error) {
-	var out struct {
-		Written int `json:"written"`
-	}
+	var out api.StdinWritten
 	_, err := p.sb.c.call(ctx, request{method: http.MethodPost, path: p.path("stdin"), body: rawBody(data)}, &out)
 	return out.Written, err
 }
@@ -180,14 +142,7 @@ func (p *Process) Output(ctx context.Context, o OutputOptions) (*Output, error) 
 	if o.Timeout > 0 {
 		q.Set("timeout", durationString(o.Timeout))
 	}
-	var w struct {
-		Stdout    string `json:"stdout"`
-		Stderr    string `json:"stderr"`
-		ExitCode  int    `json:"exitCode"`
-		Signal    int    `json:"signal"`
-		TimedOut  bool   `json:"timedOut"`
-		Truncated bool   `json:"truncated"`
-	}
+	var w api.Output
 	if _, err := p.sb.c.call(ctx, request{method: http.MethodGet, path: p.path("output"), query: q}, &w); err != nil {
 		return nil, err
 	}

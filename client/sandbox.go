@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/berthdev/berth/api"
 )
 
 // Sandbox is a handle on one sandbox for process calls. Creating it does
@@ -41,18 +43,13 @@ type ExecOptions struct {
 // shell syntax) and returns once it runs. A missing executable or bad cwd
 // is an error (ErrExecutableNotFound, ErrInvalidCwd), not an exit 127.
 func (s *Sandbox) Exec(ctx context.Context, argv []string, opts ExecOptions) (*Process, error) {
-	body := map[string]any{"argv": argv}
-	if opts.Cwd != "" {
-		body["cwd"] = opts.Cwd
-	}
-	if len(opts.Env) > 0 {
-		body["env"] = opts.Env
-	}
+	body := api.ExecRequest{Argv: argv, Cwd: opts.Cwd, Env: opts.Env}
 	if opts.Timeout > 0 {
-		body["timeout"] = durationString(opts.Timeout)
+		t := api.Duration(opts.Timeout)
+		body.Timeout = &t
 	}
 	if opts.Stdin {
-		body["stdin"] = "pipe"
+		body.Stdin = "pipe"
 	}
 	p := &Process{sb: s}
 	if _, err := s.c.call(ctx, request{method: http.MethodPost, path: s.processesPath(), body: body}, &p.ProcessInfo); err != nil {

@@ -27,17 +27,11 @@ type SandboxInfo struct {
 	UpdatedAt    time.Time
 }
 
+// sandboxWire is api.Sandbox with sleepAfter read leniently (a duration
+// string or a number of seconds).
 type sandboxWire struct {
-	Name         string            `json:"name"`
-	InstanceType string            `json:"instanceType"`
-	Status       string            `json:"status"`
-	SleepAfter   json.RawMessage   `json:"sleepAfter"`
-	KeepAlive    bool              `json:"keepAlive"`
-	Env          map[string]string `json:"env"`
-	LastBackupID string            `json:"lastBackupId"`
-	Host         string            `json:"host"`
-	CreatedAt    time.Time         `json:"createdAt"`
-	UpdatedAt    time.Time         `json:"updatedAt"`
+	api.Sandbox
+	SleepAfter json.RawMessage `json:"sleepAfter"`
 }
 
 // UnmarshalJSON accepts sleepAfter as a duration string ("10m0s") or a

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/berthdev/berth/api"
 
@@ -31,19 +30,7 @@ type TerminalOptions struct {
 }
 
 // TerminalInfo is the state of a terminal.
-type TerminalInfo struct {
-	ID          string      `json:"id"`
-	PID         int         `json:"pid"`
-	Command     []string    `json:"command"`
-	Cwd         string      `json:"cwd"`
-	Cols        int         `json:"cols"`
-	Rows        int         `json:"rows"`
-	State       string      `json:"state"` // running | exited
-	StartedAt   time.Time   `json:"startedAt"`
-	EndedAt     *time.Time  `json:"endedAt,omitempty"`
-	Exit        *ExitStatus `json:"exit,omitempty"`
-	Connections int         `json:"connections"`
-}
+type TerminalInfo = api.Terminal
 
 // Terminal is a handle on a PTY session in the sandbox. It lives until it
 // is closed, its program exits or the container goes away; connections
@@ -63,22 +50,7 @@ func (s *Sandbox) terminalsPath(rest ...string) string {
 
 // CreateTerminal starts a terminal (and the sandbox, if it is stopped).
 func (s *Sandbox) CreateTerminal(ctx context.Context, o TerminalOptions) (*Terminal, error) {
-	body := map[string]any{}
-	if len(o.Argv) > 0 {
-		body["argv"] = o.Argv
-	}
-	if o.Cwd != "" {
-		body["cwd"] = o.Cwd
-	}
-	if len(o.Env) > 0 {
-		body["env"] = o.Env
-	}
-	if o.Cols > 0 {
-		body["cols"] = o.Cols
-	}
-	if o.Rows > 0 {
-		body["rows"] = o.Rows
-	}
+	body := api.TerminalRequest{Argv: o.Argv, Cwd: o.Cwd, Env: o.Env, Cols: max(o.Cols, 0), Rows: max(o.Rows, 0)}
 	t := &Terminal{sb: s}
 	if _, err := s.c.call(ctx, request{method: http.MethodPost, path: s.terminalsPath(), body: body}, &t.TerminalInfo); err != nil {
 		return nil, err
@@ -147,7 +119,7 @@ func (t *Terminal) Close(ctx context.Context) (*TerminalInfo, error) {
 // Resize sets the window size without a connection.
 func (t *Terminal) Resize(ctx context.Context, cols, rows int) (*TerminalInfo, error) {
 	return t.info(ctx, request{method: http.MethodPost, path: t.sb.terminalsPath(t.ID, "resize"),
-		body: map[string]int{"cols": cols, "rows": rows}})
+		body: api.ResizeRequest{Cols: cols, Rows: rows}})
 }
 
 // Connect attaches to the terminal over a WebSocket. With a cursor (from
@@ -203,27 +175,17 @@ func (t *Terminal) Connect(ctx context.Context, cursor string, cols, rows int) (
 	return c, nil
 }
 
-// splitCursor splits "tc-<tag>-<n>-<offset>" into its prefix (up to and
-// including the last "-") and the offset.
+// splitCursor splits a terminal cursor (api/ids.go) into its prefix, up
+// to and including the last "-", and the offset.
 func splitCursor(c string) (string, int64, error) {
-	i := strings.LastIndexByte(c, '-')
-	if i < 0 {
+	tag, nums, ok := api.SplitTagged(c, api.PrefixTerminalCursor, 2)
+	if !ok || nums[1] > 1<<62 {
 		return "", 0, errors.New("berth: malformed terminal cursor " + strconv.Quote(c))
 	}
-	off, err := strconv.ParseInt(c[i+1:], 10, 64)
-	if err != nil {
-		return "", 0, errors.New("berth: malformed terminal cursor " + strconv.Quote(c))
-	}
-	return c[:i+1], off, nil
+	return api.FormatTagged(api.PrefixTerminalCursor, tag, nums[0]) + "-", int64(nums[1]), nil
 }
 
-type termFrame struct {
-	Type   string `json:"type"`
-	Cursor string `json:"cursor"`
-	Code   *int   `json:"code"`
-	Signal int    `json:"signal"`
-	Lost   int64  `json:"lost"`
-}
+type termFrame = api.TerminalFrame
 
 // TerminalConn is one connection to a terminal: Read returns the output
 // bytes (io.EOF after the terminal exited and everything was read), Write
@@ -344,7 +306,7 @@ func (c *TerminalConn) Write(p []byte) (int, error) {
 
 // Resize changes the terminal's window size.
 func (c *TerminalConn) Resize(cols, rows int) error {
-	b, _ := json.Marshal(map[string]any{"type": "resize", "cols": cols, "rows": rows})
+	b, _ := json.Marshal(api.TerminalFrame{Type: "resize", Cols: cols, Rows: rows})
 	return c.conn.Write(c.ctx, websocket.MessageText, b)
 }
 

@@ -3,7 +3,6 @@ package gateway
 import (
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -12,23 +11,8 @@ import (
 	"github.com/berthdev/berth/workflows/contract"
 )
 
-// Backup is the public shape of one workspace backup.
-type Backup struct {
-	BackupID  string    `json:"backupId"`
-	Size      int64     `json:"size"`
-	Bytes     int64     `json:"bytes"`
-	Files     int64     `json:"files"`
-	SHA256    string    `json:"sha256"`
-	CreatedAt time.Time `json:"createdAt"`
-	ExpiresAt time.Time `json:"expiresAt,omitzero"`
-	// Bad marks a backup that failed to restore as corrupt: it is never
-	// restored again unless named, and does not count among the kept ones.
-	Bad       bool   `json:"bad,omitempty"`
-	BadReason string `json:"badReason,omitempty"`
-}
-
-func publicBackup(m backup.Manifest) Backup {
-	return Backup{BackupID: m.BackupID, Size: m.Size, Bytes: m.Bytes, Files: m.Files, SHA256: m.SHA256,
+func publicBackup(m backup.Manifest) api.Backup {
+	return api.Backup{BackupID: m.BackupID, Size: m.Size, Bytes: m.Bytes, Files: m.Files, SHA256: m.SHA256,
 		CreatedAt: m.CreatedAt, ExpiresAt: m.ExpiresAt(), Bad: m.Bad, BadReason: m.BadReason}
 }
 
@@ -42,7 +26,7 @@ func (s *Server) listBackups(c echo.Context) error {
 	if err != nil && !errors.Is(err, backup.ErrNoBackup) {
 		return unavailableStore(err)
 	}
-	out := make([]Backup, 0, len(ms))
+	out := make([]api.Backup, 0, len(ms))
 	for _, m := range ms {
 		out = append(out, publicBackup(m))
 	}

@@ -24,24 +24,9 @@ import (
 	"github.com/berthdev/berth/workflows/contract"
 )
 
-// Sandbox is the public shape of a sandbox (the Sandbox schema of
-// schemas/openapi.yaml).
-type Sandbox struct {
-	Name         string            `json:"name"`
-	InstanceType string            `json:"instanceType"`
-	Status       contract.Status   `json:"status"`
-	SleepAfter   string            `json:"sleepAfter"`
-	KeepAlive    bool              `json:"keepAlive"`
-	Env          map[string]string `json:"env"`
-	LastBackupID string            `json:"lastBackupId,omitempty"`
-	Host         string            `json:"host,omitempty"`
-	LastEvent    string            `json:"lastEvent,omitempty"`
-	CreatedAt    time.Time         `json:"createdAt"`
-	UpdatedAt    time.Time         `json:"updatedAt"`
-}
-
-func publicView(v contract.View) Sandbox {
-	return Sandbox{Name: v.Name, InstanceType: v.InstanceType, Status: v.Status, SleepAfter: v.SleepAfter,
+// publicView is the API form of the workflow's view.
+func publicView(v contract.View) api.Sandbox {
+	return api.Sandbox{Name: v.Name, InstanceType: v.InstanceType, Status: string(v.Status), SleepAfter: v.SleepAfter,
 		KeepAlive: v.KeepAlive, Env: v.Env, LastBackupID: v.LastBackupID, Host: v.Host,
 		LastEvent: v.LastEvent, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}
 }
@@ -204,7 +189,7 @@ func (s *Server) list(c echo.Context) error {
 		}
 		query = fmt.Sprintf("WorkflowType = '%s' AND BerthStatus = '%s'", contract.WorkflowType, status)
 	}
-	out := []Sandbox{}
+	out := []api.Sandbox{}
 	var token []byte
 	for {
 		var resp *workflowservice.ListWorkflowExecutionsResponse

@@ -28,7 +28,7 @@ type Server struct {
 	owners  []childOwner // the services that fork: terminals, processes
 
 	envMu sync.Mutex
-	env   child.EnvLayer // the sandbox env layer, replaced by PUT /v1/env
+	env   api.Env // the sandbox env layer, replaced by PUT /v1/env
 }
 
 // NewServer builds a server from cfg. Nothing runs until Handler is served
@@ -152,7 +152,7 @@ func (s *Server) activityReport(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) putEnv(w http.ResponseWriter, r *http.Request) error {
 	var req struct {
-		Env *child.EnvLayer `json:"env"`
+		Env *api.Env `json:"env"`
 	}
 	if err := httpapi.DecodeJSON(r, &req, false); err != nil {
 		return err
@@ -170,7 +170,7 @@ func (s *Server) putEnv(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) sandboxEnv() child.EnvLayer {
+func (s *Server) sandboxEnv() api.Env {
 	s.envMu.Lock()
 	defer s.envMu.Unlock()
 	return s.env // replaced wholesale, never mutated: safe to share

@@ -12,21 +12,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/unixmode"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 	"golang.org/x/sys/unix"
 )
 
 // archiveStats is the answer of PUT /v1/archive.
-type archiveStats struct {
-	Path      string `json:"path"`
-	Files     int    `json:"files"`
-	Dirs      int    `json:"dirs"`
-	Symlinks  int    `json:"symlinks"`
-	Hardlinks int    `json:"hardlinks"`
-	Bytes     int64  `json:"bytes"`
-	Skipped   int    `json:"skipped"` // devices and other types not extracted
-}
+type archiveStats = api.ArchiveStats
 
 // putArchive extracts a tar body (gzip detected by its magic bytes) into
 // ?path=, creating it if needed and merging with what is there: files,

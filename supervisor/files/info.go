@@ -17,17 +17,6 @@ import (
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
 
-// fileInfoView is the JSON shape of a file (stat and list entries).
-type fileInfoView struct {
-	Name   string    `json:"name"`
-	Path   string    `json:"path"`
-	Type   string    `json:"type"` // file | directory | symlink | fifo | socket | device
-	Size   int64     `json:"size"`
-	Mode   string    `json:"mode"` // octal permission and setuid/setgid/sticky bits, "0644"
-	Mtime  time.Time `json:"mtime"`
-	Target string    `json:"target,omitempty"` // symlinks: the link text
-}
-
 func fileType(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
@@ -54,8 +43,8 @@ func modeString(m fs.FileMode) string {
 	return s
 }
 
-func infoView(p string, fi fs.FileInfo) fileInfoView {
-	v := fileInfoView{
+func infoView(p string, fi fs.FileInfo) api.FileInfo {
+	v := api.FileInfo{
 		Name: filepath.Base(p), Path: p, Type: fileType(fi.Mode()), Size: fi.Size(),
 		Mode: modeString(fi.Mode()), Mtime: fi.ModTime().UTC(),
 	}

@@ -14,22 +14,13 @@ import (
 	"time"
 
 	"github.com/berthdev/berth/api"
-	"github.com/berthdev/berth/supervisor/internal/child"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
-
-type execRequest struct {
-	Argv    []string       `json:"argv"`
-	Cwd     string         `json:"cwd"`
-	Env     child.EnvLayer `json:"env"`
-	Timeout *api.Duration  `json:"timeout"`
-	Stdin   string         `json:"stdin"` // "" or "null": /dev/null; "pipe"
-}
 
 // createProcess answers once the process runs (execve succeeded), not when
 // it ends: 201 with the process as it started.
 func (s *Service) createProcess(w http.ResponseWriter, r *http.Request) error {
-	var req execRequest
+	var req api.ExecRequest
 	if err := httpapi.DecodeJSON(r, &req, false); err != nil {
 		return err
 	}
@@ -58,7 +49,7 @@ func (s *Service) createProcess(w http.ResponseWriter, r *http.Request) error {
 	}
 	// The view as started: state "running" even if a fast process has
 	// already gone; the exit is what wait/output/logs are for.
-	httpapi.WriteJSON(w, http.StatusCreated, processView{
+	httpapi.WriteJSON(w, http.StatusCreated, api.Process{
 		ID: p.id, PID: p.pid, Command: p.argv, Cwd: p.cwd, State: "running", StartedAt: p.started,
 	})
 	return nil
@@ -66,7 +57,7 @@ func (s *Service) createProcess(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Service) listProcesses(w http.ResponseWriter, r *http.Request) error {
 	ps := s.procs.list()
-	out := make([]processView, 0, len(ps))
+	out := make([]api.Process, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, p.view())
 	}
@@ -149,7 +140,7 @@ func (s *Service) writeStdin(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return httpapi.NewError(http.StatusInternalServerError, api.CodeInternal, "stdin write: "+werr.Error())
 	}
-	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"written": n})
+	httpapi.WriteJSON(w, http.StatusOK, api.StdinWritten{Written: n})
 	return nil
 }
 
@@ -200,6 +191,6 @@ func (s *Service) closeStdin(w http.ResponseWriter, r *http.Request) error {
 		return httpapi.NewError(http.StatusConflict, api.CodeStdinNotPiped, "stdin of this process is /dev/null; there is nothing to close").With("id", p.id)
 	}
 	p.closeStdin()
-	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"id": p.id, "stdinClosed": true})
+	httpapi.WriteJSON(w, http.StatusOK, api.StdinClosed{ID: p.id, StdinClosed: true})
 	return nil
 }

@@ -40,9 +40,7 @@ func (s *Service) wait(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req struct {
-		Timeout api.Duration `json:"timeout"`
-	}
+	var req api.WaitRequest
 	if err := httpapi.DecodeJSON(r, &req, true); err != nil {
 		return err
 	}
@@ -69,13 +67,7 @@ func (s *Service) waitForPort(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req struct {
-		Port    int          `json:"port"`
-		Mode    string       `json:"mode"`
-		Path    string       `json:"path"`
-		Status  int          `json:"status"`
-		Timeout api.Duration `json:"timeout"`
-	}
+	var req api.WaitForPortRequest
 	if err := httpapi.DecodeJSON(r, &req, false); err != nil {
 		return err
 	}
@@ -117,7 +109,7 @@ func (s *Service) waitForPort(w http.ResponseWriter, r *http.Request) error {
 	defer tick.Stop()
 	for {
 		if probe() {
-			httpapi.WriteJSON(w, http.StatusOK, map[string]any{"id": p.id, "port": req.Port, "mode": req.Mode, "ready": true})
+			httpapi.WriteJSON(w, http.StatusOK, api.PortReady{ID: p.id, Port: req.Port, Mode: req.Mode, Ready: true})
 			return nil
 		}
 		select {
@@ -176,11 +168,7 @@ func (s *Service) waitForLog(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req struct {
-		Pattern string       `json:"pattern"`
-		Stream  string       `json:"stream"`
-		Timeout api.Duration `json:"timeout"`
-	}
+	var req api.WaitForLogRequest
 	if err := httpapi.DecodeJSON(r, &req, false); err != nil {
 		return err
 	}
@@ -212,9 +200,9 @@ func (s *Service) waitForLog(w http.ResponseWriter, r *http.Request) error {
 		if !re.Match(line) {
 			return false
 		}
-		httpapi.WriteJSON(w, http.StatusOK, map[string]any{
-			"id": p.id, "stream": c.stream.String(), "line": toUTF8(line),
-			"cursor": formatCursor(s.tag, p.num, c.seq),
+		httpapi.WriteJSON(w, http.StatusOK, api.LogMatch{
+			ID: p.id, Stream: c.stream.String(), Line: toUTF8(line),
+			Cursor: formatCursor(s.tag, p.num, c.seq),
 		})
 		return true
 	}

@@ -1,10 +1,11 @@
 package process
 
 import (
-	"github.com/berthdev/berth/supervisor/internal/child"
 	"math"
 	"sync"
 	"time"
+
+	"github.com/berthdev/berth/api"
 )
 
 // Stream identifies where a log chunk came from.
@@ -36,7 +37,7 @@ type chunk struct {
 	stream stream
 	at     time.Time
 	data   []byte
-	exit   *child.ExitStatus
+	exit   *api.ExitStatus
 }
 
 // chunkOverhead approximates the bookkeeping cost of a chunk so that a
@@ -78,7 +79,7 @@ func newLogBuffer(limit int, budget *logBudget) *logBuffer {
 
 // append adds a chunk, evicting the oldest ones beyond the budget (the new
 // chunk itself is always kept), and wakes every waiting reader.
-func (b *logBuffer) append(s stream, data []byte, exit *child.ExitStatus) {
+func (b *logBuffer) append(s stream, data []byte, exit *api.ExitStatus) {
 	now := time.Now().UTC()
 	b.mu.Lock()
 	if b.closed {

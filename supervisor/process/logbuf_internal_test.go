@@ -1,8 +1,9 @@
 package process
 
 import (
-	"github.com/berthdev/berth/supervisor/internal/child"
 	"testing"
+
+	"github.com/berthdev/berth/api"
 )
 
 // fill appends n output chunks of size bytes.
@@ -19,7 +20,7 @@ func TestLogBufferKeepsAtLeastTheBudget(t *testing.T) {
 	if got := b.retained(); got < limit || got >= limit+1000 {
 		t.Fatalf("retained %d bytes, want [%d, %d)", got, limit, limit+1000)
 	}
-	b.append(streamExit, nil, &child.ExitStatus{})
+	b.append(streamExit, nil, &api.ExitStatus{})
 	if got := b.retained(); got < limit {
 		t.Fatalf("the exit event left %d bytes, want at least %d", got, limit)
 	}

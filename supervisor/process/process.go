@@ -7,21 +7,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/supervisor/internal/child"
 )
-
-// processView is the JSON shape of a process (the Process schema of
-// schemas/openapi.yaml).
-type processView struct {
-	ID        string            `json:"id"`
-	PID       int               `json:"pid"`
-	Command   []string          `json:"command"`
-	Cwd       string            `json:"cwd"`
-	State     string            `json:"state"` // running | exited | error
-	StartedAt time.Time         `json:"startedAt"`
-	EndedAt   *time.Time        `json:"endedAt,omitempty"`
-	Exit      *child.ExitStatus `json:"exit,omitempty"`
-}
 
 // process is one supervised process, leader of its own process group.
 type process struct {
@@ -50,11 +38,11 @@ type process struct {
 
 	mu    sync.Mutex
 	ended time.Time
-	exit  *child.ExitStatus
+	exit  *api.ExitStatus
 }
 
-func (p *process) view() processView {
-	v := processView{ID: p.id, PID: p.pid, Command: p.argv, Cwd: p.cwd, State: "running", StartedAt: p.started}
+func (p *process) view() api.Process {
+	v := api.Process{ID: p.id, PID: p.pid, Command: p.argv, Cwd: p.cwd, State: "running", StartedAt: p.started}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.exit != nil {

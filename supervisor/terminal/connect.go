@@ -32,20 +32,6 @@ func (s *Service) parseTerminalCursor(t *terminal, c string) (int64, *httpapi.Er
 	return int64(nums[1]), nil
 }
 
-// Frames of the terminal WebSocket (JSON text frames; binary frames are
-// raw input and output bytes).
-type termFrame struct {
-	Type   string `json:"type"`
-	ID     string `json:"id,omitempty"`
-	Cursor string `json:"cursor,omitempty"`
-	Code   *int   `json:"code,omitempty"`
-	Signal int    `json:"signal,omitempty"`
-	Lost   int64  `json:"lost,omitempty"`
-	Cols   int    `json:"cols,omitempty"`
-	Rows   int    `json:"rows,omitempty"`
-	Data   string `json:"data,omitempty"`
-}
-
 // connectTerminal upgrades to a WebSocket attached to the terminal; see
 // package supervisor for the protocol. Any number of connections may be attached; all
 // see the output and may type. Closing them leaves the terminal running.
@@ -109,7 +95,7 @@ func (s *Service) connectTerminal(w http.ResponseWriter, r *http.Request) error 
 				}
 				continue
 			}
-			var f termFrame
+			var f api.TerminalFrame
 			if json.Unmarshal(data, &f) != nil {
 				continue
 			}
@@ -135,7 +121,7 @@ func (s *Service) connectTerminal(w http.ResponseWriter, r *http.Request) error 
 // connection could send it, and an exit frame once the terminal has ended
 // and everything was sent.
 func (s *Service) streamTerminal(ctx context.Context, conn *websocket.Conn, t *terminal, pos int64) {
-	send := func(f termFrame) bool {
+	send := func(f api.TerminalFrame) bool {
 		b, _ := json.Marshal(f)
 		wctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
@@ -147,11 +133,11 @@ func (s *Service) streamTerminal(ctx context.Context, conn *websocket.Conn, t *t
 	if pos < start {
 		pos = start
 	}
-	if !send(termFrame{Type: "ready", ID: t.id, Cursor: cursor(pos)}) {
+	if !send(api.TerminalFrame{Type: "ready", ID: t.id, Cursor: cursor(pos)}) {
 		return
 	}
 	if pos > requested {
-		if !send(termFrame{Type: "truncated", Cursor: cursor(pos), Lost: pos - requested}) {
+		if !send(api.TerminalFrame{Type: "truncated", Cursor: cursor(pos), Lost: pos - requested}) {
 			return
 		}
 	}
@@ -161,7 +147,7 @@ func (s *Service) streamTerminal(ctx context.Context, conn *websocket.Conn, t *t
 	for {
 		at, data, eof, changed := t.out.read(pos, len(buf), buf)
 		if at > pos {
-			if !send(termFrame{Type: "truncated", Cursor: cursor(at), Lost: at - pos}) {
+			if !send(api.TerminalFrame{Type: "truncated", Cursor: cursor(at), Lost: at - pos}) {
 				return
 			}
 			pos = at
@@ -174,14 +160,14 @@ func (s *Service) streamTerminal(ctx context.Context, conn *websocket.Conn, t *t
 				return
 			}
 			pos += int64(len(data))
-			if !send(termFrame{Type: "cursor", Cursor: cursor(pos)}) {
+			if !send(api.TerminalFrame{Type: "cursor", Cursor: cursor(pos)}) {
 				return
 			}
 			continue
 		}
 		if eof {
 			e := t.exitStatus()
-			f := termFrame{Type: "exit", Cursor: cursor(pos)}
+			f := api.TerminalFrame{Type: "exit", Cursor: cursor(pos)}
 			if e != nil {
 				code := e.Code
 				f.Code, f.Signal = &code, e.Signal

@@ -6,17 +6,8 @@ import (
 	"strconv"
 
 	"github.com/berthdev/berth/api"
-	"github.com/berthdev/berth/supervisor/internal/child"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
-
-type terminalRequest struct {
-	Argv []string       `json:"argv"`
-	Cwd  string         `json:"cwd"`
-	Env  child.EnvLayer `json:"env"`
-	Cols int            `json:"cols"`
-	Rows int            `json:"rows"`
-}
 
 const maxTerminalSize = 4096
 
@@ -38,7 +29,7 @@ func defaultShell() []string {
 }
 
 func (s *Service) createTerminal(w http.ResponseWriter, r *http.Request) error {
-	var req terminalRequest
+	var req api.TerminalRequest
 	if err := httpapi.DecodeJSON(r, &req, true); err != nil {
 		return err
 	}
@@ -59,7 +50,7 @@ func (s *Service) createTerminal(w http.ResponseWriter, r *http.Request) error {
 		return httpapi.BadRequest("argv[0] must name the executable")
 	}
 	term := "xterm-256color"
-	cmd, aerr := s.launcher.Prepare(argv, req.Cwd, req.Env, child.EnvLayer{"TERM": &term})
+	cmd, aerr := s.launcher.Prepare(argv, req.Cwd, req.Env, api.Env{"TERM": &term})
 	if aerr != nil {
 		return aerr
 	}
@@ -75,7 +66,7 @@ func (s *Service) createTerminal(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Service) listTerminals(w http.ResponseWriter, r *http.Request) error {
 	ts := s.terms.list()
-	out := make([]terminalView, 0, len(ts))
+	out := make([]api.Terminal, 0, len(ts))
 	for _, t := range ts {
 		out = append(out, t.view())
 	}
@@ -122,10 +113,7 @@ func (s *Service) resizeTerminal(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req struct {
-		Cols int `json:"cols"`
-		Rows int `json:"rows"`
-	}
+	var req api.ResizeRequest
 	if err := httpapi.DecodeJSON(r, &req, false); err != nil {
 		return err
 	}

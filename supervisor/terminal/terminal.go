@@ -32,21 +32,6 @@ func formatTerminalCursor(tag string, n uint64, off int64) string {
 	return api.FormatTagged(api.PrefixTerminalCursor, tag, n, uint64(off))
 }
 
-// terminalView is the JSON shape of a terminal.
-type terminalView struct {
-	ID          string            `json:"id"`
-	PID         int               `json:"pid"`
-	Command     []string          `json:"command"`
-	Cwd         string            `json:"cwd"`
-	Cols        int               `json:"cols"`
-	Rows        int               `json:"rows"`
-	State       string            `json:"state"` // running | exited
-	StartedAt   time.Time         `json:"startedAt"`
-	EndedAt     *time.Time        `json:"endedAt,omitempty"`
-	Exit        *child.ExitStatus `json:"exit,omitempty"`
-	Connections int               `json:"connections"`
-}
-
 // terminal is one shell (or argv) on a PTY, leader of its own session.
 type terminal struct {
 	id      string
@@ -68,13 +53,13 @@ type terminal struct {
 	rows  int
 	conns int
 	ended time.Time
-	exit  *child.ExitStatus
+	exit  *api.ExitStatus
 }
 
-func (t *terminal) view() terminalView {
+func (t *terminal) view() api.Terminal {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	v := terminalView{ID: t.id, PID: t.pid, Command: t.argv, Cwd: t.cwd, Cols: t.cols, Rows: t.rows,
+	v := api.Terminal{ID: t.id, PID: t.pid, Command: t.argv, Cwd: t.cwd, Cols: t.cols, Rows: t.rows,
 		State: "running", StartedAt: t.started, Connections: t.conns}
 	if t.exit != nil {
 		e, end := *t.exit, t.ended
@@ -92,7 +77,7 @@ func (t *terminal) exited() bool {
 	}
 }
 
-func (t *terminal) exitStatus() *child.ExitStatus {
+func (t *terminal) exitStatus() *api.ExitStatus {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.exit

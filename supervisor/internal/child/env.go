@@ -5,12 +5,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
 
-// EnvLayer is one layer of environment overrides: a nil value removes the
-// variable from the layers below.
-type EnvLayer map[string]*string
+// EnvLayer is one layer of environment overrides (api.Env): a nil value
+// removes the variable from the layers below.
+type EnvLayer = api.Env
 
 // ValidateEnv rejects names and values that execve cannot represent, so a
 // typo becomes a 400 instead of a silently mangled variable.

@@ -3,6 +3,8 @@ package child
 import (
 	"syscall"
 	"time"
+
+	"github.com/berthdev/berth/api"
 )
 
 // DrainGrace is how long output may keep flowing after the child itself
@@ -10,16 +12,9 @@ import (
 // it "running" forever, but the leader's last bytes must not be lost.
 const DrainGrace = 250 * time.Millisecond
 
-// ExitStatus is the "exit" object of the API.
-type ExitStatus struct {
-	Code     int  `json:"code"`
-	Signal   int  `json:"signal,omitempty"`
-	TimedOut bool `json:"timedOut"`
-}
-
 // ExitFrom turns a wait status into the API's exit object.
-func ExitFrom(ws syscall.WaitStatus, timedOut bool) ExitStatus {
-	e := ExitStatus{Code: ws.ExitStatus(), TimedOut: timedOut}
+func ExitFrom(ws syscall.WaitStatus, timedOut bool) api.ExitStatus {
+	e := api.ExitStatus{Code: ws.ExitStatus(), TimedOut: timedOut}
 	if ws.Signaled() {
 		e.Signal = int(ws.Signal())
 		e.Code = 128 + e.Signal // the shell convention

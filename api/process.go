@@ -1,0 +1,108 @@
+package api
+
+import "time"
+
+// ExitStatus is how a process or terminal ended (the ExitStatus schema).
+// Code is 128+Signal when a signal killed it; TimedOut says the exec
+// timeout ended it.
+type ExitStatus struct {
+	Code     int  `json:"code"`
+	Signal   int  `json:"signal,omitempty"`
+	TimedOut bool `json:"timedOut"`
+}
+
+// Process is the state of a process (the Process schema).
+type Process struct {
+	ID        string      `json:"id"`
+	PID       int         `json:"pid"`
+	Command   []string    `json:"command"`
+	Cwd       string      `json:"cwd"`
+	State     string      `json:"state"` // running | exited | error
+	StartedAt time.Time   `json:"startedAt"`
+	EndedAt   *time.Time  `json:"endedAt,omitempty"`
+	Exit      *ExitStatus `json:"exit,omitempty"`
+}
+
+// Env is a layer of environment overrides of an exec or a terminal: a nil
+// value removes the variable from the layers below.
+type Env map[string]*string
+
+// ExecRequest is the body of POST .../processes (the ExecRequest schema).
+type ExecRequest struct {
+	Argv    []string  `json:"argv"`
+	Cwd     string    `json:"cwd,omitempty"`
+	Env     Env       `json:"env,omitempty"`
+	Timeout *Duration `json:"timeout,omitempty"`
+	Stdin   string    `json:"stdin,omitempty"` // "" or "null": /dev/null; "pipe"
+}
+
+// WaitRequest is the body of POST .../wait; a timeout ends only the wait.
+type WaitRequest struct {
+	Timeout Duration `json:"timeout,omitzero"`
+}
+
+// WaitForPortRequest is the body of POST .../wait-for-port.
+type WaitForPortRequest struct {
+	Port    int      `json:"port"`
+	Mode    string   `json:"mode,omitempty"`   // tcp (default) | http
+	Path    string   `json:"path,omitempty"`   // http: request path, default "/"
+	Status  int      `json:"status,omitempty"` // http: wanted status, default any 2xx/3xx
+	Timeout Duration `json:"timeout,omitzero"`
+}
+
+// PortReady answers a wait-for-port whose port became ready.
+type PortReady struct {
+	ID    string `json:"id"`
+	Port  int    `json:"port"`
+	Mode  string `json:"mode"`
+	Ready bool   `json:"ready"`
+}
+
+// WaitForLogRequest is the body of POST .../wait-for-log.
+type WaitForLogRequest struct {
+	Pattern string   `json:"pattern"`          // RE2 syntax
+	Stream  string   `json:"stream,omitempty"` // stdout | stderr | both (default)
+	Timeout Duration `json:"timeout,omitzero"`
+}
+
+// LogMatch answers a wait-for-log: the first matching line and the cursor
+// to resume the log stream after the chunk that completed it.
+type LogMatch struct {
+	ID     string `json:"id,omitempty"`
+	Stream string `json:"stream"`
+	Line   string `json:"line"`
+	Cursor string `json:"cursor"`
+}
+
+// StdinWritten answers a stdin write.
+type StdinWritten struct {
+	Written int `json:"written"`
+}
+
+// StdinClosed answers POST .../stdin/close.
+type StdinClosed struct {
+	ID          string `json:"id"`
+	StdinClosed bool   `json:"stdinClosed"`
+}
+
+// Output is GET .../output with encoding=base64 (the Output schema); the
+// supervisor writes it by hand to stream large output, in this shape.
+type Output struct {
+	Stdout    string `json:"stdout"`
+	Stderr    string `json:"stderr"`
+	ExitCode  int    `json:"exitCode"`
+	Signal    int    `json:"signal"`
+	TimedOut  bool   `json:"timedOut"`
+	Truncated bool   `json:"truncated"`
+}
+
+// LogEvent is one event of a log stream as SSE data (the LogEvent schema);
+// the supervisor encodes it by hand for speed, in this shape. Data is
+// base64 in JSON.
+type LogEvent struct {
+	Type      string      `json:"type"` // stdout | stderr | exit | truncated
+	Cursor    string      `json:"cursor"`
+	Timestamp time.Time   `json:"timestamp"`
+	Data      []byte      `json:"data,omitempty"`
+	Exit      *ExitStatus `json:"exit,omitempty"`
+}

@@ -1,0 +1,39 @@
+package api
+
+import "time"
+
+// Sandbox is the public shape of a sandbox (the Sandbox schema).
+// SleepAfter is a Go duration string ("10m0s").
+type Sandbox struct {
+	Name         string            `json:"name"`
+	InstanceType string            `json:"instanceType"`
+	Status       string            `json:"status"` // created, starting, running, stopping, stopped, destroying, destroyed
+	SleepAfter   string            `json:"sleepAfter"`
+	KeepAlive    bool              `json:"keepAlive"`
+	Env          map[string]string `json:"env"`
+	LastBackupID string            `json:"lastBackupId,omitempty"`
+	Host         string            `json:"host,omitempty"`
+	LastEvent    string            `json:"lastEvent,omitempty"`
+	CreatedAt    time.Time         `json:"createdAt"`
+	UpdatedAt    time.Time         `json:"updatedAt"`
+}
+
+// Backup is one workspace backup (the Backup schema).
+type Backup struct {
+	BackupID  string    `json:"backupId"`
+	Size      int64     `json:"size"`  // compressed bytes in the store
+	Bytes     int64     `json:"bytes"` // uncompressed bytes of the files
+	Files     int64     `json:"files"`
+	SHA256    string    `json:"sha256"`
+	CreatedAt time.Time `json:"createdAt"`
+	ExpiresAt time.Time `json:"expiresAt,omitzero"`
+	// Bad marks a backup that failed to restore as corrupt: it is never
+	// restored again unless named, and does not count among the kept ones.
+	Bad       bool   `json:"bad,omitempty"`
+	BadReason string `json:"badReason,omitempty"`
+}
+
+// StartRequest is the body of POST .../start (the StartRequest schema).
+type StartRequest struct {
+	BackupID string `json:"backupId,omitempty"`
+}
