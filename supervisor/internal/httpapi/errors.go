@@ -53,7 +53,7 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	if err := enc.Encode(v); err != nil {
 		status = http.StatusInternalServerError
 		buf.Reset()
-		buf.WriteString(`{"error":{"code":"INTERNAL","message":"encoding response failed","retryable":false}}` + "\n")
+		buf.WriteString(`{"error":{"code":"` + string(api.CodeInternal) + `","message":"encoding response failed","retryable":false}}` + "\n")
 	}
 	body := buf.Bytes()
 	h := w.Header()
