@@ -11,18 +11,17 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
 
+	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/config"
 )
 
-// Run assembles a gateway from cfg (instance types, backup store, HTTP
-// limits from the environment) and serves it on ln until ctx ends.
-// `berth gateway` and `berth dev` both call it.
-func Run(ctx context.Context, cfg config.Config, c client.Client, log *zap.Logger, ln net.Listener) error {
+// Run assembles a gateway from cfg (instance types, HTTP limits from the
+// environment) and the backup store the caller opened, and serves it on ln
+// until ctx ends. `berth gateway` and `berth dev` both call it. The store
+// is passed in (blobstore.OpenBackups) so the gateway does not link the S3
+// SDK.
+func Run(ctx context.Context, cfg config.Config, c client.Client, backups blob.Store, log *zap.Logger, ln net.Listener) error {
 	types, err := config.LoadInstanceTypes(cfg.InstanceTypesFile)
-	if err != nil {
-		return err
-	}
-	backups, err := cfg.OpenBackups(ctx)
 	if err != nil {
 		return err
 	}

@@ -23,10 +23,12 @@ type cliResult struct {
 }
 
 // berthCmd builds a berth CLI command against the shared stack. The data
-// dir is empty so that only BERTH_URL/BERTH_TOKEN configure it.
+// dir is empty so that only BERTH_URL/BERTH_TOKEN configure it. The URL is
+// the spec-checking proxy's, so the CLI's traffic is held to
+// schemas/openapi.yaml like the SDK's.
 func berthCmd(t *testing.T, args ...string) *exec.Cmd {
 	cmd := exec.Command(stack.Bin, args...)
-	cmd.Env = append(cmd.Environ(), "BERTH_URL="+stack.URL, "BERTH_TOKEN="+stack.Token, "BERTH_DATA_DIR="+t.TempDir())
+	cmd.Env = append(cmd.Environ(), "BERTH_URL="+stack.CheckedURL(), "BERTH_TOKEN="+stack.Token, "BERTH_DATA_DIR="+t.TempDir())
 	return cmd
 }
 

@@ -16,7 +16,7 @@ import (
 
 	"github.com/berthdev/berth/internal/archive/archivetest"
 	"github.com/berthdev/berth/internal/backup"
-	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/blobstore"
 	"github.com/berthdev/berth/internal/s3test"
 	"github.com/berthdev/berth/internal/stacktest"
 )
@@ -88,7 +88,7 @@ func TestBackupFailureWithFaultInjectedS3OutageLosesNothing(t *testing.T) {
 
 	// S3 back: the previous backup is intact and restorable.
 	proxy.down.Store(false)
-	store, err := blob.Open(context.Background(), srv.URL)
+	store, err := blobstore.Open(context.Background(), srv.URL)
 	require.NoError(t, err)
 	dir := filepath.Join(t.TempDir(), "restore")
 	_, err = backup.Restore(context.Background(), store, n, good, dir, nil)

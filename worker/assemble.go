@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/internal/blobstore"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
@@ -43,7 +44,7 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 	if err := EnsureSearchAttributes(ctx, c, cfg.Namespace); err != nil {
 		return err
 	}
-	backups, err := cfg.OpenBackups(ctx)
+	backups, err := blobstore.OpenBackups(ctx, &cfg)
 	if err != nil {
 		return err
 	}

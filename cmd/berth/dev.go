@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/gateway"
+	"github.com/berthdev/berth/internal/blobstore"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
@@ -99,6 +100,10 @@ func runDev(ctx context.Context, cfg config.Config, o devOptions) error {
 		userConfig = filepath.Join(cfg.DataDir, "client.json")
 	}
 
+	backups, err := blobstore.OpenBackups(ctx, &cfg)
+	if err != nil {
+		return err
+	}
 	// The worker outlives the gateway on shutdown: it must carry out the
 	// sleeps of the running sandboxes.
 	workerCtx, stopWorker := context.WithCancel(context.Background())
@@ -107,7 +112,7 @@ func runDev(ctx context.Context, cfg config.Config, o devOptions) error {
 	errc := make(chan error, 2)
 	wg.Add(2)
 	go func() { defer wg.Done(); errc <- worker.RunWorker(workerCtx, cfg, c, log, version) }()
-	go func() { defer wg.Done(); errc <- gateway.Run(gatewayCtx, cfg, c, log, ln) }()
+	go func() { defer wg.Done(); errc <- gateway.Run(gatewayCtx, cfg, c, backups, log, ln) }()
 
 	fmt.Printf("\nBerth is running.\n  gateway:     %s\n  Temporal UI: %s\n  token:       %s\n  CLI config:  %s\n  (export BERTH_URL=%s BERTH_TOKEN=%s)\nCtrl-C stops it.\n\n",
 		url, srv.UIAddress(), cfg.Token, userConfig, url, cfg.Token)

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/backoff"
 
 	"github.com/berthdev/berth/gateway"
+	"github.com/berthdev/berth/internal/blobstore"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/worker"
 )
@@ -154,8 +155,12 @@ func gatewayCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			backups, err := blobstore.OpenBackups(ctx, &cfg)
+			if err != nil {
+				return err
+			}
 			log.Info("gateway listening", zap.String("addr", ln.Addr().String()))
-			return gateway.Run(ctx, cfg, c, log, ln)
+			return gateway.Run(ctx, cfg, c, backups, log, ln)
 		})
 	})
 	fs := cmd.Flags()

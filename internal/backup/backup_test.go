@@ -12,6 +12,7 @@ import (
 	"github.com/berthdev/berth/internal/archive/archivetest"
 	"github.com/berthdev/berth/internal/backup"
 	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/blobstore"
 	"github.com/berthdev/berth/internal/s3test"
 	"github.com/stretchr/testify/require"
 )
@@ -19,13 +20,13 @@ import (
 // eachStore runs fn against a file store and a real S3 server.
 func eachStore(t *testing.T, fn func(t *testing.T, store blob.Store)) {
 	t.Run("file", func(t *testing.T) {
-		store, err := blob.Open(context.Background(), "file://"+t.TempDir())
+		store, err := blobstore.Open(context.Background(), "file://"+t.TempDir())
 		require.NoError(t, err)
 		fn(t, store)
 	})
 	t.Run("s3", func(t *testing.T) {
 		srv := s3test.Start(t)
-		store, err := blob.Open(context.Background(), srv.URL)
+		store, err := blobstore.Open(context.Background(), srv.URL)
 		require.NoError(t, err)
 		fn(t, store)
 	})
@@ -150,7 +151,7 @@ func TestS3FailuresAreClassified(t *testing.T) {
 	srv := s3test.Start(t)
 	ctx := context.Background()
 	create := func() error {
-		store, err := blob.Open(ctx, srv.URL)
+		store, err := blobstore.Open(ctx, srv.URL)
 		require.NoError(t, err)
 		_, err = backup.Create(ctx, store, "sb", src, backup.Options{})
 		return err
@@ -170,7 +171,7 @@ func TestS3FailuresAreClassified(t *testing.T) {
 		require.True(t, backup.IsPermanent(err), "%v", err)
 	})
 	t.Run("missing bucket is permanent", func(t *testing.T) {
-		store, err := blob.Open(ctx, "s3://berth-no-such-bucket/x")
+		store, err := blobstore.Open(ctx, "s3://berth-no-such-bucket/x")
 		require.NoError(t, err)
 		_, err = backup.Create(ctx, store, "sb", src, backup.Options{})
 		require.Error(t, err)

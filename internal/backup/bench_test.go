@@ -13,6 +13,7 @@ import (
 	"github.com/berthdev/berth/internal/archive/archivetest"
 	"github.com/berthdev/berth/internal/backup"
 	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/blobstore"
 	"github.com/berthdev/berth/internal/s3test"
 )
 
@@ -72,7 +73,7 @@ func BenchmarkBackupRestore(b *testing.B) {
 			return st
 		},
 		"s3": func(b *testing.B) blob.Store {
-			st, err := blob.Open(context.Background(), s3test.Start(b).URL)
+			st, err := blobstore.Open(context.Background(), s3test.Start(b).URL)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/berthdev/berth/internal/archive"
 	"github.com/berthdev/berth/internal/backup"
 	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/blobstore"
 )
 
 // A workspace holding `truncate -s 2T z` and some data backs up and
@@ -63,7 +64,7 @@ func TestSparseWorkspaceBacksUpInSeconds(t *testing.T) {
 func TestDenseWorkspaceKeepsTheFirstFormat(t *testing.T) {
 	src := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(src, "a"), make([]byte, 3<<20), 0o644))
-	store, err := blob.Open(context.Background(), "file://"+t.TempDir())
+	store, err := blobstore.Open(context.Background(), "file://"+t.TempDir())
 	require.NoError(t, err)
 	m, err := backup.Create(context.Background(), store, "dense", src, backup.Options{})
 	require.NoError(t, err)
@@ -83,7 +84,7 @@ func TestFileTooLargeFailsTheBackupClearly(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, f.Truncate(archive.MaxFileSize+1))
 	require.NoError(t, f.Close())
-	store, err := blob.Open(context.Background(), "file://"+t.TempDir())
+	store, err := blobstore.Open(context.Background(), "file://"+t.TempDir())
 	require.NoError(t, err)
 	start := time.Now()
 	_, err = backup.Create(context.Background(), store, "huge", shm, backup.Options{})

@@ -49,9 +49,9 @@ var ErrNotFound = errors.New("blob: object not found")
 // slash paths. It is permanent.
 var ErrInvalidKey = errors.New("blob: invalid key")
 
-// checkKey rejects keys that could escape a file store's root or alias
+// CheckKey rejects keys that could escape a file store's root or alias
 // another key ("a//b", "a/./b"), so both stores accept exactly the same keys.
-func checkKey(key string) error {
+func CheckKey(key string) error {
 	if key == "" || strings.HasPrefix(key, "/") || strings.ContainsRune(key, 0) {
 		return Permanent(fmt.Errorf("%w: %q", ErrInvalidKey, key))
 	}

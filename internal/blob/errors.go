@@ -51,8 +51,10 @@ func classifyFS(err error) error {
 	return err
 }
 
-// notFoundError keeps the underlying error's text and cause while matching
-// errors.Is(err, ErrNotFound).
+// NotFound wraps err, keeping its text and cause, so that it matches
+// errors.Is(err, ErrNotFound); stores use it for their own "no such key".
+func NotFound(err error) error { return &notFoundError{err} }
+
 type notFoundError struct{ err error }
 
 func (e *notFoundError) Error() string        { return e.err.Error() }

@@ -30,7 +30,7 @@ func OpenFile(dir string) (*FileStore, error) {
 }
 
 func (s *FileStore) path(key string) (string, error) {
-	if err := checkKey(key); err != nil {
+	if err := CheckKey(key); err != nil {
 		return "", err
 	}
 	if strings.HasPrefix(filepath.Base(key), tmpPrefix) {
@@ -123,7 +123,7 @@ func (s *FileStore) Delete(ctx context.Context, key string) error {
 func (s *FileStore) List(ctx context.Context, prefix string) ([]Object, error) {
 	base := s.root
 	if i := strings.LastIndex(prefix, "/"); i >= 0 {
-		if err := checkKey(prefix[:i]); err != nil {
+		if err := CheckKey(prefix[:i]); err != nil {
 			return nil, err
 		}
 		base = filepath.Join(s.root, filepath.FromSlash(prefix[:i]))

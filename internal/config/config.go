@@ -1,7 +1,6 @@
 package config
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -11,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/berthdev/berth/internal/blob"
 )
 
 // Config is the settings of one Berth process (dev, worker or gateway).
@@ -153,23 +150,4 @@ func (c *Config) BackupStoreURL() (string, error) {
 		return "", err
 	}
 	return "file://" + abs, nil
-}
-
-// OpenBackups opens the configured backup store (creating a file store's
-// directory).
-func (c *Config) OpenBackups(ctx context.Context) (blob.Store, error) {
-	url, err := c.BackupStoreURL()
-	if err != nil {
-		return nil, err
-	}
-	if strings.HasPrefix(url, "file://") {
-		if err := os.MkdirAll(strings.TrimPrefix(url, "file://"), 0o700); err != nil {
-			return nil, err
-		}
-	}
-	store, err := blob.Open(ctx, url)
-	if err != nil {
-		return nil, fmt.Errorf("backup store %s: %w", url, err)
-	}
-	return store, nil
 }

@@ -26,7 +26,7 @@ import (
 type Server struct {
 	Endpoint  string // http://127.0.0.1:<port>
 	Bucket    string // created by Start
-	URL       string // s3://<Bucket>/berth, what blob.Open takes
+	URL       string // s3://<Bucket>/berth, what blobstore.Open takes
 	AccessKey string
 	SecretKey string
 	PID       int

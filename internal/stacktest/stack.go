@@ -10,10 +10,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -48,6 +50,10 @@ type Stack struct {
 	worker, gateway      *exec.Cmd
 	Temporal             client.Client
 	Docker               *dockerrt.Runtime
+
+	checkedOnce sync.Once
+	checked     *http.Server // see CheckedURL
+	checkedURL  string
 }
 
 // Start builds the binaries and the test image if needed and starts
@@ -241,6 +247,9 @@ func (s *Stack) Logs(role string) string {
 
 // Close stops everything and removes this stack's containers and volumes.
 func (s *Stack) Close() {
+	if s.checked != nil {
+		s.checked.Close()
+	}
 	s.StopGateway(syscall.SIGTERM)
 	s.StopWorker(syscall.SIGTERM)
 	if s.Temporal != nil {

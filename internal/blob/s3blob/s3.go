@@ -1,4 +1,4 @@
-package blob
+package s3blob
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/berthdev/berth/internal/blob"
 )
 
 // Environment read by OpenS3 on top of the standard AWS chain
@@ -47,7 +49,7 @@ type S3Store struct {
 func OpenS3(ctx context.Context, bucket, prefix string) (*S3Store, error) {
 	cfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
-		return nil, Permanent(fmt.Errorf("blob: load AWS config: %w", err))
+		return nil, blob.Permanent(fmt.Errorf("blob: load AWS config: %w", err))
 	}
 	if cfg.Region == "" {
 		cfg.Region = defaultRegion
@@ -57,7 +59,7 @@ func OpenS3(ctx context.Context, bucket, prefix string) (*S3Store, error) {
 	if v := os.Getenv(EnvS3PathStyle); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return nil, Permanent(fmt.Errorf("blob: %s=%q: %w", EnvS3PathStyle, v, err))
+			return nil, blob.Permanent(fmt.Errorf("blob: %s=%q: %w", EnvS3PathStyle, v, err))
 		}
 		pathStyle = b
 	}
@@ -90,7 +92,7 @@ func OpenS3(ctx context.Context, bucket, prefix string) (*S3Store, error) {
 // leaves no object. A crash mid-upload can leave an incomplete upload that
 // only a bucket lifecycle rule (AbortIncompleteMultipartUpload) reclaims.
 func (s *S3Store) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
-	if err := checkKey(key); err != nil {
+	if err := blob.CheckKey(key); err != nil {
 		return 0, err
 	}
 	cr := &countingReader{r: r}
@@ -111,7 +113,7 @@ func (s *S3Store) Put(ctx context.Context, key string, r io.Reader) (int64, erro
 // parallel GetObject buffers ranges and polls; a single stream is enough to
 // outrun tar extraction and keeps memory flat.)
 func (s *S3Store) Get(ctx context.Context, key string) (io.ReadCloser, error) {
-	if err := checkKey(key); err != nil {
+	if err := blob.CheckKey(key); err != nil {
 		return nil, err
 	}
 	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{
@@ -124,36 +126,36 @@ func (s *S3Store) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 	return out.Body, nil
 }
 
-func (s *S3Store) Stat(ctx context.Context, key string) (Object, error) {
-	if err := checkKey(key); err != nil {
-		return Object{}, err
+func (s *S3Store) Stat(ctx context.Context, key string) (blob.Object, error) {
+	if err := blob.CheckKey(key); err != nil {
+		return blob.Object{}, err
 	}
 	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{
 		Bucket: aws.String(s.bucket),
 		Key:    aws.String(s.prefix + key),
 	})
 	if err != nil {
-		return Object{}, classifyS3(fmt.Errorf("blob: stat s3://%s/%s%s: %w", s.bucket, s.prefix, key, err))
+		return blob.Object{}, classifyS3(fmt.Errorf("blob: stat s3://%s/%s%s: %w", s.bucket, s.prefix, key, err))
 	}
-	return Object{Key: key, Size: aws.ToInt64(out.ContentLength), ModTime: aws.ToTime(out.LastModified)}, nil
+	return blob.Object{Key: key, Size: aws.ToInt64(out.ContentLength), ModTime: aws.ToTime(out.LastModified)}, nil
 }
 
 func (s *S3Store) Delete(ctx context.Context, key string) error {
-	if err := checkKey(key); err != nil {
+	if err := blob.CheckKey(key); err != nil {
 		return err
 	}
 	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{
 		Bucket: aws.String(s.bucket),
 		Key:    aws.String(s.prefix + key),
 	})
-	if err = classifyS3(err); err != nil && !errors.Is(err, ErrNotFound) {
+	if err = classifyS3(err); err != nil && !errors.Is(err, blob.ErrNotFound) {
 		return fmt.Errorf("blob: delete s3://%s/%s%s: %w", s.bucket, s.prefix, key, err)
 	}
 	return nil
 }
 
-func (s *S3Store) List(ctx context.Context, prefix string) ([]Object, error) {
-	var out []Object
+func (s *S3Store) List(ctx context.Context, prefix string) ([]blob.Object, error) {
+	var out []blob.Object
 	p := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{
 		Bucket: aws.String(s.bucket),
 		Prefix: aws.String(s.prefix + prefix),
@@ -165,10 +167,10 @@ func (s *S3Store) List(ctx context.Context, prefix string) ([]Object, error) {
 		}
 		for _, o := range page.Contents {
 			key := strings.TrimPrefix(aws.ToString(o.Key), s.prefix)
-			if checkKey(key) != nil {
+			if blob.CheckKey(key) != nil {
 				continue // written by someone else under a name we could not address
 			}
-			out = append(out, Object{Key: key, Size: aws.ToInt64(o.Size), ModTime: aws.ToTime(o.LastModified)})
+			out = append(out, blob.Object{Key: key, Size: aws.ToInt64(o.Size), ModTime: aws.ToTime(o.LastModified)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })

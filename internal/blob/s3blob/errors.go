@@ -1,10 +1,12 @@
-package blob
+package s3blob
 
 import (
 	"errors"
 	"net/http"
 
 	"github.com/aws/smithy-go"
+
+	"github.com/berthdev/berth/internal/blob"
 )
 
 // isPermanentS3Code reports S3 error codes that retrying cannot fix: the
@@ -33,9 +35,9 @@ func classifyS3(err error) error {
 	if errors.As(err, &ae) {
 		switch code := ae.ErrorCode(); {
 		case code == "NoSuchKey":
-			return &notFoundError{err}
+			return blob.NotFound(err)
 		case isPermanentS3Code(code):
-			return Permanent(err)
+			return blob.Permanent(err)
 		}
 	}
 	var se interface{ HTTPStatusCode() int }
@@ -44,9 +46,9 @@ func classifyS3(err error) error {
 		case http.StatusNotFound:
 			// HEAD has no body, so a missing key and a missing bucket both
 			// arrive as a bare 404; either way there is nothing to read.
-			return &notFoundError{err}
+			return blob.NotFound(err)
 		case http.StatusUnauthorized, http.StatusForbidden:
-			return Permanent(err)
+			return blob.Permanent(err)
 		}
 	}
 	return err

@@ -1,4 +1,4 @@
-package blob_test
+package s3blob_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/blobstore"
 	"github.com/berthdev/berth/internal/s3test"
 	"github.com/stretchr/testify/require"
 )
@@ -18,13 +19,13 @@ func TestS3ErrorsArePermanentOrTransient(t *testing.T) {
 	defer cancel()
 
 	put := func(url string) error {
-		st, err := blob.Open(ctx, url)
+		st, err := blobstore.Open(ctx, url)
 		require.NoError(t, err)
 		_, err = st.Put(ctx, "sb/x", bytes.NewReader([]byte("x")))
 		return err
 	}
 	list := func(url string) error {
-		st, err := blob.Open(ctx, url)
+		st, err := blobstore.Open(ctx, url)
 		require.NoError(t, err)
 		_, err = st.List(ctx, "sb/")
 		return err
@@ -63,7 +64,7 @@ func TestS3ErrorsArePermanentOrTransient(t *testing.T) {
 	})
 	t.Run("bad URLs are permanent", func(t *testing.T) {
 		for _, u := range []string{"ftp://x/y", "s3:///nobucket", "file://relative/path", "file:relative"} {
-			_, err := blob.Open(ctx, u)
+			_, err := blobstore.Open(ctx, u)
 			require.Error(t, err, u)
 			require.True(t, blob.IsPermanent(err), "%s: %v", u, err)
 		}

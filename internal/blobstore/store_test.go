@@ -1,4 +1,4 @@
-package blob_test
+package blobstore_test
 
 import (
 	"bytes"
@@ -10,19 +10,20 @@ import (
 	"time"
 
 	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/blobstore"
 	"github.com/berthdev/berth/internal/s3test"
 	"github.com/stretchr/testify/require"
 )
 
 func TestFileStore(t *testing.T) {
-	st, err := blob.Open(context.Background(), "file://"+t.TempDir()+"/backups")
+	st, err := blobstore.Open(context.Background(), "file://"+t.TempDir()+"/backups")
 	require.NoError(t, err)
 	testStore(t, st)
 }
 
 func TestS3Store(t *testing.T) {
 	srv := s3test.Start(t)
-	st, err := blob.Open(context.Background(), srv.URL)
+	st, err := blobstore.Open(context.Background(), srv.URL)
 	require.NoError(t, err)
 	testStore(t, st)
 }
