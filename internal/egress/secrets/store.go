@@ -102,4 +102,3 @@ func boundTo(patterns []string, host string) bool {
 	}
 	return false
 }
-
