@@ -74,13 +74,13 @@ except urllib.error.HTTPError as err:
 func (e *env) gitClone(host, ip string, config ...string) (string, error) {
 	e.t.Helper()
 	dir := filepath.Join(e.t.TempDir(), "clone")
-	args := []string{"-c", "http.curloptResolve=" + host + ":443:" + redirects[ip], "-c", "http.sslCAInfo=" + e.caBundle}
+	args := []string{"-c", "http.curloptResolve=" + host + ":443:" + redirects[ip]}
 	for _, c := range config {
 		args = append(args, "-c", c)
 	}
 	args = append(args, "clone", "-q", "https://"+host+"/repo.git", dir)
 	cmd := exec.Command("git", args...)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "HOME="+e.t.TempDir())
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1", "GIT_SSL_CAINFO="+e.caBundle, "HOME="+e.t.TempDir())
 	done := make(chan struct{})
 	go func() {
 		select {

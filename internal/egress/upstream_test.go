@@ -42,7 +42,7 @@ type upstream struct {
 
 type seen struct {
 	Host, Path, EscapedPath, RawQuery string
-	Header                             http.Header
+	Header                            http.Header
 }
 
 func (u *upstream) record(r *http.Request) seen {
