@@ -37,7 +37,7 @@ var internet = netip.MustParsePrefix("127.66.0.0/16")
 func testForbidden(a netip.Addr) bool { return !internet.Contains(a.Unmap()) && policy.Forbidden(a) }
 
 type env struct {
-	t        *testing.T
+	t        testing.TB
 	reg      *Registry
 	res      *Resolutions
 	proxy    *Proxy
@@ -72,7 +72,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func newEnv(t *testing.T, pol policy.Policy, withSecrets bool) *env {
+func newEnv(t testing.TB, pol policy.Policy, withSecrets bool) *env {
 	t.Helper()
 	e := &env{t: t, up: &upstream{}, logs: &syncBuffer{}}
 	upPool, upCA := startUpstreams(t, e.up)

@@ -100,7 +100,7 @@ func gitBackend(root string) http.Handler {
 
 // startUpstreams starts HTTP and HTTPS servers on both public hosts and
 // returns the upstream CA's pool.
-func startUpstreams(t *testing.T, u *upstream) (*x509.CertPool, *ca.CA) {
+func startUpstreams(t testing.TB, u *upstream) (*x509.CertPool, *ca.CA) {
 	t.Helper()
 	upCA, err := ca.New("test-upstream-internet")
 	if err != nil {
@@ -169,23 +169,28 @@ func (d *dnsUpstream) wasAsked(name string) bool {
 	return false
 }
 
-func startDNSUpstream(t *testing.T) (*dnsUpstream, string) {
+func startDNSUpstream(t testing.TB) (*dnsUpstream, string) {
 	d := &dnsUpstream{}
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &dns.Server{PacketConn: pc, Handler: d}
-	started := make(chan struct{})
-	srv.NotifyStartedFunc = func() { close(started) }
-	go srv.ActivateAndServe()
-	<-started
-	t.Cleanup(func() { srv.Shutdown() })
+	ln, err := net.Listen("tcp", pc.LocalAddr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, srv := range []*dns.Server{{PacketConn: pc, Handler: d}, {Listener: ln, Handler: d}} {
+		started := make(chan struct{})
+		srv.NotifyStartedFunc = func() { close(started) }
+		go srv.ActivateAndServe()
+		<-started
+		t.Cleanup(func() { srv.Shutdown() })
+	}
 	return d, pc.LocalAddr().String()
 }
 
 // makeRepo creates a bare repository with one commit for git clone.
-func makeRepo(t *testing.T) string {
+func makeRepo(t testing.TB) string {
 	root := t.TempDir()
 	work := filepath.Join(root, "work")
 	run := func(dir string, args ...string) {
