@@ -42,20 +42,10 @@ func (p *Proxy) serveTLS(c net.Conn, info *conn, e *entry) {
 
 // serveHTTP serves the HTTP/1.1 requests of one client connection (plain,
 // or decrypted by serveTLS), checking and forwarding each to the
-// connection's original destination over its own upstream connections.
+// connection's original destination, over upstream connections kept alive
+// for this sandbox, destination and server name.
 func (p *Proxy) serveHTTP(c net.Conn, info *conn) {
-	tr := &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return p.dial(ctx, info.dst) },
-		TLSClientConfig: &tls.Config{ServerName: info.sni, RootCAs: p.RootCAs,
-			NextProtos: []string{"http/1.1"}},
-		TLSNextProto:          map[string]func(string, *tls.Conn) http.RoundTripper{},
-		DisableCompression:    true, // pass the client's Accept-Encoding as it is
-		MaxIdleConnsPerHost:   8,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ExpectContinueTimeout: time.Second,
-	}
-	defer tr.CloseIdleConnections()
+	tr := p.transports.get(info, p)
 	scheme := "http"
 	if info.tls {
 		scheme = "https"

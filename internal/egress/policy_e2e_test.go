@@ -145,8 +145,7 @@ func TestProxyRefusesUnknownSourceAndUnredirectedConnections(t *testing.T) {
 	}
 	// The real SO_ORIGINAL_DST on a connection nobody redirected.
 	e.setPolicy(allowApi, false)
-	p := *e.proxy
-	p.OrigDst = nil
+	p := &Proxy{Registry: e.reg, Resolutions: e.res, Log: e.proxy.Log, OnRefusal: e.proxy.OnRefusal}
 	ln := listen(t, "127.0.0.1:0")
 	defer ln.Close()
 	go p.Serve(ln)

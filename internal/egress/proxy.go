@@ -47,7 +47,12 @@ type Proxy struct {
 	Dial      func(ctx context.Context, network, addr string) (net.Conn, error)
 	Log       *zap.Logger
 	OnRefusal func(Refusal)
+
+	transports transports
 }
+
+// CloseIdle closes the proxy's idle upstream connections.
+func (p *Proxy) CloseIdle() { p.transports.Close() }
 
 // Serve accepts redirected connections on ln until it is closed.
 func (p *Proxy) Serve(ln net.Listener) error {
