@@ -122,13 +122,17 @@ func newEnv(t testing.TB, pol policy.Policy, withSecrets bool) *env {
 			}
 			return netip.AddrPort{}, fmt.Errorf("no redirect for %s", l)
 		}}
+	var lns []net.Listener
 	for dst, via := range redirects {
 		for _, port := range []uint16{80, 443, 8080} {
 			ln := listen(t, fmt.Sprintf("%s:%d", via, port))
 			origDst[netip.MustParseAddrPort(ln.Addr().String())] = netip.AddrPortFrom(netip.MustParseAddr(dst), port)
-			go e.proxy.Serve(ln)
 			t.Cleanup(func() { ln.Close() })
+			lns = append(lns, ln)
 		}
+	}
+	for _, ln := range lns { // the map is complete: only read from here on
+		go e.proxy.Serve(ln)
 	}
 	return e
 }

@@ -50,9 +50,17 @@ func TestDNSAllowedNameForwardedOverUDPAndTCPAndRemembered(t *testing.T) {
 func TestDNSUpstreamDownFaultInjectedAnswersServfail(t *testing.T) {
 	e := newEnv(t, allowApi, false)
 	dead, _ := net.ListenPacket("udp", "127.0.0.1:0")
-	e.dns.Upstream = dead.LocalAddr().String()
+	srv := &DNSServer{Registry: e.reg, Resolutions: e.res, Upstream: dead.LocalAddr().String(), Timeout: 300 * time.Millisecond}
 	dead.Close() // fault: nothing answers there
-	e.dns.Timeout = 300 * time.Millisecond
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Serve(pc, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	e.dnsAddr = pc.LocalAddr().String()
 	if _, rcode := e.lookup("api.allowed.test", "udp"); rcode != dns.RcodeServerFailure {
 		t.Fatalf("got %s", dns.RcodeToString[rcode])
 	}

@@ -88,7 +88,10 @@ func TestSecretsSubstitutedWithPythonUrllib(t *testing.T) {
 
 func TestSecretsGitCloneOverHTTPSWithPlaceholderHeader(t *testing.T) {
 	e := secretEnv(t, allowBoth)
-	e.up.gitToken, e.up.repoRoot = tokenV1, makeRepo(t)
+	root := makeRepo(t)
+	e.up.mu.Lock()
+	e.up.gitToken, e.up.repoRoot = tokenV1, root
+	e.up.mu.Unlock()
 	got, err := e.gitClone("api.allowed.test", ipAllowed, `http.extraHeader=Authorization: Bearer getSecret("github/token")`)
 	if err != nil || got != "hello from upstream" {
 		t.Fatalf("git clone: %v %s", err, got)

@@ -78,11 +78,14 @@ func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case strings.HasPrefix(r.URL.Path, "/repo.git"):
 		u.record(r)
-		if r.Header.Get("Authorization") != "Bearer "+u.gitToken {
+		u.mu.Lock()
+		token, root := u.gitToken, u.repoRoot
+		u.mu.Unlock()
+		if r.Header.Get("Authorization") != "Bearer "+token {
 			http.Error(w, "bad token", http.StatusUnauthorized)
 			return
 		}
-		gitBackend(u.repoRoot).ServeHTTP(w, r)
+		gitBackend(root).ServeHTTP(w, r)
 		return
 	}
 	s := u.record(r)
