@@ -1,0 +1,44 @@
+package egress
+
+import (
+	"net/netip"
+
+	"go.uber.org/zap"
+)
+
+// Refusal is one refused lookup, connection or request, for the operator:
+// the worker turns these into sandbox events. It never holds a secret value.
+type Refusal struct {
+	Sandbox     string         // empty when the source is unknown
+	Source      netip.Addr     // the sandbox's address
+	Destination netip.AddrPort // zero for DNS
+	Host        string         // SNI, Host header or DNS name, if any
+	Secret      string         // the secret's name, for placeholder refusals
+	Kind        string         // "dns", "connect", "http"
+	Reason      string
+}
+
+type reporter struct {
+	log *zap.Logger
+	on  func(Refusal)
+}
+
+func (r reporter) refuse(f Refusal) {
+	if r.log != nil {
+		fields := []zap.Field{zap.String("sandbox", f.Sandbox), zap.Stringer("source", f.Source),
+			zap.String("kind", f.Kind), zap.String("reason", f.Reason)}
+		if f.Destination.IsValid() {
+			fields = append(fields, zap.Stringer("destination", f.Destination))
+		}
+		if f.Host != "" {
+			fields = append(fields, zap.String("host", f.Host))
+		}
+		if f.Secret != "" {
+			fields = append(fields, zap.String("secret", f.Secret))
+		}
+		r.log.Warn("egress refused", fields...)
+	}
+	if r.on != nil {
+		r.on(f)
+	}
+}

@@ -1,0 +1,194 @@
+package secrets
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Placeholder syntax, the same as the gateway accepts in env values:
+//
+//	getSecret("NAME")   getSecret('NAME')   getSecret(NAME)
+//
+// with optional spaces inside the parentheses. In the URL path and query,
+// where clients percent-encode quotes and sometimes parentheses, %22, %27,
+// %28 and %29 stand for them, and the name may be percent-encoded (%2F).
+var (
+	headerPlaceholder = regexp.MustCompile(`getSecret\(\s*(?:"([^"]*)"|'([^']*)'|([^)'"\s]*))\s*\)`)
+	urlPlaceholder    = regexp.MustCompile(`getSecret(?:\(|%28)(?:"|%22|'|%27)?([A-Za-z0-9_.%/-]*?)(?:"|%22|'|%27)?(?:\)|%29)`)
+)
+
+// Resolver is the part of Store the proxy uses.
+type Resolver interface {
+	Resolve(name, host string) (string, error)
+}
+
+// RefusalError says why a request was refused: which secret, for which host.
+// It never holds a value.
+type RefusalError struct {
+	Secret string
+	Host   string
+	Err    error
+}
+
+func (e *RefusalError) Error() string {
+	switch {
+	case errors.Is(e.Err, ErrNotBound):
+		return fmt.Sprintf("secret %q is not bound to host %q: the request was not sent", e.Secret, e.Host)
+	case errors.Is(e.Err, ErrNotFound):
+		return fmt.Sprintf("secret %q does not exist (request to host %q was not sent)", e.Secret, e.Host)
+	case errors.Is(e.Err, ErrInvalidName):
+		return fmt.Sprintf("placeholder names an invalid secret %q (request to host %q was not sent)", e.Secret, e.Host)
+	}
+	return fmt.Sprintf("secret %q for host %q could not be used: the request was not sent", e.Secret, e.Host)
+}
+
+func (e *RefusalError) Unwrap() error { return e.Err }
+
+// HasPlaceholder tells whether a request carries a placeholder where
+// Substitute would look (headers, path, query).
+func HasPlaceholder(r *http.Request) bool {
+	if urlPlaceholder.MatchString(r.URL.EscapedPath()) || urlPlaceholder.MatchString(r.URL.RawQuery) {
+		return true
+	}
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			if headerPlaceholder.MatchString(v) {
+				return true
+			}
+			if isAuth(k) && basicPlaceholder(v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Substitute replaces the placeholders of r headed to host with the values
+// res gives, in place. Headers (Authorization's Basic credentials are decoded,
+// substituted and re-encoded), the path and the query are rewritten; bodies
+// are not. It returns the names used, or a *RefusalError for the first
+// placeholder that cannot be used, in which case r must not be sent. Values
+// are looked up for this request only.
+func Substitute(r *http.Request, host string, res Resolver) ([]string, error) {
+	s := substituter{host: host, res: res, values: map[string]string{}}
+	for k, vs := range r.Header {
+		for i, v := range vs {
+			if isAuth(k) {
+				nv, err := s.basic(v)
+				if err != nil {
+					return nil, err
+				}
+				v = nv
+			}
+			nv, err := s.replace(v, headerPlaceholder, headerName, func(v string) string { return v })
+			if err != nil {
+				return nil, err
+			}
+			vs[i] = nv
+		}
+	}
+	if p := r.URL.EscapedPath(); urlPlaceholder.MatchString(p) {
+		np, err := s.replace(p, urlPlaceholder, urlName, url.PathEscape)
+		if err != nil {
+			return nil, err
+		}
+		dec, err := url.PathUnescape(np)
+		if err != nil {
+			return nil, err
+		}
+		r.URL.Path, r.URL.RawPath = dec, np
+	}
+	if q := r.URL.RawQuery; urlPlaceholder.MatchString(q) {
+		nq, err := s.replace(q, urlPlaceholder, urlName, url.QueryEscape)
+		if err != nil {
+			return nil, err
+		}
+		r.URL.RawQuery = nq
+	}
+	return s.used, nil
+}
+
+type substituter struct {
+	host   string
+	res    Resolver
+	values map[string]string // this request's values only
+	used   []string
+}
+
+func headerName(m []string) string { return m[1] + m[2] + m[3] }
+
+func urlName(m []string) string {
+	n, err := url.PathUnescape(m[1])
+	if err != nil {
+		return m[1]
+	}
+	return n
+}
+
+func (s *substituter) replace(in string, re *regexp.Regexp, name func([]string) string, escape func(string) string) (string, error) {
+	var firstErr error
+	out := re.ReplaceAllStringFunc(in, func(m string) string {
+		n := name(re.FindStringSubmatch(m))
+		v, err := s.value(n)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			return m
+		}
+		return escape(v)
+	})
+	return out, firstErr
+}
+
+func (s *substituter) value(name string) (string, error) {
+	if v, ok := s.values[name]; ok {
+		return v, nil
+	}
+	if err := ValidName(name); err != nil {
+		return "", &RefusalError{Secret: name, Host: s.host, Err: err}
+	}
+	v, err := s.res.Resolve(name, s.host)
+	if err != nil {
+		return "", &RefusalError{Secret: name, Host: s.host, Err: err}
+	}
+	s.values[name] = v
+	s.used = append(s.used, name)
+	return v, nil
+}
+
+func isAuth(header string) bool {
+	return header == "Authorization" || header == "Proxy-Authorization"
+}
+
+// basic substitutes inside Basic credentials: clients encode "user:pass"
+// before the proxy sees it, so the placeholder is only visible decoded.
+func (s *substituter) basic(v string) (string, error) {
+	scheme, cred, ok := strings.Cut(v, " ")
+	if !ok || !strings.EqualFold(scheme, "Basic") {
+		return v, nil
+	}
+	dec, err := base64.StdEncoding.DecodeString(strings.TrimSpace(cred))
+	if err != nil || !headerPlaceholder.Match(dec) {
+		return v, nil
+	}
+	nd, err := s.replace(string(dec), headerPlaceholder, headerName, func(v string) string { return v })
+	if err != nil {
+		return "", err
+	}
+	return scheme + " " + base64.StdEncoding.EncodeToString([]byte(nd)), nil
+}
+
+func basicPlaceholder(v string) bool {
+	scheme, cred, ok := strings.Cut(v, " ")
+	if !ok || !strings.EqualFold(scheme, "Basic") {
+		return false
+	}
+	dec, err := base64.StdEncoding.DecodeString(strings.TrimSpace(cred))
+	return err == nil && headerPlaceholder.Match(dec)
+}
