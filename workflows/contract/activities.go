@@ -1,5 +1,7 @@
 package contract
 
+import "github.com/berthdev/berth/internal/egress/policy"
+
 // The inputs and results of the workflow's activities, as history records
 // them. The activities (package activities) take and return exactly these.
 
@@ -30,6 +32,10 @@ type BootInput struct {
 	// ForceRestore restores RestoreBackupID even over a local volume: the
 	// caller named that backup.
 	ForceRestore bool `json:"forceRestore,omitempty"`
+	// Egress is what the container may reach; nil is the default policy
+	// (the public internet), which is also what histories recorded before
+	// policies existed mean.
+	Egress *policy.Policy `json:"egress,omitempty"`
 }
 
 // BootResult is the booted container and the backup restored for it.
@@ -71,6 +77,14 @@ type DestroyInput struct {
 type EnvInput struct {
 	Container Container         `json:"container"`
 	Env       map[string]string `json:"env"`
+}
+
+// EgressInput replaces the egress policy of a running container: its
+// host's proxy and resolver apply it from the next connection on.
+type EgressInput struct {
+	Sandbox   string        `json:"sandbox"`
+	Container Container     `json:"container"`
+	Policy    policy.Policy `json:"policy"`
 }
 
 // Exit is how a container ended.

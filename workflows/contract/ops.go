@@ -26,6 +26,9 @@ const (
 	ActivityWatch     = "Watch"     // Container -> Exit
 	ActivityCheckIdle = "CheckIdle" // Container -> Idle
 	ActivityApplyEnv  = "ApplyEnv"  // EnvInput
+	// ActivityApplyEgress (EgressInput) hands a running container's egress
+	// policy to its host's egress proxy and resolver.
+	ActivityApplyEgress = "ApplyEgress"
 )
 
 // ActivityNames lists every activity type the workflow schedules.
