@@ -39,6 +39,9 @@ type Activities struct {
 	// NoDiskLimits gives sandboxes plain Docker volumes (hosts that cannot
 	// loop-mount); by default each has a disk of its instance type's size.
 	NoDiskLimits bool
+	// Egress enforces egress policies on this host; nil when the operator
+	// turned enforcement off, and then policy changes are refused.
+	Egress EgressController
 }
 
 // ContainerName is deterministic so a retried boot finds its own container.

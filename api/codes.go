@@ -29,6 +29,7 @@ const (
 	CodeTemporalUnavailable    Code = "TEMPORAL_UNAVAILABLE"     // 503 the gateway cannot reach Temporal
 	CodeUnavailable            Code = "UNAVAILABLE"              // 503 an event stream cannot be read right now
 	CodeTimeout                Code = "TIMEOUT"                  // 504 the operation goes on in the background
+	CodeEgressUnavailable      Code = "EGRESS_UNAVAILABLE"       // 503 the sandbox's host enforces no egress policy
 	CodeInternal               Code = "INTERNAL"                 // 500 a bug or an OS failure
 )
 
@@ -77,7 +78,7 @@ func Codes() []Code {
 		CodeValidation, CodeUnauthorized, CodeSandboxNotFound, CodeNotFound, CodeMethodNotAllowed,
 		CodeNameConflict, CodeSandboxDestroyed, CodeSandboxNotRunning, CodePayloadTooLarge, CodeEnvTooLarge,
 		CodeContainerUnavailable, CodeBootFailed, CodeBackupFailed, CodeBackupStoreUnavailable,
-		CodeBackupNotFound, CodeRestoreFailed, CodeTemporalUnavailable, CodeUnavailable, CodeTimeout, CodeInternal,
+		CodeBackupNotFound, CodeRestoreFailed, CodeTemporalUnavailable, CodeUnavailable, CodeTimeout, CodeEgressUnavailable, CodeInternal,
 
 		CodeProcessNotFound, CodeTerminalNotFound, CodeStaleHandle, CodeInvalidCursor, CodeInvalidTerminalCursor,
 		CodeUpgradeRequired, CodeWaitTimeout, CodeExecutableNotFound, CodeInvalidCwd, CodeExecFailed,

@@ -66,6 +66,9 @@ const (
 	// ErrEnvTooLarge: a change or create whose env would exceed the bounds
 	// of limits.go.
 	ErrEnvTooLarge = string(api.CodeEnvTooLarge)
+	// ErrEgressUnavailable: the host cannot enforce an egress policy, so
+	// the change is refused rather than silently not enforced.
+	ErrEgressUnavailable = string(api.CodeEgressUnavailable)
 )
 
 // ValidationError is the non-retryable error of an input the workflow or an
