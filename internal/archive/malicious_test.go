@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/berthdev/berth/internal/archive"
+	"github.com/berthdev/berth/internal/archive/zstdtar"
 	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/require"
 )
@@ -94,7 +95,7 @@ func TestMaliciousArchivesAreRejected(t *testing.T) {
 				}
 			}
 			root := filepath.Join(base, "ws")
-			_, err := archive.Extract(context.Background(), bytes.NewReader(craft(t, members...)), root, nil)
+			_, err := zstdtar.Extract(context.Background(), bytes.NewReader(craft(t, members...)), root, nil)
 			require.ErrorIs(t, err, archive.ErrUnsafe)
 
 			entries, err := os.ReadDir(base)
@@ -122,7 +123,7 @@ func TestSymlinksAreStoredNotFollowed(t *testing.T) {
 		member{typ: tar.TypeSymlink, name: "up", link: "../../.."},
 		member{typ: tar.TypeReg, name: "ok/file", body: "fine"},
 	)
-	st, err := archive.Extract(context.Background(), bytes.NewReader(data), root, nil)
+	st, err := zstdtar.Extract(context.Background(), bytes.NewReader(data), root, nil)
 	require.NoError(t, err)
 	require.EqualValues(t, 2, st.Symlinks)
 	target, err := os.Readlink(filepath.Join(root, "etc-link"))
