@@ -30,3 +30,7 @@ func openBeneath(dirfd int, rel string) (int, error) {
 	}
 	return walkNoFollow(dirfd, rel)
 }
+
+const canMkfifo = true
+
+func mkfifoat(dirfd int, name string, mode uint32) error { return unix.Mkfifoat(dirfd, name, mode) }

@@ -110,7 +110,12 @@ func (m *merger) entry(hdr *tar.Header, r io.Reader) error {
 	switch hdr.Typeflag {
 	case tar.TypeDir:
 		return m.mkdir(hdr, name, dir, base)
-	case tar.TypeReg, tar.TypeRegA, tar.TypeSymlink, tar.TypeLink, tar.TypeFifo:
+	case tar.TypeReg, tar.TypeRegA, tar.TypeSymlink, tar.TypeLink:
+	case tar.TypeFifo:
+		if !canMkfifo {
+			m.st.Skipped++
+			return nil
+		}
 	default:
 		m.st.Skipped++ // devices (no CAP_MKNOD anyway) and exotic types
 		return nil
@@ -149,7 +154,7 @@ func (m *merger) entry(hdr *tar.Header, r io.Reader) error {
 		}
 		created = true
 	case tar.TypeFifo:
-		if err := unix.Mkfifoat(pfd, tmp, m.perm(hdr)&0o777); err != nil {
+		if err := mkfifoat(pfd, tmp, m.perm(hdr)&0o777); err != nil {
 			return fsErr(hdr.Name, err)
 		}
 		created = true
