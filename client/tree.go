@@ -31,6 +31,10 @@ type TreeOptions struct {
 
 const treeProgressStep = 256 << 10
 
+// errUploadEnded is what the local walk sees when the upload stopped
+// reading; the upload's own error is then the one to report.
+var errUploadEnded = errors.New("upload ended")
+
 // UploadTree copies the local directory tree at localDir into the
 // sandbox directory remoteDir (absolute), creating it and merging with
 // what is there: files, symlinks and hard links replace what is at their
@@ -65,9 +69,9 @@ func (s *Sandbox) UploadTree(ctx context.Context, localDir, remoteDir string, o 
 		pw.CloseWithError(walkErr) // nil: EOF after the trailer
 	}()
 	st, err := s.UploadArchive(ctx, into, pr)
-	pr.CloseWithError(errors.New("upload ended")) // unblock the walk if the upload failed early
+	pr.CloseWithError(errUploadEnded) // unblock the walk if the upload failed early
 	<-done
-	if walkErr != nil {
+	if walkErr != nil && !errors.Is(walkErr, errUploadEnded) {
 		return nil, walkErr // the local reason is the one to show
 	}
 	if err != nil {
