@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 
 	"github.com/berthdev/berth/internal/archive"
 )
@@ -45,6 +46,10 @@ var errUploadEnded = errors.New("upload ended")
 // tree streams as a tar: nothing is staged in memory or on disk.
 func (s *Sandbox) UploadTree(ctx context.Context, localDir, remoteDir string, o TreeOptions) (*ArchiveStats, error) {
 	remoteDir = path.Clean(remoteDir)
+	localDir, err := filepath.EvalSymlinks(localDir) // a symlink to a directory copies the directory
+	if err != nil {
+		return nil, err
+	}
 	wo := archive.WriteOptions{
 		NoOwners: true, SecondTimes: true, Dense: true,
 		Progress: o.Progress, ProgressStep: treeProgressStep,
