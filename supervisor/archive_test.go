@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berthdev/berth/internal/archive/archivetest"
 	"github.com/berthdev/berth/supervisor/supervisortest"
 )
 
@@ -134,33 +135,39 @@ func TestArchiveRoundTrip(t *testing.T) {
 	a.mustFail("PUT", archiveURL(src+"/x"), "this is not a tar archive, not even close, but long enough to be read as a header block"+string(make([]byte, 600)), 400, "INVALID_ARCHIVE")
 }
 
+// Every hostile archive of the shared table, through PUT /v1/archive.
 func TestArchiveRejectsEscapes(t *testing.T) {
 	a := newAPI(t, supervisortest.Options{})
-	base := t.TempDir()
-	outside := filepath.Join(base, "outside")
-	os.Mkdir(outside, 0o755)
-	reg := func(name string) tarEntry { return tarEntry{typ: tar.TypeReg, name: name, body: "pwned"} }
-	cases := map[string][]tarEntry{
-		"dot-dot":                  {reg("../outside/x")},
-		"dot-dot inside":           {reg("a/../../outside/x")},
-		"absolute":                 {reg(outside + "/x")},
-		"symlink out then through": {{typ: tar.TypeSymlink, name: "l", link: outside}, reg("l/x")},
-		"relative symlink out":     {{typ: tar.TypeSymlink, name: "l", link: "../outside"}, reg("l/x")},
-		"symlink dir then dir":     {{typ: tar.TypeSymlink, name: "l", link: outside}, {typ: tar.TypeDir, name: "l/sub/"}},
-		"hardlink out relative":    {{typ: tar.TypeLink, name: "h", link: "../outside/secret"}},
-		"hardlink out absolute":    {{typ: tar.TypeLink, name: "h", link: outside + "/secret"}},
-		"hardlink through symlink": {{typ: tar.TypeSymlink, name: "l", link: outside}, {typ: tar.TypeLink, name: "h", link: "l/secret"}},
+	want := map[archivetest.Outcome]struct {
+		status int
+		code   string
+	}{
+		archivetest.Escape:   {400, "PATH_ESCAPE"},
+		archivetest.Invalid:  {400, "INVALID_ARCHIVE"},
+		archivetest.Conflict: {409, "NOT_A_DIRECTORY"},
 	}
-	for name, entries := range cases {
-		t.Run(name, func(t *testing.T) {
-			os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o600)
-			target := filepath.Join(base, "t-"+filepath.Base(t.Name()))
-			a.mustFail("PUT", archiveURL(target), makeTar(t, entries...), 400, "PATH_ESCAPE")
-			if got := snapshot(t, outside); len(got) != 1 {
-				t.Fatalf("something was written outside: %v", got)
+	for _, c := range archivetest.HostileArchives() {
+		t.Run(c.Name, func(t *testing.T) {
+			outside, target := archivetest.HostileLayout(t, t.TempDir())
+			body := archivetest.HostileTar(t, outside, c.Members)
+			if w, bad := want[c.Merge]; bad {
+				a.mustFail("PUT", archiveURL(target), body, w.status, w.code)
+			} else {
+				a.must("PUT", archiveURL(target), body, 200, nil)
+			}
+			archivetest.RequireNoEscape(t, outside, target)
+			if c.Name == "setuid file" { // the sandbox's own files keep their bits
+				if fi, err := os.Stat(filepath.Join(target, "suid")); err != nil || fi.Mode()&os.ModeSetuid == 0 {
+					t.Fatalf("setuid bit not kept inside the sandbox: %v %v", fi, err)
+				}
 			}
 		})
 	}
+	base := t.TempDir()
+	outside := filepath.Join(base, "outside")
+	os.Mkdir(outside, 0o755)
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o600)
+	reg := func(name string) tarEntry { return tarEntry{typ: tar.TypeReg, name: name, body: "pwned"} }
 	// A symlink already in the target that points out is no way out either.
 	target := filepath.Join(base, "pre")
 	os.MkdirAll(target, 0o755)

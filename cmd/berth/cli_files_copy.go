@@ -153,17 +153,9 @@ func upload(ctx context.Context, sb *client.Sandbox, local string, dst remotePat
 			}
 		}
 		v.Destination, v.Type = dst.name+":"+target, "directory"
-		// Extract into the parent with the target's name as the first
-		// member, so that the directory itself gets the source's mode; a
-		// copy of contents into an existing directory leaves its mode alone.
-		into, prefix := path.Dir(target), path.Base(target)+"/"
-		if isDir {
-			into, prefix = target, ""
-		}
-		if target == "/" {
-			into, prefix = "/", ""
-		}
-		return v, uploadTree(ctx, sb, local, into, prefix, v)
+		// A copy of contents into an existing directory leaves its mode
+		// alone; a new directory gets the source's.
+		return v, uploadTree(ctx, sb, local, target, isDir, v)
 	}
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file or a directory", local)
@@ -309,4 +301,42 @@ func localDest(local, base string, contents, dir bool) (target string, created b
 		return target, false, nil
 	}
 	return target, true, os.MkdirAll(target, 0o700)
+}
+
+// uploadTree copies the local tree at dir into the sandbox directory
+// target through the SDK; contents leaves the target's own mode alone.
+func uploadTree(ctx context.Context, sb *client.Sandbox, dir, target string, contents bool, v *copyView) error {
+	total := int64(0)
+	if showTransfers() { // the total is only for the progress line
+		_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if info, err := d.Info(); err == nil {
+					total += info.Size()
+				}
+			}
+			return nil
+		})
+	}
+	tr := startTransfer("↑ "+filepath.Base(filepath.Clean(dir)), total)
+	st, err := sb.UploadTree(ctx, dir, target, client.TreeOptions{Progress: tr.n.Store, ContentsOnly: contents})
+	tr.end()
+	if err != nil {
+		return err
+	}
+	v.Files, v.Dirs, v.Symlinks, v.Bytes, v.Skipped = st.Files+st.Hardlinks, st.Dirs, st.Symlinks, st.Bytes, st.Skipped
+	return nil
+}
+
+// downloadTree copies the sandbox's tree at src into the local directory
+// target through the SDK (which keeps every member beneath target and
+// drops setuid, setgid and sticky bits; see downloadedMode).
+func downloadTree(ctx context.Context, sb *client.Sandbox, src, target string, v *copyView) error {
+	tr := startTransfer("↓ "+path.Base(src), 0)
+	st, err := sb.DownloadTree(ctx, src, target, client.TreeOptions{Progress: tr.n.Store, ContentsOnly: true})
+	tr.end()
+	if err != nil {
+		return err
+	}
+	v.Files, v.Dirs, v.Symlinks, v.Bytes, v.Skipped = st.Files+st.Hardlinks, st.Dirs, st.Symlinks, st.Bytes, st.Skipped
+	return nil
 }

@@ -11,47 +11,73 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sys/unix"
-)
-
-var (
-	// ErrUnsafe marks an archive member that would land outside the root or
-	// go through a symlink: "..", absolute names, duplicates, members under
-	// a symlink, hard links to anything but an earlier regular file.
-	ErrUnsafe = errors.New("archive: unsafe entry")
-	// ErrFormat marks a damaged stream: bad zstd data or checksum, broken
-	// or truncated tar.
-	ErrFormat = errors.New("archive: damaged archive")
-	// ErrNotEmpty is returned when the extract target already has content.
-	ErrNotEmpty = errors.New("archive: target directory is not empty")
 )
 
 // partialSuffix names the staging directory next to root; a leftover one
 // is what a crashed extract looks like, and the next Extract removes it.
 const partialSuffix = ".partial-"
 
-// maxWindow caps the zstd window a (possibly hostile) stream may demand;
-// Write uses 8 MiB.
-const maxWindow = 128 << 20
+// ExtractOptions choose how an archive lands.
+type ExtractOptions struct {
+	Decompress   Decompressor // nil: a plain tar
+	Progress     Progress
+	ProgressStep int64 // bytes between Progress calls; 0: DefaultProgressStep
 
-// Extract unpacks a stream made by Write into root, which must be missing
-// or an empty directory (e.g. a fresh volume's mountpoint directory).
+	// Merge extracts into root as it is (created if missing) instead of
+	// publishing a new tree: see merge.go. Without it, see publish.
+	Merge bool
+	// DropSpecialBits clears setuid, setgid and sticky bits (merge only):
+	// for trees that leave a sandbox for a host, where a setuid file
+	// copied out by root would be a root shell for whoever runs it.
+	DropSpecialBits bool
+}
+
+// Extract unpacks a tar stream, decompressed by o.Decompress, into root.
 //
-// Members are written into a staging directory next to root, which is
-// renamed over root only after the whole stream was read to EOF — through
-// the end of the tar, the zstd frame checksum and the caller's reader —
-// so a reader that verifies a digest at EOF vetoes the commit by failing
-// its last Read. On any error the staging directory is removed and root
-// is untouched: it never holds a partial tree. Ownership, modes (setuid
-// etc. included) and mtimes are restored; directories get theirs after
-// their children. The result is flushed to disk (syncfs) before the
-// rename, so a host crash cannot leave a committed tree of empty files.
+// Publish (the default, for restores): root must be missing or an empty
+// directory (e.g. a fresh volume's mountpoint directory). Members are
+// written into a staging directory next to root, which is renamed over
+// root only after the whole stream was read to EOF — through the end of
+// the tar, the decompressor's checksum and the caller's reader — so a
+// reader that verifies a digest at EOF vetoes the commit by failing its
+// last Read. On any error the staging directory is removed and root is
+// untouched: it never holds a partial tree. Ownership, modes (setuid etc.
+// included) and mtimes are restored; directories get theirs after their
+// children. The result is flushed to disk (syncfs) before the rename, so
+// a host crash cannot leave a committed tree of empty files. root must
+// not be a mount point: the rename replaces the directory entry.
+//
+// Merge (o.Merge, for copies into a live tree): see merge.
 //
 // Errors: ErrUnsafe for hostile members, ErrFormat for damaged streams,
-// ErrNotEmpty, or the error of r itself (network, cancellation).
-// root must not be a mount point: the rename replaces the directory entry.
-func Extract(ctx context.Context, r io.Reader, root string, progress Progress) (Stats, error) {
+// ErrNotEmpty, ErrIsDir and ErrNotDir (as *EntryError where a member is
+// to blame), or the error of r itself (network, cancellation).
+func Extract(ctx context.Context, r io.Reader, root string, o ExtractOptions) (Stats, error) {
+	src := &sourceReader{r: r}
+	in := io.ReadCloser(io.NopCloser(src))
+	if o.Decompress != nil {
+		var err error
+		if in, err = o.Decompress(src); err != nil {
+			return Stats{}, fmt.Errorf("%w: %w", ErrFormat, err)
+		}
+	}
+	defer in.Close()
+	var st Stats
+	var err error
+	if o.Merge {
+		st, err = merge(ctx, in, root, &o)
+	} else {
+		st, err = publish(ctx, in, src, root, &o)
+	}
+	if err != nil {
+		return st, src.blame(err)
+	}
+	return st, nil
+}
+
+// publish is Extract's default mode; in is src decompressed.
+func publish(ctx context.Context, in, src io.Reader, root string, o *ExtractOptions) (Stats, error) {
 	root = filepath.Clean(root)
 	if err := checkTarget(root); err != nil {
 		return Stats{}, err
@@ -69,18 +95,12 @@ func Extract(ctx context.Context, r io.Reader, root string, progress Progress) (
 		}
 	}()
 
-	src := &sourceReader{r: r}
-	dec, err := zstd.NewReader(src, zstd.WithDecoderMaxWindow(maxWindow))
-	if err != nil {
-		return Stats{}, err
-	}
-	defer dec.Close()
-
-	x := newExtractor(ctx, staging, progress)
-	st, err := x.run(tar.NewReader(dec))
+	x := newExtractor(ctx, staging, newMeter(o.Progress, o.ProgressStep))
+	st, err := x.run(tar.NewReader(in))
 	if err == nil {
-		// Read past the tar end: the zstd checksum, and the caller's EOF check.
-		if _, err = io.Copy(io.Discard, dec); err != nil {
+		// Read past the tar end: the decompressor's checksum, and the
+		// caller's EOF check.
+		if _, err = io.Copy(io.Discard, in); err != nil {
 			err = fmt.Errorf("%w: after tar end: %w", ErrFormat, err)
 		} else if _, err = io.Copy(io.Discard, src); err != nil {
 			err = fmt.Errorf("archive: read: %w", err)
@@ -90,7 +110,7 @@ func Extract(ctx context.Context, r io.Reader, root string, progress Progress) (
 		err = ferr
 	}
 	if err != nil {
-		return st, src.blame(err)
+		return st, err
 	}
 	// rename(2) atomically replaces an empty directory; os.Rename refuses
 	// any existing directory, so call the syscall directly.
@@ -131,17 +151,6 @@ func syncDir(dir string) {
 		_ = d.Sync()
 		_ = d.Close()
 	}
-}
-
-// syncFS flushes the filesystem holding dir: one syscall instead of an
-// fsync per restored file.
-func syncFS(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return unix.Syncfs(int(d.Fd()))
 }
 
 // sourceReader remembers the first error of the caller's reader, so a

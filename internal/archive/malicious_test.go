@@ -4,112 +4,108 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/berthdev/berth/internal/archive"
+	"github.com/berthdev/berth/internal/archive/archivetest"
+	"github.com/berthdev/berth/internal/archive/zstdtar"
 	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/require"
 )
 
 // member is one hand-made tar entry.
-type member struct {
-	typ        byte
-	name, link string
-	body       string
-}
+type member = archivetest.Member
 
-func craft(t *testing.T, members ...member) []byte {
+func compress(t *testing.T, plain []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw, err := zstd.NewWriter(&buf)
 	require.NoError(t, err)
-	tw := tar.NewWriter(zw)
-	for _, m := range members {
-		hdr := &tar.Header{Typeflag: m.typ, Name: m.name, Linkname: m.link, Mode: 0o644, Size: int64(len(m.body)), Format: tar.FormatPAX}
-		if m.typ != tar.TypeReg {
-			hdr.Size = 0
-		}
-		require.NoError(t, tw.WriteHeader(hdr))
-		if hdr.Size > 0 {
-			_, err := tw.Write([]byte(m.body))
-			require.NoError(t, err)
-		}
-	}
-	require.NoError(t, tw.Close())
+	_, err = zw.Write(plain)
+	require.NoError(t, err)
 	require.NoError(t, zw.Close())
 	return buf.Bytes()
 }
 
-func TestMaliciousArchivesAreRejected(t *testing.T) {
-	reg := func(name string) member { return member{typ: tar.TypeReg, name: name, body: "pwned"} }
-	cases := map[string][]member{
-		"dot-dot":                  {reg("../escape")},
-		"dot-dot inside":           {reg("a/../../escape")},
-		"dot-dot resolving inside": {{typ: tar.TypeDir, name: "a/"}, reg("a/../b")},
-		"absolute":                 {reg("/tmp/escape")},
-		"symlink then write through it": {
-			{typ: tar.TypeSymlink, name: "evil", link: "OUTSIDE"},
-			reg("evil/escape"),
-		},
-		"symlink then dir through it": {
-			{typ: tar.TypeSymlink, name: "evil", link: "OUTSIDE"},
-			{typ: tar.TypeDir, name: "evil/sub/"},
-		},
-		"symlink replaced by file": {
-			{typ: tar.TypeSymlink, name: "evil", link: "OUTSIDE/escape"},
-			reg("evil"),
-		},
-		"symlink then dir at same name": {
-			{typ: tar.TypeSymlink, name: "evil", link: "OUTSIDE"},
-			{typ: tar.TypeDir, name: "evil/"},
-		},
-		"hardlink to outside absolute": {{typ: tar.TypeLink, name: "h", link: "/etc/passwd"}},
-		"hardlink to outside relative": {{typ: tar.TypeLink, name: "h", link: "../victim"}},
-		"hardlink through symlink": {
-			{typ: tar.TypeSymlink, name: "evil", link: "OUTSIDE"},
-			{typ: tar.TypeLink, name: "h", link: "evil/victim"},
-		},
-		"hardlink to symlink": {
-			{typ: tar.TypeSymlink, name: "evil", link: "OUTSIDE/victim"},
-			{typ: tar.TypeLink, name: "h", link: "evil"},
-		},
-		"hardlink to later file": {{typ: tar.TypeLink, name: "h", link: "later"}, reg("later")},
-		"file under a file":      {reg("f"), reg("f/g")},
-		"duplicate file":         {reg("f"), reg("f")},
-	}
-	for name, members := range cases {
-		t.Run(name, func(t *testing.T) {
-			base := t.TempDir()
-			// OUTSIDE is where a successful attack would write: relative
-			// symlink targets resolve against the extract root's parent,
-			// absolute ones point at a dir that must stay empty.
-			outside := filepath.Join(base, "OUTSIDE")
-			require.NoError(t, os.Mkdir(outside, 0o755))
-			require.NoError(t, os.WriteFile(filepath.Join(outside, "victim"), []byte("original"), 0o644))
-			for i := range members {
-				if members[i].link == "OUTSIDE" || filepath.Dir(members[i].link) == "OUTSIDE" {
-					members[i].link = filepath.Join(base, members[i].link)
-				}
-			}
-			root := filepath.Join(base, "ws")
-			_, err := archive.Extract(context.Background(), bytes.NewReader(craft(t, members...)), root, nil)
-			require.ErrorIs(t, err, archive.ErrUnsafe)
+// craft makes a backup-format (zstd) stream of members.
+func craft(t *testing.T, members ...member) []byte {
+	t.Helper()
+	return compress(t, archivetest.HostileTar(t, "", members))
+}
 
-			entries, err := os.ReadDir(base)
-			require.NoError(t, err)
-			require.Len(t, entries, 1, "only OUTSIDE remains: no root, no staging dir, no escape file")
-			got, err := os.ReadFile(filepath.Join(outside, "victim"))
-			require.NoError(t, err)
-			require.Equal(t, "original", string(got))
-			left, err := os.ReadDir(outside)
-			require.NoError(t, err)
-			require.Len(t, left, 1)
-			_, err = os.Lstat("/tmp/escape")
-			require.True(t, os.IsNotExist(err))
+// requireOutcome checks an extract's answer against the table's.
+func requireOutcome(t *testing.T, want archivetest.Outcome, err error) {
+	t.Helper()
+	switch want {
+	case archivetest.Escape:
+		require.ErrorIs(t, err, archive.ErrUnsafe)
+	case archivetest.Invalid:
+		require.ErrorIs(t, err, archive.ErrFormat)
+	case archivetest.Conflict:
+		require.Error(t, err)
+		require.False(t, errors.Is(err, archive.ErrUnsafe) || errors.Is(err, archive.ErrFormat), "%v", err)
+	case archivetest.Safe:
+		require.NoError(t, err)
+	}
+}
+
+// Restores (publish mode, through the backup format's entry point).
+func TestHostileArchivesPublish(t *testing.T) {
+	for _, c := range archivetest.HostileArchives() {
+		t.Run(c.Name, func(t *testing.T) {
+			base := t.TempDir()
+			outside, root := archivetest.HostileLayout(t, base)
+			_, err := zstdtar.Extract(context.Background(), bytes.NewReader(compress(t, archivetest.HostileTar(t, outside, c.Members))), root, nil)
+			requireOutcome(t, c.Publish, err)
+			archivetest.RequireNoEscape(t, outside, root)
+			if err != nil {
+				entries, err := os.ReadDir(base)
+				require.NoError(t, err)
+				require.Len(t, entries, 1, "only OUTSIDE remains: no root, no staging dir")
+			}
 		})
 	}
+}
+
+// Copies into a live tree (merge mode), into a fresh and a populated root.
+func TestHostileArchivesMerge(t *testing.T) {
+	for _, c := range archivetest.HostileArchives() {
+		for _, populated := range []bool{false, true} {
+			t.Run(c.Name, func(t *testing.T) {
+				outside, root := archivetest.HostileLayout(t, t.TempDir())
+				if populated {
+					require.NoError(t, os.MkdirAll(filepath.Join(root, "a"), 0o755))
+					require.NoError(t, os.WriteFile(filepath.Join(root, "keep"), []byte("k"), 0o644))
+				}
+				_, err := archive.Extract(context.Background(), bytes.NewReader(archivetest.HostileTar(t, outside, c.Members)), root, archive.ExtractOptions{Merge: true})
+				requireOutcome(t, c.Merge, err)
+				archivetest.RequireNoEscape(t, outside, root)
+			})
+		}
+	}
+}
+
+// A symlink already in a merge target that leads out is no way out
+// either, while one that stays inside is followed.
+func TestMergeThroughExistingSymlinks(t *testing.T) {
+	outside, root := archivetest.HostileLayout(t, t.TempDir())
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "real"), 0o755))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "escape")))
+	require.NoError(t, os.Symlink("real", filepath.Join(root, "inside")))
+	merge := func(m member) error {
+		_, err := archive.Extract(context.Background(), bytes.NewReader(archivetest.HostileTar(t, outside, []member{m})), root, archive.ExtractOptions{Merge: true})
+		return err
+	}
+	require.ErrorIs(t, merge(member{Type: tar.TypeReg, Name: "escape/x", Body: "pwned"}), archive.ErrUnsafe)
+	require.ErrorIs(t, merge(member{Type: tar.TypeLink, Name: "h", Link: "escape/victim"}), archive.ErrUnsafe)
+	require.NoError(t, merge(member{Type: tar.TypeReg, Name: "inside/x", Body: "fine"}))
+	body, err := os.ReadFile(filepath.Join(root, "real", "x"))
+	require.NoError(t, err)
+	require.Equal(t, "fine", string(body))
+	archivetest.RequireNoEscape(t, outside, root)
 }
 
 // A legitimate archive may contain symlinks pointing anywhere; they are
@@ -118,11 +114,11 @@ func TestSymlinksAreStoredNotFollowed(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "ws")
 	data := craft(t,
-		member{typ: tar.TypeSymlink, name: "etc-link", link: "/etc"},
-		member{typ: tar.TypeSymlink, name: "up", link: "../../.."},
-		member{typ: tar.TypeReg, name: "ok/file", body: "fine"},
+		member{Type: tar.TypeSymlink, Name: "etc-link", Link: "/etc"},
+		member{Type: tar.TypeSymlink, Name: "up", Link: "../../.."},
+		member{Type: tar.TypeReg, Name: "ok/file", Body: "fine"},
 	)
-	st, err := archive.Extract(context.Background(), bytes.NewReader(data), root, nil)
+	st, err := zstdtar.Extract(context.Background(), bytes.NewReader(data), root, nil)
 	require.NoError(t, err)
 	require.EqualValues(t, 2, st.Symlinks)
 	target, err := os.Readlink(filepath.Join(root, "etc-link"))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/berthdev/berth/internal/archive"
 	"github.com/berthdev/berth/internal/archive/archivetest"
+	"github.com/berthdev/berth/internal/archive/zstdtar"
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,7 +22,7 @@ func TestRoundTrip(t *testing.T) {
 
 	var buf bytes.Buffer
 	var lastProgress int64
-	ws, err := archive.Write(context.Background(), &buf, src, func(n int64) { lastProgress = n })
+	ws, err := zstdtar.Write(context.Background(), &buf, src, func(n int64) { lastProgress = n })
 	require.NoError(t, err)
 	require.EqualValues(t, 10000+1+9, ws.Files) // small + big + the extras' regular files
 	require.Equal(t, ws.Bytes, lastProgress)
@@ -29,7 +30,7 @@ func TestRoundTrip(t *testing.T) {
 	require.EqualValues(t, 5, ws.Symlinks)
 
 	dst := filepath.Join(t.TempDir(), "restored")
-	xs, err := archive.Extract(context.Background(), bytes.NewReader(buf.Bytes()), dst, nil)
+	xs, err := zstdtar.Extract(context.Background(), bytes.NewReader(buf.Bytes()), dst, nil)
 	require.NoError(t, err)
 	require.Equal(t, ws, xs)
 	archivetest.RequireEqual(t, want, archivetest.Snapshot(t, dst))
@@ -44,16 +45,16 @@ func TestExtractIntoEmptyExistingDir(t *testing.T) {
 	src := t.TempDir()
 	archivetest.Build(t, src, archivetest.Options{SmallFiles: 50, SmallSize: 100, Extras: true})
 	var buf bytes.Buffer
-	_, err := archive.Write(context.Background(), &buf, src, nil)
+	_, err := zstdtar.Write(context.Background(), &buf, src, nil)
 	require.NoError(t, err)
 
 	dst := t.TempDir() // exists, empty: like a fresh volume's _data
-	_, err = archive.Extract(context.Background(), bytes.NewReader(buf.Bytes()), dst, nil)
+	_, err = zstdtar.Extract(context.Background(), bytes.NewReader(buf.Bytes()), dst, nil)
 	require.NoError(t, err)
 	archivetest.RequireEqual(t, archivetest.Snapshot(t, src), archivetest.Snapshot(t, dst))
 
 	// A second extract into the now populated dir is refused, untouched.
-	_, err = archive.Extract(context.Background(), bytes.NewReader(buf.Bytes()), dst, nil)
+	_, err = zstdtar.Extract(context.Background(), bytes.NewReader(buf.Bytes()), dst, nil)
 	require.ErrorIs(t, err, archive.ErrNotEmpty)
 }
 
@@ -61,7 +62,7 @@ func TestDamagedStreamIsRejectedAndNothingPublished(t *testing.T) {
 	src := t.TempDir()
 	archivetest.Build(t, src, archivetest.Options{SmallFiles: 2000, SmallSize: 2000, BigFiles: []int64{3 << 20}, Seed: 7})
 	var buf bytes.Buffer
-	_, err := archive.Write(context.Background(), &buf, src, nil)
+	_, err := zstdtar.Write(context.Background(), &buf, src, nil)
 	require.NoError(t, err)
 	good := buf.Bytes()
 
@@ -81,7 +82,7 @@ func TestDamagedStreamIsRejectedAndNothingPublished(t *testing.T) {
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
 			dst := filepath.Join(t.TempDir(), "ws")
-			_, err := archive.Extract(context.Background(), bytes.NewReader(data), dst, nil)
+			_, err := zstdtar.Extract(context.Background(), bytes.NewReader(data), dst, nil)
 			require.ErrorIs(t, err, archive.ErrFormat)
 			_, statErr := os.Lstat(dst)
 			require.True(t, os.IsNotExist(statErr), "no tree may be published")
@@ -95,12 +96,12 @@ func TestCancelledExtractPublishesNothing(t *testing.T) {
 	src := t.TempDir()
 	archivetest.Build(t, src, archivetest.Options{SmallFiles: 100, SmallSize: 100})
 	var buf bytes.Buffer
-	_, err := archive.Write(context.Background(), &buf, src, nil)
+	_, err := zstdtar.Write(context.Background(), &buf, src, nil)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	dst := filepath.Join(t.TempDir(), "ws")
-	_, err = archive.Extract(ctx, bytes.NewReader(buf.Bytes()), dst, nil)
+	_, err = zstdtar.Extract(ctx, bytes.NewReader(buf.Bytes()), dst, nil)
 	require.ErrorIs(t, err, context.Canceled)
 	_, statErr := os.Lstat(dst)
 	require.True(t, os.IsNotExist(statErr))

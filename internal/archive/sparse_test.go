@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/berthdev/berth/internal/archive"
+	"github.com/berthdev/berth/internal/archive/zstdtar"
 )
 
 const tib = int64(1) << 40
@@ -95,7 +96,7 @@ func TestSparseFilesRoundTripInBoundedTime(t *testing.T) {
 
 	start := time.Now()
 	var buf bytes.Buffer
-	ws, err := archive.Write(context.Background(), &buf, src, nil)
+	ws, err := zstdtar.Write(context.Background(), &buf, src, nil)
 	require.NoError(t, err)
 	took := time.Since(start)
 	require.Less(t, took, 5*time.Second, "archiving 4 TiB of holes reads only the data")
@@ -108,7 +109,7 @@ func TestSparseFilesRoundTripInBoundedTime(t *testing.T) {
 
 	dst := filepath.Join(t.TempDir(), "ws")
 	start = time.Now()
-	xs, err := archive.Extract(context.Background(), bytes.NewReader(buf.Bytes()), dst, nil)
+	xs, err := zstdtar.Extract(context.Background(), bytes.NewReader(buf.Bytes()), dst, nil)
 	require.NoError(t, err)
 	require.Less(t, time.Since(start), 5*time.Second)
 	require.Equal(t, ws, xs)
@@ -128,7 +129,7 @@ func TestDenseFilesAreStoredPlainly(t *testing.T) {
 	src := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(src, "big"), pattern(2<<20, 9), 0o644))
 	var buf bytes.Buffer
-	ws, err := archive.Write(context.Background(), &buf, src, nil)
+	ws, err := zstdtar.Write(context.Background(), &buf, src, nil)
 	require.NoError(t, err)
 	require.Zero(t, ws.Sparse)
 	zr, err := zstd.NewReader(&buf)
@@ -194,7 +195,7 @@ func TestHostileSparseMembersAreRejected(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			dst := filepath.Join(t.TempDir(), "ws")
-			_, err := archive.Extract(context.Background(), bytes.NewReader(sparseMember(t, c.realsize, c.body)), dst, nil)
+			_, err := zstdtar.Extract(context.Background(), bytes.NewReader(sparseMember(t, c.realsize, c.body)), dst, nil)
 			require.Error(t, err)
 			require.True(t, errorsIsAny(err, archive.ErrFormat, archive.ErrUnsafe), "%v", err)
 			_, statErr := os.Lstat(dst)
@@ -205,7 +206,7 @@ func TestHostileSparseMembersAreRejected(t *testing.T) {
 	}
 	// And a well-formed one restores.
 	dst := filepath.Join(t.TempDir(), "ws")
-	_, err := archive.Extract(context.Background(), bytes.NewReader(sparseMember(t, "100", seg(90, 10, pattern(10, 1)))), dst, nil)
+	_, err := zstdtar.Extract(context.Background(), bytes.NewReader(sparseMember(t, "100", seg(90, 10, pattern(10, 1)))), dst, nil)
 	require.NoError(t, err)
 	want := append(make([]byte, 90), pattern(10, 1)...)
 	got, err := os.ReadFile(filepath.Join(dst, "s"))
@@ -229,7 +230,7 @@ func TestArchiveOfTheFirstFormatStillRestores(t *testing.T) {
 	require.NoError(t, err)
 	defer f.Close()
 	dst := filepath.Join(t.TempDir(), "ws")
-	st, err := archive.Extract(context.Background(), f, dst, nil)
+	st, err := zstdtar.Extract(context.Background(), f, dst, nil)
 	require.NoError(t, err)
 	require.EqualValues(t, 2, st.Files)
 	require.EqualValues(t, 1, st.Symlinks)

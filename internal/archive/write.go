@@ -3,17 +3,17 @@ package archive
 import (
 	"archive/tar"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/klauspost/compress/zstd"
+	"golang.org/x/sys/unix"
 )
 
 // Pipeline sizing: a workspace is mostly small files, where a lone tar
@@ -27,44 +27,73 @@ const (
 	copyBufSize     = 1 << 20
 )
 
-// newEncoder compresses at zstd's default level (~ zstd -3) with
-// job-parallel compression on every core, so one stream is not capped at
-// one core's compression speed.
-func newEncoder(w io.Writer) (*zstd.Encoder, error) {
-	return zstd.NewWriter(w,
-		zstd.WithEncoderLevel(zstd.SpeedDefault),
-		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
-		zstd.WithConcurrentBlocks(true),
-	)
+// WriteOptions choose what a caller's archive holds. The zero value
+// writes the tree in full, as a workspace backup needs it.
+type WriteOptions struct {
+	Compress     Compressor // nil: a plain tar
+	Progress     Progress
+	ProgressStep int64 // bytes between Progress calls; 0: DefaultProgressStep
+
+	// Prefix starts every member name ("dir/"); the root's own entry is
+	// then named by the prefix, else "./".
+	Prefix string
+	// NoRoot leaves the root's own entry out: the receiver keeps its
+	// target directory's mode and times.
+	NoRoot bool
+	// FileName allows root to be a regular file, archived as one member
+	// of this name. Without it, a root that is not a directory fails.
+	FileName string
+	// NoOwners writes uid and gid 0, for receivers that do not restore them.
+	NoOwners bool
+	// SecondTimes truncates mtimes to seconds, as tar(1) writes them.
+	SecondTimes bool
+	// Dense writes holes as zeros, for readers other than this package
+	// (the sparse encoding is Berth's own).
+	Dense bool
+	// Devices archives device nodes (else they are skipped like sockets).
+	Devices bool
+	// Live is for a tree in use: entries that vanish or cannot be opened
+	// during the walk are left out instead of failing the archive, and
+	// nothing is read ahead (a small process stays small). A file that
+	// shrinks while it is copied still fails it.
+	Live bool
 }
 
-// Write archives the tree under root into w as a zstd-compressed PAX tar.
-// Names are relative to root ("./" is root itself, then "a", "a/b", ...,
-// in lexical walk order). Symlinks are archived, never followed. The tree
-// must not change meanwhile (Berth pauses or stops the container first):
-// a file that shrinks under the walk fails the archive rather than
-// producing a silently short copy.
-func Write(ctx context.Context, w io.Writer, root string, progress Progress) (Stats, error) {
-	enc, err := newEncoder(w)
-	if err != nil {
-		return Stats{}, err
+// Write archives the tree under root into w as a PAX tar, compressed by
+// o.Compress. Names are relative to root (after o.Prefix): the root
+// itself, then "a", "a/b", ..., in lexical walk order. Symlinks are
+// archived, never followed. A backup's tree must not change meanwhile
+// (Berth pauses or stops the container first): a file that shrinks under
+// the walk fails the archive rather than producing a silently short copy.
+func Write(ctx context.Context, w io.Writer, root string, o WriteOptions) (Stats, error) {
+	var out io.WriteCloser = nopWriteCloser{w}
+	if o.Compress != nil {
+		var err error
+		if out, err = o.Compress(w); err != nil {
+			return Stats{}, err
+		}
 	}
-	stats, err := writeTar(ctx, tar.NewWriter(enc), root, progress)
-	if cerr := enc.Close(); err == nil && cerr != nil {
+	stats, err := writeTar(ctx, tar.NewWriter(out), root, &o)
+	if cerr := out.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("archive: compress: %w", cerr)
 	}
 	return stats, err
 }
 
-func writeTar(ctx context.Context, tw *tar.Writer, root string, progress Progress) (Stats, error) {
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func writeTar(ctx context.Context, tw *tar.Writer, root string, o *WriteOptions) (Stats, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	entries := make(chan *entry, prefetchQueue)
 	reads := make(chan *entry, prefetchQueue)
 	walkDone := make(chan error, 1)
+	var skipped int64 // written by the walk, read after walkDone
 	go func() {
-		walkDone <- walk(ctx, root, entries, reads)
+		walkDone <- walk(ctx, root, o, entries, reads, &skipped)
 		close(entries)
 		close(reads)
 	}()
@@ -91,12 +120,14 @@ func writeTar(ctx context.Context, tw *tar.Writer, root string, progress Progres
 	}()
 
 	var st Stats
-	meter := progressMeter{fn: progress}
+	meter := newMeter(o.Progress, o.ProgressStep)
 	buf := make([]byte, copyBufSize)
 	for e := range entries {
 		if e.ready != nil {
 			<-e.ready
-			if e.err != nil {
+			if e.err != nil && o.Live && gone(e.err) {
+				continue
+			} else if e.err != nil {
 				return st, e.err
 			}
 		}
@@ -120,8 +151,10 @@ func writeTar(ctx context.Context, tw *tar.Writer, root string, progress Progres
 				meter.add(e.hdr.Size)
 				st.Bytes += e.hdr.Size
 			} else {
-				data, sparse, err := writeLarge(tw, e, buf, &meter)
-				if err != nil {
+				data, sparse, err := writeLarge(tw, e, o, buf, &meter)
+				if err != nil && o.Live && gone(err) {
+					continue // vanished before its header was written
+				} else if err != nil {
 					return st, err
 				}
 				st.Bytes += data
@@ -136,12 +169,15 @@ func writeTar(ctx context.Context, tw *tar.Writer, root string, progress Progres
 			st.Symlinks++
 		case tar.TypeLink:
 			st.Hardlinks++
+		case tar.TypeFifo:
+			st.Fifos++
 		}
 		meter.entry()
 	}
 	if err := <-walkDone; err != nil {
 		return st, err
 	}
+	st.Skipped = skipped
 	if err := tw.Close(); err != nil {
 		return st, fmt.Errorf("archive: finish tar: %w", err)
 	}
@@ -149,10 +185,16 @@ func writeTar(ctx context.Context, tw *tar.Writer, root string, progress Progres
 	return st, nil
 }
 
+// gone reports whether err says a file vanished or was replaced (by a
+// symlink, which is never opened) since the walk saw it.
+func gone(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ELOOP) || errors.Is(err, fs.ErrPermission)
+}
+
 // walk sends every entry under root, in lexical order, to entries; small
 // regular files also go to reads so they are loaded before the writer
 // needs them.
-func walk(ctx context.Context, root string, entries, reads chan<- *entry) error {
+func walk(ctx context.Context, root string, o *WriteOptions, entries, reads chan<- *entry, skipped *int64) error {
 	root = filepath.Clean(root)
 	links := make(map[fileID]string)
 	send := func(ch chan<- *entry, e *entry) error {
@@ -165,28 +207,46 @@ func walk(ctx context.Context, root string, entries, reads chan<- *entry) error 
 	}
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			if o.Live && p != root && gone(err) {
+				return nil
+			}
 			return fmt.Errorf("archive: walk: %w", err)
 		}
-		name := "."
+		name := strings.TrimSuffix(o.Prefix, "/")
 		if p != root {
-			name = filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
+			name = o.Prefix + filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
+		} else if name == "" {
+			name = "."
 		}
 		fi, err := d.Info()
 		if err != nil {
+			if o.Live && gone(err) {
+				return nil
+			}
 			return fmt.Errorf("archive: stat %s: %w", name, err)
 		}
 		if p == root && !fi.IsDir() {
-			return fmt.Errorf("archive: %s is not a directory", root)
+			if o.FileName == "" || !fi.Mode().IsRegular() {
+				return fmt.Errorf("archive: %s is not a directory", root)
+			}
+			name = o.FileName
 		}
-		hdr, err := headerFor(p, name, fi, links)
+		if p == root && fi.IsDir() && o.NoRoot {
+			return nil
+		}
+		hdr, err := headerFor(p, name, fi, links, o)
 		if err != nil {
+			if o.Live && gone(err) {
+				return nil
+			}
 			return fmt.Errorf("archive: %s: %w", name, err)
 		}
 		if hdr == nil {
-			return nil // socket or device
+			*skipped++
+			return nil
 		}
 		e := &entry{hdr: hdr, path: p}
-		if hdr.Typeflag == tar.TypeReg && hdr.Size <= prefetchMax {
+		if hdr.Typeflag == tar.TypeReg && hdr.Size <= prefetchMax && !o.Live {
 			e.ready = make(chan struct{})
 			if err := send(reads, e); err != nil {
 				return err
@@ -196,8 +256,14 @@ func walk(ctx context.Context, root string, entries, reads chan<- *entry) error 
 	})
 }
 
+// openFile opens a regular file to archive, never through a symlink put
+// in its place since the walk.
+func openFile(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+}
+
 func readSmall(path string, size int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("archive: %w", err)
 	}
@@ -209,11 +275,11 @@ func readSmall(path string, size int64) ([]byte, error) {
 	return data, nil
 }
 
-// writeLarge writes the header and content of a regular file too big to
-// prefetch: plainly, or without its holes when it has any. It returns the
-// data bytes stored and whether the file went in sparse.
-func writeLarge(tw *tar.Writer, e *entry, buf []byte, meter *progressMeter) (int64, bool, error) {
-	f, err := os.Open(e.path)
+// writeLarge writes the header and content of a regular file not
+// prefetched: plainly, or without its holes when it has any. It returns
+// the data bytes stored and whether the file went in sparse.
+func writeLarge(tw *tar.Writer, e *entry, o *WriteOptions, buf []byte, meter *progressMeter) (int64, bool, error) {
+	f, err := openFile(e.path)
 	if err != nil {
 		return 0, false, fmt.Errorf("archive: %w", err)
 	}
@@ -222,9 +288,11 @@ func writeLarge(tw *tar.Writer, e *entry, buf []byte, meter *progressMeter) (int
 	if size > MaxFileSize {
 		return 0, false, fmt.Errorf("%w: %s has an apparent size of %d bytes, over the %d byte limit", ErrTooLarge, e.hdr.Name, size, int64(MaxFileSize))
 	}
-	layout, err := layoutOf(f, size)
-	if err != nil {
-		return 0, false, err
+	layout := sparseLayout{dense: true}
+	if !o.Dense && size > prefetchMax {
+		if layout, err = layoutOf(f, size); err != nil {
+			return 0, false, err
+		}
 	}
 	if layout.dense {
 		if err := tw.WriteHeader(e.hdr); err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/berthdev/berth/internal/archive"
+	"github.com/berthdev/berth/internal/archive/zstdtar"
 	"github.com/berthdev/berth/internal/blob"
 )
 
@@ -57,7 +58,7 @@ func Create(ctx context.Context, store blob.Store, sandbox, dir string, opts Opt
 	go func() {
 		// Hashing happens on the producer side, so the digest covers exactly
 		// the bytes handed to the store.
-		st, err := archive.Write(ctx, io.MultiWriter(sum, pw), dir, opts.Progress)
+		st, err := zstdtar.Write(ctx, io.MultiWriter(sum, pw), dir, opts.Progress)
 		pw.CloseWithError(err) // nil: the reader sees EOF
 		done <- result{st, err}
 	}()

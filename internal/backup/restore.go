@@ -11,6 +11,7 @@ import (
 	"io"
 
 	"github.com/berthdev/berth/internal/archive"
+	"github.com/berthdev/berth/internal/archive/zstdtar"
 	"github.com/berthdev/berth/internal/blob"
 )
 
@@ -18,7 +19,7 @@ import (
 // missing or empty (a fresh volume). The archive's size and sha256 are
 // checked against the manifest while it streams; a mismatch, a damaged
 // stream or a hostile entry fails with ErrCorrupt. On any error dir is
-// left as it was (missing or empty): archive.Extract publishes the tree
+// left as it was (missing or empty): zstdtar.Extract publishes the tree
 // only after the digest has been verified at EOF.
 func Restore(ctx context.Context, store blob.Store, sandbox, backupID, dir string, progress archive.Progress) (Manifest, error) {
 	if err := checkSandbox(sandbox); err != nil {
@@ -41,7 +42,7 @@ func Restore(ctx context.Context, store blob.Store, sandbox, backupID, dir strin
 	defer rc.Close()
 
 	vr := &verifyingReader{r: rc, h: sha256.New(), size: m.Size, sum: m.SHA256}
-	if _, err := archive.Extract(ctx, vr, dir, progress); err != nil {
+	if _, err := zstdtar.Extract(ctx, vr, dir, progress); err != nil {
 		if errors.Is(err, archive.ErrFormat) || errors.Is(err, archive.ErrUnsafe) {
 			err = fmt.Errorf("%w: %s: %w", ErrCorrupt, backupID, err)
 		}

@@ -1,18 +1,14 @@
 package files
 
 import (
-	"archive/tar"
 	"bufio"
 	"compress/gzip"
-	"errors"
 	"io"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
-	"syscall"
-	"time"
 
+	"github.com/berthdev/berth/internal/archive"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
 
@@ -28,6 +24,12 @@ func archiveRoot(r *http.Request) (string, error) {
 	}
 	return p, nil
 }
+
+// getOptions: the tree is live, so vanishing entries are left out and
+// nothing is read ahead (the supervisor stays small); members are plain
+// tar for any reader (no sparse encoding), with second mtimes as tar(1)
+// writes them, owners and device nodes kept.
+var getOptions = archive.WriteOptions{NoRoot: true, SecondTimes: true, Dense: true, Devices: true, Live: true}
 
 // getArchive streams the tree at ?path= as a tar (gzip with ?gzip=true).
 // Member names are relative to path ("sub/", "sub/file"); symlinks are
@@ -64,117 +66,15 @@ func (s *Service) getArchive(w http.ResponseWriter, r *http.Request) error {
 	if r.Method == http.MethodHead {
 		return nil
 	}
-	var out io.Writer = w
-	var zw *gzip.Writer
+	bw := bufio.NewWriterSize(w, 64<<10)
+	o := getOptions
+	o.FileName = filepath.Base(root)
 	if gz {
-		zw, _ = gzip.NewWriterLevel(w, gzip.BestSpeed)
-		out = zw
+		o.Compress = func(w io.Writer) (io.WriteCloser, error) { return gzip.NewWriterLevel(w, gzip.BestSpeed) }
 	}
-	bw := bufio.NewWriterSize(out, 64<<10)
-	tw := tar.NewWriter(bw)
-	ar := &tarWriter{tw: tw, links: map[[2]uint64]string{}}
-	if fi.IsDir() {
-		err = ar.dir(real, "")
-	} else {
-		err = ar.add(real, filepath.Base(root), fi)
-	}
-	if err != nil {
+	if _, err := archive.Write(r.Context(), bw, real, o); err != nil {
 		panic(http.ErrAbortHandler) // headers are out: only a cut stream can say so
 	}
-	if tw.Close() != nil || bw.Flush() != nil {
-		return nil
-	}
-	if zw != nil {
-		zw.Close()
-	}
-	return nil
-}
-
-type tarWriter struct {
-	tw    *tar.Writer
-	links map[[2]uint64]string // (dev, inode) -> first name, for hard links
-}
-
-func (a *tarWriter) dir(abs, rel string) error {
-	entries, err := os.ReadDir(abs)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) && rel != "" {
-			return nil
-		}
-		return err
-	}
-	for _, e := range entries {
-		info, err := e.Info()
-		if err != nil {
-			continue // gone since ReadDir
-		}
-		name := e.Name()
-		if rel != "" {
-			name = rel + "/" + name
-		}
-		if err := a.add(filepath.Join(abs, e.Name()), name, info); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (a *tarWriter) add(abs, name string, fi fs.FileInfo) error {
-	var link string
-	switch {
-	case fi.Mode()&fs.ModeSocket != 0:
-		return nil
-	case fi.Mode()&fs.ModeSymlink != 0:
-		var err error
-		if link, err = os.Readlink(abs); err != nil {
-			return nil // gone
-		}
-	}
-	var f *os.File
-	if fi.Mode().IsRegular() {
-		var err error
-		f, err = os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-		if err != nil {
-			return nil // gone or replaced since the listing
-		}
-		defer f.Close()
-		if fi, err = f.Stat(); err != nil {
-			return err
-		}
-	}
-	hdr, err := tar.FileInfoHeader(fi, link)
-	if err != nil {
-		return nil // a type tar cannot carry
-	}
-	hdr.Name = name
-	hdr.Uname, hdr.Gname = "", ""
-	hdr.ModTime = hdr.ModTime.Truncate(time.Second) // as tar(1) does; USTAR would round
-	hdr.AccessTime, hdr.ChangeTime = time.Time{}, time.Time{}
-	if fi.IsDir() {
-		hdr.Name += "/"
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.Mode().IsRegular() && st.Nlink > 1 {
-		key := [2]uint64{uint64(st.Dev), st.Ino}
-		if first, ok := a.links[key]; ok {
-			hdr.Typeflag, hdr.Linkname, hdr.Size = tar.TypeLink, first, 0
-			return a.tw.WriteHeader(hdr)
-		}
-		a.links[key] = name
-	}
-	if err := a.tw.WriteHeader(hdr); err != nil {
-		return err
-	}
-	switch {
-	case f != nil:
-		n, err := copyBuffered(a.tw, io.LimitReader(f, hdr.Size))
-		if err != nil {
-			return err
-		}
-		if n != hdr.Size {
-			return io.ErrUnexpectedEOF // the file shrank under us
-		}
-	case fi.IsDir():
-		return a.dir(abs, name)
-	}
+	bw.Flush()
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// kind is what the extractor itself created at a name. The staging dir
+// publish's extractor. kind is what the extractor itself created at a name. The staging dir
 // starts empty and nothing else writes to it, so this map is the complete
 // truth about the tree: path checks need no lstat and cannot be raced.
 type kind uint8
@@ -42,14 +42,14 @@ type extractor struct {
 	buf   []byte
 }
 
-func newExtractor(ctx context.Context, dir string, progress Progress) *extractor {
+func newExtractor(ctx context.Context, dir string, meter progressMeter) *extractor {
 	return &extractor{
 		ctx:   ctx,
 		dir:   dir,
 		kinds: map[string]kind{".": kindDir},
 		meta:  map[string]*tar.Header{},
 		pool:  newWriterPool(),
-		meter: progressMeter{fn: progress},
+		meter: meter,
 		buf:   make([]byte, copyBufSize),
 	}
 }
@@ -82,10 +82,10 @@ func (x *extractor) entry(hdr *tar.Header, tr *tar.Reader) error {
 		return x.mkdir(name, hdr)
 	}
 	if name == "." {
-		return fmt.Errorf("%w: non-directory entry for the root", ErrUnsafe)
+		return unsafeEntry(hdr.Name, "names the root itself but is not a directory")
 	}
 	if _, dup := x.kinds[name]; dup {
-		return fmt.Errorf("%w: duplicate entry %q", ErrUnsafe, name)
+		return unsafeEntry(hdr.Name, "is a duplicate")
 	}
 	if err := x.ensureParent(name); err != nil {
 		return err
@@ -107,7 +107,7 @@ func (x *extractor) entry(hdr *tar.Header, tr *tar.Reader) error {
 				return err
 			})
 		case hdr.Size > MaxFileSize:
-			return fmt.Errorf("%w: %s: size %d is over the %d limit", ErrUnsafe, hdr.Name, hdr.Size, int64(MaxFileSize))
+			return unsafeEntry(hdr.Name, "has a size of %d, over the %d limit", hdr.Size, int64(MaxFileSize))
 		}
 		x.st.Bytes += hdr.Size
 		return x.file(abs, hdr, tr)
@@ -122,6 +122,7 @@ func (x *extractor) entry(hdr *tar.Header, tr *tar.Reader) error {
 		return x.hardlink(name, abs, hdr)
 	case tar.TypeFifo:
 		x.kinds[name] = kindOther
+		x.st.Fifos++
 		if err := unix.Mkfifo(abs, 0o600); err != nil {
 			return fmt.Errorf("archive: mkfifo %s: %w", name, err)
 		}
@@ -147,7 +148,7 @@ func (x *extractor) mkdir(name string, hdr *tar.Header) error {
 		x.kinds[name] = kindDir
 		x.dirs = append(x.dirs, name)
 	default:
-		return fmt.Errorf("%w: directory %q replaces another entry", ErrUnsafe, name)
+		return unsafeEntry(hdr.Name, "is a directory replacing another entry")
 	}
 	if _, seen := x.meta[name]; !seen {
 		x.st.Dirs++
@@ -175,7 +176,7 @@ func (x *extractor) ensureParent(name string) error {
 		x.dirs = append(x.dirs, p)
 		return nil
 	}
-	return fmt.Errorf("%w: %q lies under a non-directory %q", ErrUnsafe, name, p)
+	return unsafeEntry(name, "lies under a non-directory %q", p)
 }
 
 func (x *extractor) file(abs string, hdr *tar.Header, tr *tar.Reader) error {
@@ -217,7 +218,7 @@ func (x *extractor) hardlink(name, abs string, hdr *tar.Header) error {
 		return err
 	}
 	if x.kinds[target] != kindFile {
-		return fmt.Errorf("%w: hard link %q to %q, which is not an earlier regular file", ErrUnsafe, name, hdr.Linkname)
+		return unsafeEntry(hdr.Name, "is a hard link to %q, which is not an earlier regular file", hdr.Linkname)
 	}
 	if err := x.pool.wait(); err != nil { // the target may still be in the pool
 		return err
