@@ -10,33 +10,33 @@ import (
 // 198.51.100.0/24, 203.0.113.0/24) are not here: no network routes them,
 // so they cost nothing to allow, and tests stand them in for the internet.
 var denied4 = []string{
-	"0.0.0.0/8",       // "this network"
-	"10.0.0.0/8",      // RFC 1918
-	"100.64.0.0/10",   // carrier-grade NAT (RFC 6598)
-	"127.0.0.0/8",     // loopback
-	"169.254.0.0/16",  // link-local: cloud metadata (169.254.169.254), AWS DNS
-	"172.16.0.0/12",   // RFC 1918, Docker's default networks
-	"192.0.0.0/24",    // IETF protocol assignments
-	"192.168.0.0/16",  // RFC 1918
-	"198.18.0.0/15",   // benchmarking
-	"224.0.0.0/4",     // multicast
-	"240.0.0.0/4",     // reserved, and the limited broadcast 255.255.255.255
+	"0.0.0.0/8",      // "this network"
+	"10.0.0.0/8",     // RFC 1918
+	"100.64.0.0/10",  // carrier-grade NAT (RFC 6598)
+	"127.0.0.0/8",    // loopback
+	"169.254.0.0/16", // link-local: cloud metadata (169.254.169.254), AWS DNS
+	"172.16.0.0/12",  // RFC 1918, Docker's default networks
+	"192.0.0.0/24",   // IETF protocol assignments
+	"192.168.0.0/16", // RFC 1918
+	"198.18.0.0/15",  // benchmarking
+	"224.0.0.0/4",    // multicast
+	"240.0.0.0/4",    // reserved, and the limited broadcast 255.255.255.255
 }
 
 // denied6 are the IPv6 destinations a sandbox never reaches. The IPv4
 // ranges above are also denied in their IPv6 forms (IPv4-mapped, NAT64,
 // 6to4), so a translating router cannot carry a sandbox to them.
 var denied6 = []string{
-	"::/128",           // unspecified
-	"::1/128",          // loopback
-	"::ffff:0:0/96",    // IPv4-mapped: never valid on the wire
-	"64:ff9b:1::/48",   // local-use NAT64 (RFC 8215)
-	"100::/64",         // discard-only
-	"fc00::/7",         // unique local, including AWS metadata fd00:ec2::254
+	"::/128",            // unspecified
+	"::1/128",           // loopback
+	"::ffff:0:0/96",     // IPv4-mapped: never valid on the wire
+	"64:ff9b:1::/48",    // local-use NAT64 (RFC 8215)
+	"100::/64",          // discard-only
+	"fc00::/7",          // unique local, including AWS metadata fd00:ec2::254
 	"fd00:ec2::254/128", // named for the reader: inside fc00::/7
-	"fe80::/10",        // link-local
-	"fec0::/10",        // deprecated site-local
-	"ff00::/8",         // multicast
+	"fe80::/10",         // link-local
+	"fec0::/10",         // deprecated site-local
+	"ff00::/8",          // multicast
 }
 
 // translated4 are the IPv6 prefixes that embed an IPv4 address, with the
