@@ -7,6 +7,7 @@
 package activities
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -39,6 +40,9 @@ type Activities struct {
 	// NoDiskLimits gives sandboxes plain Docker volumes (hosts that cannot
 	// loop-mount); by default each has a disk of its instance type's size.
 	NoDiskLimits bool
+	// NetGuard makes sure the network guard is in place (a cheap check
+	// when it is); every boot calls it first. nil: the guard is off.
+	NetGuard func(context.Context) error
 }
 
 // ContainerName is deterministic so a retried boot finds its own container.

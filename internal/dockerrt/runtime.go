@@ -6,6 +6,7 @@ package dockerrt
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,8 +35,17 @@ const (
 )
 
 // NetworkName is the bridge network sandboxes live on. Inter-container
-// traffic is disabled on it: sandboxes cannot reach each other, only the host.
+// traffic is disabled on it, and the worker's network guard
+// (internal/netguard) keeps sandboxes off the host and private networks.
 const NetworkName = "berth-sandboxes"
+
+// BridgeName is the host interface of the sandbox network when this
+// worker created it: a fixed name, so the guard's rules still match a
+// network that was removed and created again.
+const BridgeName = "berth0"
+
+// bridgeNameOption is Docker's network option naming the bridge interface.
+const bridgeNameOption = "com.docker.network.bridge.name"
 
 // Runtime talks to one Docker engine.
 type Runtime struct {
@@ -81,12 +91,36 @@ func (r *Runtime) EnsureNetwork(ctx context.Context) error {
 		Labels: map[string]string{LabelManaged: "true"},
 		Options: map[string]string{
 			"com.docker.network.bridge.enable_icc": "false",
+			bridgeNameOption:                       BridgeName,
 		},
 	})
 	if cerrdefs.IsConflict(err) || cerrdefs.IsAlreadyExists(err) {
 		return nil // a concurrent worker won the race
 	}
 	return err
+}
+
+// SandboxBridge names the sandbox network's bridge interface on this host
+// and its subnets. A network created without a bridge name (by an older
+// worker) has Docker's default one, br-<first 12 hex digits of its id>.
+func (r *Runtime) SandboxBridge(ctx context.Context) (string, []netip.Prefix, error) {
+	n, err := r.cli.NetworkInspect(ctx, NetworkName, network.InspectOptions{})
+	if err != nil {
+		return "", nil, err
+	}
+	var subnets []netip.Prefix
+	for _, c := range n.IPAM.Config {
+		if p, err := netip.ParsePrefix(c.Subnet); err == nil {
+			subnets = append(subnets, p)
+		}
+	}
+	if name := n.Options[bridgeNameOption]; name != "" {
+		return name, subnets, nil
+	}
+	if len(n.ID) < 12 {
+		return "", nil, fmt.Errorf("network %s has no id", NetworkName)
+	}
+	return "br-" + n.ID[:12], subnets, nil
 }
 
 // EnsureVolume creates the named volume if it does not exist and reports
