@@ -91,6 +91,9 @@ func TestSandboxNetworkIsolation(t *testing.T) {
 	require.Len(t, cs, 1)
 	out, err := exec.Command("docker", "restart", "-t", "1", cs[0]).CombinedOutput()
 	require.NoError(t, err, "%s", out)
+	// Its supervisor read its token at the first start, so it may not come
+	// back; the sandbox then stops and the next exec boots it again.
+	waitExecWorks(t, ctx, a)
 	round("after docker restart")
 
 	// No worker: the rules are the kernel's, not the worker's.
@@ -140,6 +143,24 @@ func runProbes(t *testing.T, ctx context.Context, lab *netLab, sb *client.Sandbo
 			require.Contains(t, string(res.Stdout), marks[i]+"="+state, "%s\nprobe output:\n%s", name, res.Stdout)
 		}
 	}
+}
+
+// waitExecWorks retries an exec until one succeeds.
+func waitExecWorks(t *testing.T, ctx context.Context, sb *client.Sandbox) {
+	t.Helper()
+	var last error
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		p, err := sb.Exec(ctx, []string{"true"}, client.ExecOptions{})
+		if err == nil {
+			if _, err = p.Output(ctx, client.OutputOptions{}); err == nil {
+				return
+			}
+		}
+		last = err
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Fatalf("exec never worked again: %v", last)
 }
 
 // requireSandboxWorks: the guard never gets in the way of the sandbox's own
