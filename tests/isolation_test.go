@@ -14,10 +14,12 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/network"
+	"github.com/google/nftables"
 	"github.com/stretchr/testify/require"
 
 	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/netguard"
 	"github.com/berthdev/berth/internal/stacktest"
 )
 
@@ -102,11 +104,11 @@ func TestSandboxNetworkIsolation(t *testing.T) {
 
 	// A host whose rules are gone (a reboot, a flush): the worker puts
 	// them back before it boots anything.
-	require.NoError(t, exec.Command("nft", "delete", "table", "inet", "berth").Run())
+	require.NoError(t, (&netguard.Guard{}).Remove())
+	require.False(t, guardInstalled(t))
 	require.NoError(t, iso.StartWorker())
-	require.Eventually(t, func() bool {
-		return exec.Command("nft", "list", "table", "inet", "berth").Run() == nil
-	}, 30*time.Second, 100*time.Millisecond, "the restarted worker did not install the guard")
+	require.Eventually(t, func() bool { return guardInstalled(t) },
+		30*time.Second, 100*time.Millisecond, "the restarted worker did not install the guard")
 	round("after a worker restart")
 }
 
@@ -239,6 +241,15 @@ func sandboxContainersOf(t *testing.T, s *stacktest.Stack, sandbox string) []str
 		return nil
 	}
 	return []string{c.ID}
+}
+
+// guardInstalled reports whether the host has the guard's inet table.
+func guardInstalled(t *testing.T) bool {
+	c, err := nftables.New()
+	require.NoError(t, err)
+	defer c.CloseLasting()
+	_, err = c.ListTableOfFamily(netguard.TableName, nftables.TableFamilyINet)
+	return err == nil
 }
 
 func portOf(t *testing.T, hostport string) int {
