@@ -63,7 +63,7 @@ func startNetGuard(ctx context.Context, acts *activities.Activities) error {
 	return nil
 }
 
-// keep re-applies the guard on every change to the sandbox network that
+// keepNetGuard re-applies the guard on every change to the sandbox network that
 // Docker reports (and whenever the event stream breaks, as it does when
 // dockerd restarts), and on a timer for changes Docker does not report.
 func keepNetGuard(ctx context.Context, docker *dockerrt.Runtime, ensure func(context.Context) error, log *zap.Logger) {
