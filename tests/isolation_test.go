@@ -46,7 +46,7 @@ func TestSandboxNetworkIsolation(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("--- worker log ---\n%s", iso.Logs("worker"))
+			t.Logf("--- worker log ---\n%s\n--- gateway log ---\n%s", iso.Logs("worker"), iso.Logs("gateway"))
 		}
 		iso.Close()
 	})
@@ -124,7 +124,7 @@ func runProbes(t *testing.T, ctx context.Context, lab *netLab, sb *client.Sandbo
 		switch p.proto {
 		case "tcp":
 			fmt.Fprintf(&script, "( echo %[1]s | timeout 5 nc -w 3 %[2]s %[3]d >/dev/null 2>/tmp/%[1]s; "+
-				"if grep -q \"can't connect\" /tmp/%[1]s; then echo %[1]s=blocked; else echo %[1]s=open; fi ) &\n", marks[i], p.ip, p.port)
+				"if grep -qE \"can't connect|timed out\" /tmp/%[1]s; then echo %[1]s=blocked; else echo %[1]s=open; fi ) &\n", marks[i], p.ip, p.port)
 		case "udp": // tftp's read request carries the marker as the file name
 			fmt.Fprintf(&script, "( timeout 3 tftp -g -r %[1]s -l /tmp/%[1]s.t %[2]s %[3]d >/dev/null 2>&1; echo %[1]s=sent ) &\n", marks[i], p.ip, p.port)
 		}

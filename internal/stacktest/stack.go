@@ -96,7 +96,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		return nil, err
 	}
 	s.listen = net.JoinHostPort(ip, strconv.Itoa(port))
-	s.URL = "http://" + s.listen
+	s.URL = "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	s.env = append([]string{
 		"TEMPORAL_ADDRESS=" + s.temporal.Address(), "BERTH_SECRET=" + s.Secret, "BERTH_TOKEN=" + s.Token,
 		"BERTH_HOST_ID=" + s.HostID, "BERTH_SUPERVISOR=" + s.Supervisor, "BERTH_DEFAULT_IMAGE=" + TestImage,
