@@ -7,6 +7,7 @@
 package activities
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -42,6 +43,9 @@ type Activities struct {
 	// Egress enforces egress policies on this host; nil when the operator
 	// turned enforcement off, and then policy changes are refused.
 	Egress EgressController
+	// NetGuard makes sure the network guard is in place (a cheap check
+	// when it is); every boot calls it first. nil: the guard is off.
+	NetGuard func(context.Context) error
 }
 
 // ContainerName is deterministic so a retried boot finds its own container.

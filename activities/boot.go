@@ -110,6 +110,13 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 	if err := a.Docker.EnsureNetwork(ctx); err != nil {
 		return "", "", "", fmt.Errorf("sandbox network: %w", err)
 	}
+	// Never a sandbox without its network guard: after a network made
+	// anew or rules flushed behind the worker's back, this puts them back.
+	if a.NetGuard != nil {
+		if err := a.NetGuard(ctx); err != nil {
+			return "", "", "", temporal.NewNonRetryableApplicationError(err.Error(), "NETWORK_GUARD_FAILED", nil)
+		}
+	}
 	if restored, err = a.prepareVolume(ctx, in); err != nil {
 		return "", "", "", err
 	}

@@ -57,6 +57,9 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 		SupervisorEnv: supEnv,
 		NoDiskLimits:  cfg.NoDiskLimits,
 	}
+	if !cfg.NoNetGuard {
+		acts.NetGuard = (&netGuard{docker: docker, log: log.Named("netguard")}).Ensure
+	}
 	log.Info("worker started", zap.String("host", cfg.HostID), zap.String("temporal", cfg.TemporalAddress))
 	return Run(ctx, c, acts)
 }

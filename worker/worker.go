@@ -21,11 +21,15 @@ import (
 	"github.com/berthdev/berth/workflows/contract"
 )
 
-// Run prepares the host (sandbox network, disks, reconciliation), then
+// Run prepares the host (sandbox network and its guard, disks,
+// reconciliation), then
 // polls both queues until ctx ends and stops the pollers gracefully.
 func Run(ctx context.Context, c client.Client, acts *activities.Activities) error {
 	if err := acts.Docker.EnsureNetwork(ctx); err != nil {
 		return fmt.Errorf("sandbox network: %w", err)
+	}
+	if err := startNetGuard(ctx, acts); err != nil {
+		return err
 	}
 	if err := enableDisks(ctx, acts); err != nil {
 		return err

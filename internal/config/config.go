@@ -32,6 +32,11 @@ type Config struct {
 	// volumes on hosts that cannot loop-mount: then a sandbox can fill the
 	// host's disk.
 	NoDiskLimits bool
+	// NoNetGuard (BERTH_NETGUARD=off) boots sandboxes without the network
+	// guard (internal/netguard), for unprivileged dev setups: then a
+	// sandbox reaches this host, its private networks and metadata
+	// addresses.
+	NoNetGuard bool
 }
 
 // DefaultImage is the Debian-based image `task image` builds.
@@ -56,6 +61,7 @@ func FromEnv() Config {
 		BackupTTL:         7 * 24 * time.Hour,
 		BackupKeep:        3,
 		NoDiskLimits:      os.Getenv("BERTH_DISK_LIMITS") == "off",
+		NoNetGuard:        os.Getenv("BERTH_NETGUARD") == "off",
 	}
 	if d, err := time.ParseDuration(os.Getenv("BERTH_BACKUP_TTL")); err == nil && d > 0 {
 		c.BackupTTL = d

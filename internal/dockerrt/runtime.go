@@ -6,8 +6,10 @@ package dockerrt
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +17,7 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
@@ -34,8 +37,17 @@ const (
 )
 
 // NetworkName is the bridge network sandboxes live on. Inter-container
-// traffic is disabled on it: sandboxes cannot reach each other, only the host.
+// traffic is disabled on it, and the worker's network guard
+// (internal/netguard) keeps sandboxes off the host and private networks.
 const NetworkName = "berth-sandboxes"
+
+// BridgeName is the host interface of the sandbox network when this
+// worker created it: a fixed name, so the guard's rules still match a
+// network that was removed and created again.
+const BridgeName = "berth0"
+
+// bridgeNameOption is Docker's network option naming the bridge interface.
+const bridgeNameOption = "com.docker.network.bridge.name"
 
 // Runtime talks to one Docker engine.
 type Runtime struct {
@@ -71,22 +83,76 @@ func IsNotFound(err error) bool { return cerrdefs.IsNotFound(err) }
 
 // EnsureNetwork creates the sandbox network once per engine.
 func (r *Runtime) EnsureNetwork(ctx context.Context) error {
-	if _, err := r.cli.NetworkInspect(ctx, NetworkName, network.InspectOptions{}); err == nil {
-		return nil
-	} else if !IsNotFound(err) {
-		return err
-	}
-	_, err := r.cli.NetworkCreate(ctx, NetworkName, network.CreateOptions{
-		Driver: "bridge",
-		Labels: map[string]string{LabelManaged: "true"},
-		Options: map[string]string{
-			"com.docker.network.bridge.enable_icc": "false",
-		},
-	})
-	if cerrdefs.IsConflict(err) || cerrdefs.IsAlreadyExists(err) {
-		return nil // a concurrent worker won the race
-	}
+	_, err := r.sandboxNetwork(ctx, true)
 	return err
+}
+
+// sandboxNetwork finds the sandbox network, creating it when create is set
+// and it is missing. Workers starting together can each create one (an
+// engine's duplicate-name check is not atomic), and then no name lookup
+// works: the oldest is kept and the unused others removed.
+func (r *Runtime) sandboxNetwork(ctx context.Context, create bool) (network.Summary, error) {
+	for attempt := 0; ; attempt++ {
+		list, err := r.cli.NetworkList(ctx, network.ListOptions{Filters: filters.NewArgs(filters.Arg("name", NetworkName))})
+		if err != nil {
+			return network.Summary{}, err
+		}
+		list = slices.DeleteFunc(list, func(n network.Summary) bool { return n.Name != NetworkName }) // the filter matches substrings
+		if len(list) > 0 {
+			slices.SortFunc(list, func(a, b network.Summary) int {
+				if c := a.Created.Compare(b.Created); c != 0 {
+					return c
+				}
+				return strings.Compare(a.ID, b.ID)
+			})
+			for _, dup := range list[1:] {
+				if dup.Labels[LabelManaged] == "true" {
+					_ = r.cli.NetworkRemove(ctx, dup.ID) // in use: Docker refuses, and it stays
+				}
+			}
+			return list[0], nil
+		}
+		if !create {
+			return network.Summary{}, cerrdefs.ErrNotFound.WithMessage("network " + NetworkName + " not found")
+		}
+		if attempt > 0 {
+			return network.Summary{}, fmt.Errorf("network %s vanished after it was created", NetworkName)
+		}
+		_, err = r.cli.NetworkCreate(ctx, NetworkName, network.CreateOptions{
+			Driver: "bridge",
+			Labels: map[string]string{LabelManaged: "true"},
+			Options: map[string]string{
+				"com.docker.network.bridge.enable_icc": "false",
+				bridgeNameOption:                       BridgeName,
+			},
+		})
+		if err != nil && !cerrdefs.IsConflict(err) && !cerrdefs.IsAlreadyExists(err) {
+			return network.Summary{}, err
+		} // else: made here or by a concurrent worker; list again
+	}
+}
+
+// SandboxBridge names the sandbox network's bridge interface on this host
+// and its subnets. A network created without a bridge name (by an older
+// worker) has Docker's default one, br-<first 12 hex digits of its id>.
+func (r *Runtime) SandboxBridge(ctx context.Context) (string, []netip.Prefix, error) {
+	n, err := r.sandboxNetwork(ctx, false)
+	if err != nil {
+		return "", nil, err
+	}
+	var subnets []netip.Prefix
+	for _, c := range n.IPAM.Config {
+		if p, err := netip.ParsePrefix(c.Subnet); err == nil {
+			subnets = append(subnets, p)
+		}
+	}
+	if name := n.Options[bridgeNameOption]; name != "" {
+		return name, subnets, nil
+	}
+	if len(n.ID) < 12 {
+		return "", nil, fmt.Errorf("network %s has no id", NetworkName)
+	}
+	return "br-" + n.ID[:12], subnets, nil
 }
 
 // EnsureVolume creates the named volume if it does not exist and reports

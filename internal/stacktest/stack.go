@@ -34,6 +34,10 @@ const TestImage = "berth/test:latest"
 // Options tune a stack.
 type Options struct {
 	Env []string // extra environment for worker and gateway
+	// ListenIP is where Temporal's frontend and the gateway listen;
+	// default 127.0.0.1. "0.0.0.0" is the production layout, where workers
+	// reach Temporal over the network.
+	ListenIP string
 }
 
 // Stack is one running Berth.
@@ -81,20 +85,24 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	if s.cli, err = temporalCLI(root); err != nil {
 		return nil, err
 	}
-	if s.temporal, err = devserver.Start(ctx, devserver.Options{CLI: s.cli, Dir: filepath.Join(dir, "temporal"), UIPort: -1}); err != nil {
+	ip := o.ListenIP
+	if ip == "" {
+		ip = "127.0.0.1"
+	}
+	if s.temporal, err = devserver.Start(ctx, devserver.Options{CLI: s.cli, Dir: filepath.Join(dir, "temporal"), IP: ip, UIPort: -1}); err != nil {
 		return nil, err
 	}
 	if s.Temporal, err = client.Dial(client.Options{HostPort: s.temporal.Address()}); err != nil {
 		s.Close()
 		return nil, err
 	}
-	port, err := devserver.FreePort("127.0.0.1")
+	port, err := devserver.FreePort(ip)
 	if err != nil {
 		s.Close()
 		return nil, err
 	}
-	s.listen = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	s.URL = "http://" + s.listen
+	s.listen = net.JoinHostPort(ip, strconv.Itoa(port))
+	s.URL = "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	s.env = append([]string{
 		"TEMPORAL_ADDRESS=" + s.temporal.Address(), "BERTH_SECRET=" + s.Secret, "BERTH_TOKEN=" + s.Token,
 		"BERTH_HOST_ID=" + s.HostID, "BERTH_SUPERVISOR=" + s.Supervisor, "BERTH_DEFAULT_IMAGE=" + TestImage,

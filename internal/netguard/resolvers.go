@@ -1,0 +1,45 @@
+package netguard
+
+import (
+	"bufio"
+	"net/netip"
+	"os"
+	"slices"
+	"strings"
+)
+
+// resolvConfs are where dockerd takes its upstream nameservers from: the
+// host's file, or systemd-resolved's real list when the host's file only
+// names the local stub.
+var resolvConfs = []string{"/etc/resolv.conf", "/run/systemd/resolve/resolv.conf"}
+
+// HostResolvers lists the private nameservers Docker's embedded DNS
+// forwards sandbox lookups to. dockerd sends those queries from inside the
+// sandbox's network namespace (only loopback upstreams are queried from the
+// host's), so they cross the guard like any sandbox packet; a public
+// nameserver needs no exception and a loopback one is never reached from
+// a sandbox.
+func HostResolvers() []netip.Addr {
+	var out []netip.Addr
+	for _, path := range resolvConfs {
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			fields := strings.Fields(sc.Text())
+			if len(fields) < 2 || fields[0] != "nameserver" {
+				continue
+			}
+			a, err := netip.ParseAddr(fields[1])
+			if err != nil || a.Zone() != "" || a.IsLoopback() || !Denied(a) || slices.Contains(out, a.Unmap()) {
+				continue
+			}
+			out = append(out, a.Unmap())
+		}
+		f.Close()
+	}
+	slices.SortFunc(out, netip.Addr.Compare)
+	return out
+}

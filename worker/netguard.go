@@ -1,0 +1,104 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/docker/docker/api/types/events"
+	"github.com/docker/docker/api/types/filters"
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/netguard"
+)
+
+// netGuard keeps this host's network guard matching the sandbox network:
+// the rule set is Berth's own, so what can change under it is the bridge
+// (a network removed and created again) or the rules themselves (a host
+// reboot, someone flushing nftables).
+type netGuard struct {
+	docker *dockerrt.Runtime
+	guard  netguard.Guard
+	log    *zap.Logger
+}
+
+// recheckEvery bounds how long rules removed behind the worker's back stay
+// missing when no Docker event says so.
+const recheckEvery = 10 * time.Second
+
+// Ensure installs the guard unless it is in place already.
+func (g *netGuard) Ensure(ctx context.Context) error {
+	bridge, subnets, err := g.docker.SandboxBridge(ctx)
+	if err != nil {
+		return fmt.Errorf("network guard: find the sandbox bridge: %w", err)
+	}
+	spec := netguard.Spec{Bridge: bridge, Subnets: subnets, Resolvers: netguard.HostResolvers()}
+	start := time.Now()
+	installed, err := g.guard.Ensure(spec)
+	if err != nil {
+		return fmt.Errorf("network guard: %w (the worker needs CAP_NET_ADMIN on the Docker host, e.g. root; "+
+			"BERTH_NETGUARD=off boots sandboxes without network isolation)", err)
+	}
+	if installed {
+		g.log.Info("network guard installed", zap.String("bridge", bridge), zap.Any("subnets", subnets),
+			zap.Any("dnsExceptions", spec.Resolvers), zap.Duration("took", time.Since(start)))
+	}
+	return nil
+}
+
+// startNetGuard installs the guard before the worker takes any work, or
+// says loudly that it is off, and keeps it installed until ctx ends.
+func startNetGuard(ctx context.Context, acts *activities.Activities) error {
+	if acts.NetGuard == nil {
+		acts.Log.Warn("NETWORK GUARD OFF (BERTH_NETGUARD=off): sandboxes can reach this host, its private networks, " +
+			"cloud metadata addresses, Temporal and each other's services")
+		return nil
+	}
+	if err := acts.NetGuard(ctx); err != nil {
+		return err
+	}
+	go keepNetGuard(ctx, acts.Docker, acts.NetGuard, acts.Log.Named("netguard"))
+	return nil
+}
+
+// keepNetGuard re-applies the guard on every change to the sandbox network that
+// Docker reports (and whenever the event stream breaks, as it does when
+// dockerd restarts), and on a timer for changes Docker does not report.
+func keepNetGuard(ctx context.Context, docker *dockerrt.Runtime, ensure func(context.Context) error, log *zap.Logger) {
+	check := func() {
+		err := ensure(ctx)
+		if err != nil && ctx.Err() == nil && !dockerrt.IsNotFound(err) {
+			// A missing network is the next boot's to make (and that boot
+			// checks the guard again before it runs anything).
+			log.Error("network guard", zap.Error(err))
+		}
+	}
+	tick := time.NewTicker(recheckEvery)
+	defer tick.Stop()
+	for ctx.Err() == nil {
+		msgs, errs := docker.Client().Events(ctx, events.ListOptions{Filters: filters.NewArgs(
+			filters.Arg("type", string(events.NetworkEventType)),
+			filters.Arg("network", dockerrt.NetworkName),
+		)})
+		check()
+	stream:
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-msgs:
+				check()
+			case <-tick.C:
+				check()
+			case <-errs:
+				break stream
+			}
+		}
+		select { // Docker is away: retry the stream, checking meanwhile
+		case <-ctx.Done():
+		case <-tick.C:
+		}
+	}
+}
