@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/archive"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
@@ -55,7 +56,7 @@ func (s *Service) getArchive(w http.ResponseWriter, r *http.Request) error {
 		return fsError(root, err)
 	}
 	if !fi.IsDir() && !fi.Mode().IsRegular() {
-		return httpapi.NewError(http.StatusConflict, CodeNotRegular, root+" is a "+fileType(fi.Mode())).With("path", root)
+		return httpapi.NewError(http.StatusConflict, api.CodeNotRegular, root+" is a "+fileType(fi.Mode())).With("path", root)
 	}
 	if gz {
 		w.Header().Set("Content-Type", "application/gzip")

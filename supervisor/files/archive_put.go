@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/archive"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
@@ -30,7 +31,7 @@ func (s *Service) putArchive(w http.ResponseWriter, r *http.Request) error {
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return httpapi.NewError(http.StatusBadRequest, CodeInvalidArchive, "gzip: "+err.Error())
+			return httpapi.NewError(http.StatusBadRequest, api.CodeInvalidArchive, "gzip: "+err.Error())
 		}
 		defer zr.Close()
 		in = zr
@@ -52,20 +53,20 @@ func extractError(root string, st archive.Stats, err error) error {
 	if !errors.As(err, &ee) {
 		if errors.Is(err, archive.ErrFormat) {
 			n := st.Files + st.Fifos + st.Dirs + st.Symlinks + st.Hardlinks + st.Skipped
-			return httpapi.NewError(http.StatusBadRequest, CodeInvalidArchive, err.Error()).With("entries", n)
+			return httpapi.NewError(http.StatusBadRequest, api.CodeInvalidArchive, err.Error()).With("entries", n)
 		}
 		return fsError(root, err)
 	}
 	quoted := strconv.Quote(ee.Name)
 	switch {
 	case errors.Is(err, archive.ErrUnsafe):
-		return httpapi.NewError(http.StatusBadRequest, CodePathEscape, "archive member "+quoted+" "+ee.Why+"; nothing may be written outside the target").With("entry", ee.Name)
+		return httpapi.NewError(http.StatusBadRequest, api.CodePathEscape, "archive member "+quoted+" "+ee.Why+"; nothing may be written outside the target").With("entry", ee.Name)
 	case errors.Is(err, archive.ErrFormat):
-		return httpapi.NewError(http.StatusBadRequest, CodeInvalidArchive, ee.Error()).With("entry", ee.Name)
+		return httpapi.NewError(http.StatusBadRequest, api.CodeInvalidArchive, ee.Error()).With("entry", ee.Name)
 	case errors.Is(err, archive.ErrNotDir):
-		return httpapi.NewError(http.StatusConflict, CodeNotDirectory, "archive directory "+quoted+" exists in the target as a non-directory").With("entry", ee.Name)
+		return httpapi.NewError(http.StatusConflict, api.CodeNotDirectory, "archive directory "+quoted+" exists in the target as a non-directory").With("entry", ee.Name)
 	case errors.Is(err, archive.ErrIsDir):
-		return httpapi.NewError(http.StatusConflict, CodeIsDirectory, "archive member "+quoted+" would replace a directory").With("entry", ee.Name)
+		return httpapi.NewError(http.StatusConflict, api.CodeIsDirectory, "archive member "+quoted+" would replace a directory").With("entry", ee.Name)
 	}
 	return fsError(filepath.Join(root, ee.Name), ee.Err)
 }

@@ -10,17 +10,6 @@ import (
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
 
-// Codes the archive_*.go files name without the api. qualifier; kept as
-// aliases of api's codes (not respelled) until those files merge into the
-// one tar layer, so that merge touches no line here.
-const (
-	CodeInvalidArchive = api.CodeInvalidArchive
-	CodeIsDirectory    = api.CodeIsDirectory
-	CodeNotDirectory   = api.CodeNotDirectory
-	CodeNotRegular     = api.CodeNotRegular
-	CodePathEscape     = api.CodePathEscape
-)
-
 const filesPrefix = "/v1/files"
 
 // IsPath reports whether p is a file route. File routes are dispatched
