@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	wire "github.com/berthdev/berth/api"
 	"io"
 	"net"
 	"net/http"
@@ -211,14 +212,7 @@ func (a *api) wait(id string) proc {
 	return p
 }
 
-type output struct {
-	Stdout    string `json:"stdout"`
-	Stderr    string `json:"stderr"`
-	ExitCode  int    `json:"exitCode"`
-	Signal    int    `json:"signal"`
-	TimedOut  bool   `json:"timedOut"`
-	Truncated bool   `json:"truncated"`
-}
+type output = wire.Output
 
 func (a *api) output(id, query string) output {
 	a.t.Helper()

@@ -323,7 +323,7 @@ func uploadTree(ctx context.Context, sb *client.Sandbox, dir, target string, con
 	if err != nil {
 		return err
 	}
-	v.Files, v.Dirs, v.Symlinks, v.Bytes, v.Skipped = st.Files+st.Hardlinks, st.Dirs, st.Symlinks, st.Bytes, st.Skipped
+	v.count(st)
 	return nil
 }
 
@@ -337,6 +337,11 @@ func downloadTree(ctx context.Context, sb *client.Sandbox, src, target string, v
 	if err != nil {
 		return err
 	}
-	v.Files, v.Dirs, v.Symlinks, v.Bytes, v.Skipped = st.Files+st.Hardlinks, st.Dirs, st.Symlinks, st.Bytes, st.Skipped
+	v.count(st)
 	return nil
+}
+
+// count records what a tree copy moved; a hard link counts as a file.
+func (v *copyView) count(st *client.ArchiveStats) {
+	v.Files, v.Dirs, v.Symlinks, v.Bytes, v.Skipped = st.Files+st.Hardlinks, st.Dirs, st.Symlinks, st.Bytes, st.Skipped
 }
