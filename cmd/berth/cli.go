@@ -36,7 +36,7 @@ func clientCommands(g *globals) []*cobra.Command {
 	return []*cobra.Command{
 		// Sandboxes (cli_sandbox.go, cli_lifecycle.go, cli_backups.go).
 		createCmd(g), lsCmd(g), getCmd(g), startCmd(g), lifecycleCmd(g, "sleep"), killCmd(g), rmCmd(g),
-		envCmd(g), backupCmd(g), backupsCmd(g),
+		envCmd(g), backupCmd(g), backupsCmd(g), egressCmd(g), secretCmd(g),
 		// Processes (cli_process.go), terminals (cli_shell.go).
 		execCmd(g), psCmd(g), logsCmd(g), waitCmd(g), shellCmd(g),
 		// Files (cli_files*.go), events (cli_events.go).
