@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -45,7 +46,11 @@ func (s *Server) secretName(c echo.Context) (string, *api.Error) {
 		return "", api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable,
 			"this gateway has no secret store: it needs BERTH_SECRET (or BERTH_SECRETS_KEY) of at least 16 bytes")
 	}
-	name := c.Param("*")
+	// Literal slashes, or the percent-encoded form the spec documents.
+	name, err := url.PathUnescape(c.Param("*"))
+	if err != nil {
+		return "", badRequest("the secret name is not a valid URL path")
+	}
 	if err := secrets.ValidName(name); err != nil {
 		return "", badRequest(err.Error())
 	}
