@@ -63,11 +63,15 @@ func (s *sandbox) setEgress(ctx workflow.Context, p policy.Policy) error {
 		in := contract.EgressInput{Sandbox: s.st.Config.Name, Container: *c, Policy: p.Normalized()}
 		if err := workflow.ExecuteActivity(quickOptions(ctx, c.Host), contract.ActivityApplyEgress, in).Get(ctx, nil); err != nil {
 			workflow.GetLogger(ctx).Warn("egress policy not applied; the old one stays", "error", err)
+			msg := rootCause(err)
 			var app *temporal.ApplicationError
-			if errors.As(err, &app) && app.Type() == contract.ErrValidation {
-				return contract.ValidationError(rootCause(err))
+			if errors.As(err, &app) {
+				msg = app.Message()
+				if app.Type() == contract.ErrValidation {
+					return contract.ValidationError(msg)
+				}
 			}
-			return temporal.NewNonRetryableApplicationError("egress policy not applied, the previous one stays: "+rootCause(err),
+			return temporal.NewNonRetryableApplicationError("egress policy not applied, the previous one stays: "+msg,
 				contract.ErrEgressUnavailable, nil)
 		}
 	}
