@@ -30,6 +30,7 @@ const (
 	CodeUnavailable            Code = "UNAVAILABLE"              // 503 an event stream cannot be read right now
 	CodeTimeout                Code = "TIMEOUT"                  // 504 the operation goes on in the background
 	CodeEgressUnavailable      Code = "EGRESS_UNAVAILABLE"       // 503 the sandbox's host enforces no egress policy
+	CodeSecretNotFound         Code = "SECRET_NOT_FOUND"         // 404 no secret of that name
 	CodeInternal               Code = "INTERNAL"                 // 500 a bug or an OS failure
 )
 
@@ -78,7 +79,7 @@ func Codes() []Code {
 		CodeValidation, CodeUnauthorized, CodeSandboxNotFound, CodeNotFound, CodeMethodNotAllowed,
 		CodeNameConflict, CodeSandboxDestroyed, CodeSandboxNotRunning, CodePayloadTooLarge, CodeEnvTooLarge,
 		CodeContainerUnavailable, CodeBootFailed, CodeBackupFailed, CodeBackupStoreUnavailable,
-		CodeBackupNotFound, CodeRestoreFailed, CodeTemporalUnavailable, CodeUnavailable, CodeTimeout, CodeEgressUnavailable, CodeInternal,
+		CodeBackupNotFound, CodeRestoreFailed, CodeTemporalUnavailable, CodeUnavailable, CodeTimeout, CodeEgressUnavailable, CodeSecretNotFound, CodeInternal,
 
 		CodeProcessNotFound, CodeTerminalNotFound, CodeStaleHandle, CodeInvalidCursor, CodeInvalidTerminalCursor,
 		CodeUpgradeRequired, CodeWaitTimeout, CodeExecutableNotFound, CodeInvalidCwd, CodeExecFailed,

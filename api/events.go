@@ -37,6 +37,9 @@ const (
 	EventKillRequested     = eventPrefix + "kill-requested"
 	EventDestroyRequested  = eventPrefix + "destroy-requested"
 	EventDestroyed         = eventPrefix + "destroyed"
+	// EventEgressPolicyChanged: a create set a policy other than the
+	// default, or the policy changed.
+	EventEgressPolicyChanged = eventPrefix + "egress-policy-changed"
 )
 
 // EventTypes lists every event type of the catalogue in the order a
@@ -46,7 +49,7 @@ func EventTypes() []string {
 		EventCreateRequested, EventCreated, EventStartRequested, EventStarted,
 		EventWorkspaceRestored, EventSleepRequested, EventBackupCreated,
 		EventBackupFailed, EventStopped, EventConfigured, EventKillRequested,
-		EventDestroyRequested, EventDestroyed,
+		EventDestroyRequested, EventDestroyed, EventEgressPolicyChanged,
 	}
 }
 

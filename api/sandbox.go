@@ -14,8 +14,10 @@ type Sandbox struct {
 	LastBackupID string            `json:"lastBackupId,omitempty"`
 	Host         string            `json:"host,omitempty"`
 	LastEvent    string            `json:"lastEvent,omitempty"`
-	CreatedAt    time.Time         `json:"createdAt"`
-	UpdatedAt    time.Time         `json:"updatedAt"`
+	// Egress is the sandbox's egress policy ({"mode": "open"} unless set).
+	Egress    *EgressPolicy `json:"egress,omitempty"`
+	CreatedAt time.Time     `json:"createdAt"`
+	UpdatedAt time.Time     `json:"updatedAt"`
 }
 
 // Backup is one workspace backup (the Backup schema).

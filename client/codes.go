@@ -20,6 +20,8 @@ const (
 	ErrInternal            = api.CodeInternal               // 500
 	ErrStreamUnavailable   = api.CodeUnavailable            // 503: an event stream could not be read right now
 	ErrEnvTooLarge         = api.CodeEnvTooLarge            // 413: the sandbox env would exceed 128 variables or 64 KiB
+	ErrEgressUnavailable   = api.CodeEgressUnavailable      // 503: the sandbox's host cannot enforce the policy; the previous one stays
+	ErrSecretNotFound      = api.CodeSecretNotFound         // 404: no secret of that name
 	// Per-sandbox limits: 429, retryable, with RetryAfter.
 	ErrTooManyProcesses = api.CodeTooManyProcesses // running processes
 	ErrTooManyTerminals = api.CodeTooManyTerminals // open terminals

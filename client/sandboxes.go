@@ -23,8 +23,10 @@ type SandboxInfo struct {
 	Env          map[string]string
 	LastBackupID string
 	Host         string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Egress is the sandbox's egress policy (mode "open" unless set).
+	Egress    *EgressPolicy
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // sandboxWire is api.Sandbox with sleepAfter read leniently (a duration
@@ -48,7 +50,7 @@ func (s *SandboxInfo) UnmarshalJSON(b []byte) error {
 	*s = SandboxInfo{
 		Name: w.Name, InstanceType: w.InstanceType, Status: w.Status, SleepAfter: d,
 		KeepAlive: w.KeepAlive, Env: w.Env, LastBackupID: w.LastBackupID, Host: w.Host,
-		CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
+		Egress: w.Egress, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
 	}
 	return nil
 }
@@ -75,6 +77,8 @@ type CreateRequest struct {
 	SleepAfter   time.Duration
 	KeepAlive    bool
 	Env          map[string]string
+	// Egress is the egress policy; nil is the default (open).
+	Egress *EgressPolicy
 }
 
 func (r CreateRequest) MarshalJSON() ([]byte, error) {
@@ -90,6 +94,9 @@ func (r CreateRequest) MarshalJSON() ([]byte, error) {
 	}
 	if len(r.Env) > 0 {
 		w["env"] = r.Env
+	}
+	if r.Egress != nil {
+		w["egress"] = r.Egress
 	}
 	return json.Marshal(w)
 }

@@ -56,6 +56,10 @@ func fromTemporal(err error, name string) *api.Error {
 			return api.NewError(http.StatusConflict, api.CodeRestoreFailed, app.Message()+"; start from an older backup with backupId (`berth backups NAME` lists them)")
 		case contract.ErrNotRunning:
 			return api.NewError(http.StatusConflict, api.CodeSandboxNotRunning, app.Message())
+		case contract.ErrEgressUnavailable:
+			e := api.NewError(http.StatusServiceUnavailable, api.CodeEgressUnavailable, app.Message())
+			e.Retryable = true
+			return e
 		case contract.ErrBackup:
 			e := api.NewError(http.StatusServiceUnavailable, api.CodeBackupFailed, app.Message())
 			e.Retryable = true

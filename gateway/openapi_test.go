@@ -63,6 +63,10 @@ func specOps(doc openAPIDoc) map[string]bool {
 
 var echoParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
 
+// restParams: routes whose last parameter is the rest of the path (a
+// secret name may hold '/'), as the spec names that parameter.
+var restParams = map[string]string{"/v1/secrets/*": "/v1/secrets/{secret}"}
+
 // routerOps is every route of the gateway's Echo router, with Echo's
 // :param turned into {param}. A path registered for every method (Echo's
 // Any, the hot-path proxy) is reported in anyPaths instead, and so is its
@@ -80,6 +84,9 @@ func routerOps(t *testing.T) (ops map[string]bool, anyPaths []string) {
 		if len(methods) >= 9 { // registered with Any
 			anyPaths = append(anyPaths, p)
 			continue
+		}
+		if named, ok := restParams[p]; ok {
+			p = named
 		}
 		for _, m := range methods {
 			ops[m+" "+p] = true

@@ -14,18 +14,21 @@ import (
 // describes an object to the api type that is its Go form. A schema listed
 // here must have exactly the JSON fields of its type.
 var wireTypes = map[string]any{
-	"Sandbox":      api.Sandbox{},
-	"Envelope":     api.Event{},
-	"Backup":       api.Backup{},
-	"StartRequest": api.StartRequest{},
-	"ExecRequest":  api.ExecRequest{},
-	"ExitStatus":   api.ExitStatus{},
-	"Process":      api.Process{},
-	"LogEvent":     api.LogEvent{},
-	"Output":       api.Output{},
-	"FileInfo":     api.FileInfo{},
-	"Terminal":     api.Terminal{},
-	"Error":        api.ErrorEnvelope{},
+	"Sandbox":       api.Sandbox{},
+	"Envelope":      api.Event{},
+	"Backup":        api.Backup{},
+	"StartRequest":  api.StartRequest{},
+	"ExecRequest":   api.ExecRequest{},
+	"ExitStatus":    api.ExitStatus{},
+	"Process":       api.Process{},
+	"LogEvent":      api.LogEvent{},
+	"Output":        api.Output{},
+	"FileInfo":      api.FileInfo{},
+	"Terminal":      api.Terminal{},
+	"Error":         api.ErrorEnvelope{},
+	"EgressPolicy":  api.EgressPolicy{},
+	"Secret":        api.Secret{},
+	"SecretRequest": api.SecretRequest{},
 }
 
 // requestOnly: object schemas of request bodies the gateway decodes into

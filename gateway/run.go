@@ -13,6 +13,7 @@ import (
 
 	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/internal/egress/secrets"
 )
 
 // Run assembles a gateway from cfg (instance types, HTTP limits from the
@@ -29,10 +30,16 @@ func Run(ctx context.Context, cfg config.Config, c client.Client, backups blob.S
 	if err != nil {
 		return err
 	}
+	var store SecretStore
+	if material, err := secretKeyMaterial(os.Getenv, cfg.Secret); err != nil {
+		log.Warn("secret store disabled", zap.Error(err))
+	} else if store, err = secrets.NewBlobStore(backups, material); err != nil {
+		return err
+	}
 	gw := New(Options{
 		Temporal: c, Namespace: cfg.Namespace, Token: cfg.Token, Secret: cfg.Secret, Backups: backups,
 		InstanceTypes: types, Log: log.Named("gateway"), ContinueAsNewAfter: continueAsNewAfter(),
-		HTTP: httpLimits,
+		HTTP: httpLimits, Secrets: store,
 	})
 	return gw.Serve(ctx, ln)
 }

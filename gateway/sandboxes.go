@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/backup"
 	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -28,7 +30,7 @@ import (
 func publicView(v contract.View) api.Sandbox {
 	return api.Sandbox{Name: v.Name, InstanceType: v.InstanceType, Status: string(v.Status), SleepAfter: v.SleepAfter,
 		KeepAlive: v.KeepAlive, Env: v.Env, LastBackupID: v.LastBackupID, Host: v.Host,
-		LastEvent: v.LastEvent, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}
+		LastEvent: v.LastEvent, Egress: wirePolicy(v.Egress), CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}
 }
 
 type createRequest struct {
@@ -37,6 +39,7 @@ type createRequest struct {
 	SleepAfter   optDuration        `json:"sleepAfter"`
 	KeepAlive    *bool              `json:"keepAlive"`
 	Env          map[string]*string `json:"env"`
+	Egress       json.RawMessage    `json:"egress"`
 }
 
 // spec normalises a create request so that two identical creates compare
@@ -83,6 +86,14 @@ func (s *Server) create(c echo.Context) error {
 	if aerr != nil {
 		return aerr
 	}
+	egress, aerr := parsePolicy(req.Egress)
+	if aerr != nil {
+		return aerr
+	}
+	memo := map[string]any{contract.MemoSpec: spec}
+	if egress != nil {
+		memo[contract.MemoSpecEgress] = egress
+	}
 	ctx := c.Request().Context()
 	err := s.callTemporal(ctx, func(ctx context.Context) error {
 		_, err := s.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
@@ -91,16 +102,16 @@ func (s *Server) create(c echo.Context) error {
 			WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 			// Without this the SDK quietly returns the existing run.
 			WorkflowExecutionErrorWhenAlreadyStarted: true,
-			Memo:                                     map[string]any{contract.MemoSpec: spec},
+			Memo:                                     memo,
 			TypedSearchAttributes: temporal.NewSearchAttributes(
 				contract.SABerthSandbox.ValueSet(spec.Path),
 				contract.SABerthStatus.ValueSet(string(contract.StatusCreated)),
 				contract.SABerthInstanceType.ValueSet(spec.InstanceType)),
-		}, contract.WorkflowType, contract.Input{Spec: &spec, ContinueAsNewAfter: s.continueAsNewAfter})
+		}, contract.WorkflowType, contract.Input{Spec: &spec, ContinueAsNewAfter: s.continueAsNewAfter, Egress: egress})
 		return err
 	})
 	if err == nil {
-		return c.JSON(http.StatusCreated, publicView(viewFromSpec(spec, time.Now())))
+		return c.JSON(http.StatusCreated, publicView(viewFromSpec(spec, egress, time.Now())))
 	}
 	if !temporal.IsWorkflowExecutionAlreadyStartedError(err) {
 		return fromTemporal(err, spec.Path)
@@ -112,14 +123,14 @@ func (s *Server) create(c echo.Context) error {
 	switch {
 	case d.view.Status == contract.StatusDestroyed:
 		return api.NewError(http.StatusGone, api.CodeSandboxDestroyed, fmt.Sprintf("sandbox %q was destroyed; names are never reused, pick a new one", spec.Path))
-	case !reflect.DeepEqual(d.spec, spec):
+	case !reflect.DeepEqual(d.spec, spec) || !reflect.DeepEqual(d.egress, egress):
 		e := api.NewError(http.StatusConflict, api.CodeNameConflict, fmt.Sprintf("sandbox %q already exists with a different configuration", spec.Path))
 		return e
 	}
 	return c.JSON(http.StatusOK, publicView(d.view))
 }
 
-func viewFromSpec(spec schemas.CreateRequested, at time.Time) contract.View {
+func viewFromSpec(spec schemas.CreateRequested, egress *policy.Policy, at time.Time) contract.View {
 	env := spec.Env
 	if env == nil {
 		env = map[string]string{}
@@ -127,12 +138,13 @@ func viewFromSpec(spec schemas.CreateRequested, at time.Time) contract.View {
 	d, _ := time.ParseDuration(spec.SleepAfter)
 	return contract.View{Name: spec.Path, InstanceType: spec.InstanceType, Status: contract.StatusCreated,
 		SleepAfter: d.String(), KeepAlive: spec.KeepAlive != nil && *spec.KeepAlive, Env: env,
-		CreatedAt: at, UpdatedAt: at}
+		Egress: egress, CreatedAt: at, UpdatedAt: at}
 }
 
 type described struct {
-	spec schemas.CreateRequested
-	view contract.View
+	spec   schemas.CreateRequested
+	egress *policy.Policy // the create's, nil for the default
+	view   contract.View
 }
 
 // describe reads a sandbox from its workflow's memo: no worker needed.
@@ -159,10 +171,16 @@ func fromMemo(fields map[string]*commonpb.Payload, started time.Time) (described
 	if hasSpec {
 		hasSpec = dc.FromPayload(p, &d.spec) == nil
 	}
+	if p, ok := fields[contract.MemoSpecEgress]; ok {
+		var e policy.Policy
+		if dc.FromPayload(p, &e) == nil {
+			d.egress = &e
+		}
+	}
 	if p, ok := fields[contract.MemoState]; ok && dc.FromPayload(p, &d.view) == nil {
 		return d, true
 	}
-	d.view = viewFromSpec(d.spec, started)
+	d.view = viewFromSpec(d.spec, d.egress, started)
 	return d, hasSpec
 }
 

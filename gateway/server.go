@@ -38,6 +38,9 @@ type Options struct {
 	ContinueAsNewAfter int
 	// HTTP bounds the server's connections; zero fields take the defaults.
 	HTTP HTTPLimits
+	// Secrets is the egress secret store; nil answers the secret routes
+	// with 503.
+	Secrets SecretStore
 }
 
 // HTTPLimits protect the gateway from clients that hold connections
@@ -87,6 +90,7 @@ type Server struct {
 	httpLimits         HTTPLimits
 	events             *eventlog.Hub
 	backups            blob.Store
+	secrets            SecretStore
 	targets            targets
 	supervisors        *http.Client
 	// streamBufs holds the proxy's copy buffers: large, so that a fast log
@@ -99,7 +103,7 @@ type Server struct {
 func New(o Options) *Server {
 	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
 		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter, backups: o.Backups,
-		httpLimits: o.HTTP.withDefaults()}
+		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets}
 	s.supervisors = &http.Client{Transport: supervisorTransport()}
 	s.streamBufs.New = func() any { b := make([]byte, 256<<10); return &b }
 	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace}, eventlog.DefaultBuffer)
@@ -128,6 +132,13 @@ func New(o Options) *Server {
 	v1.POST("/sandboxes/:name/sleep", s.lifecycle(contract.OpSleep), named)
 	v1.POST("/sandboxes/:name/kill", s.lifecycle(contract.OpKill), named)
 	v1.PATCH("/sandboxes/:name/env", s.setEnv, json, named)
+	v1.PUT("/sandboxes/:name/egress", s.setEgress, middleware.BodyLimit("256K"), named)
+	// Secret names may hold '/', so the name is the rest of the path.
+	small := middleware.BodyLimit("256K")
+	v1.GET("/secrets", s.listSecrets)
+	v1.PUT("/secrets/*", s.putSecret, small)
+	v1.GET("/secrets/*", s.getSecret)
+	v1.DELETE("/secrets/*", s.deleteSecret)
 	v1.GET("/sandboxes/:name/events", s.sandboxEvents, named)
 	v1.GET("/events", s.catalogEvents)
 	v1.GET("/sandboxes/:name/backups", s.listBackups, named)

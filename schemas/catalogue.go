@@ -18,6 +18,8 @@ func NewPayload(typ string) any {
 		return &BackupFailed{}
 	case api.EventWorkspaceRestored:
 		return &WorkspaceRestored{}
+	case api.EventEgressPolicyChanged:
+		return &EgressPolicyChanged{}
 	}
 	if api.IsKnownEventType(typ) {
 		return &Empty{}

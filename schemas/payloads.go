@@ -1,5 +1,7 @@
 package schemas
 
+import "github.com/berthdev/berth/api"
+
 // Payloads of the catalogue's events. Field names are camelCase JSON, as the
 // catalogue defines them.
 
@@ -45,6 +47,11 @@ type BackupFailed struct {
 // WorkspaceRestored names the backup restored into a fresh container.
 type WorkspaceRestored struct {
 	BackupID string `json:"backupId"`
+}
+
+// EgressPolicyChanged is the sandbox's egress policy from now on.
+type EgressPolicyChanged struct {
+	Policy api.EgressPolicy `json:"policy"`
 }
 
 // Empty is the payload of every event that carries no fields.

@@ -40,6 +40,8 @@ func goodPayloads() map[string]any {
 		api.EventKillRequested:     Empty{},
 		api.EventDestroyRequested:  Empty{},
 		api.EventDestroyed:         Empty{},
+		api.EventEgressPolicyChanged: EgressPolicyChanged{Policy: api.EgressPolicy{Mode: "allowlist",
+			Domains: []string{"api.github.com", "*.pypi.org"}, CIDRs: []string{"203.0.113.0/24"}}},
 	}
 }
 
@@ -58,7 +60,7 @@ func TestEveryTypeHasASchemaFile(t *testing.T) {
 		assert.NotNil(t, NewPayload(typ), typ)
 	}
 	assert.Empty(t, names, "schema files without an event type")
-	assert.Len(t, api.EventTypes(), 13)
+	assert.Len(t, api.EventTypes(), 14)
 }
 
 func TestGoodPayloadsValidate(t *testing.T) {
@@ -81,6 +83,9 @@ func TestBadPayloadsFail(t *testing.T) {
 		name, typ, payload string
 	}{
 		{"backup-created without backupId", api.EventBackupCreated, `{}`},
+		{"egress-policy-changed without policy", api.EventEgressPolicyChanged, `{}`},
+		{"egress-policy-changed bad mode", api.EventEgressPolicyChanged, `{"policy":{"mode":"some"}}`},
+		{"egress-policy-changed junk", api.EventEgressPolicyChanged, `{"policy":{"mode":"open","x":1}}`},
 		{"backup-created empty backupId", api.EventBackupCreated, `{"backupId":""}`},
 		{"workspace-restored without backupId", api.EventWorkspaceRestored, `{"error":"x"}`},
 		{"backup-created number backupId", api.EventBackupCreated, `{"backupId":42}`},

@@ -41,6 +41,8 @@ func (s *sandbox) apply(ctx workflow.Context, in contract.Intent) {
 		s.exited(ctx)
 	case actSnapshot:
 		err = s.snapshot(ctx)
+	case actEgress:
+		err = s.setEgress(ctx, *in.Egress)
 	case actNotRunning:
 		err = temporal.NewNonRetryableApplicationError("sandbox "+s.st.Config.Name+" is not running; start it first", contract.ErrNotRunning, nil)
 	case actKill:
@@ -68,7 +70,8 @@ func (s *sandbox) boot(ctx workflow.Context, req *contract.StartRequest) error {
 	var bootID string
 	_ = workflow.SideEffect(ctx, func(workflow.Context) any { return uuid.NewString() }).Get(&bootID)
 	in := contract.BootInput{Sandbox: s.st.Config.Name, InstanceType: s.st.Config.InstanceType,
-		BootID: bootID, Env: s.st.Config.Env, VolumeHost: s.st.Host, RestoreBackupID: s.st.LastBackupID}
+		BootID: bootID, Env: s.st.Config.Env, VolumeHost: s.st.Host, RestoreBackupID: s.st.LastBackupID,
+		Egress: s.st.Config.Egress}
 	size := s.st.LastBackupSize
 	if req != nil {
 		in.RestoreBackupID, in.ForceRestore, size = req.BackupID, true, req.Size

@@ -43,6 +43,9 @@ func checkState(ctx workflow.Context, st *contract.State) error {
 			return err // already a non-retryable validation error
 		}
 	}
+	if p := st.Config.Egress; p != nil {
+		return checkPolicy(*p)
+	}
 	return nil
 }
 

@@ -34,6 +34,7 @@ func (s *sandbox) recordCreated(ctx workflow.Context) {
 		}
 		s.record(ctx, api.EventConfigured, schemas.Configured{Env: env})
 	}
+	s.recordCreatedEgress(ctx)
 }
 
 // record appends one domain event to the sandbox's stream: a memo upsert,

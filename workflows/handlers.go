@@ -4,13 +4,14 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
 // signalNames in a fixed order: the selector must add channels
 // deterministically.
 var signalNames = []contract.Op{contract.OpStart, contract.OpSleep, contract.OpKill, contract.OpDestroy,
-	contract.OpConfigure, contract.OpPatch, contract.OpBackup}
+	contract.OpConfigure, contract.OpPatch, contract.OpBackup, contract.OpEgress}
 
 // result is what an Update caller gets back for its intent.
 type result struct {
@@ -65,6 +66,19 @@ func (s *sandbox) register(ctx workflow.Context) error {
 				return err
 			}
 			return CheckEnvChange(s.st.Config.Env, req.Env)
+		}}); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, string(contract.OpEgress),
+		func(ctx workflow.Context, p policy.Policy) (contract.View, error) {
+			p = p.Normalized()
+			return s.await(ctx, contract.Intent{Op: contract.OpEgress, Egress: &p})
+		},
+		workflow.UpdateHandlerOptions{Validator: func(p policy.Policy) error {
+			if err := s.validate(contract.OpEgress); err != nil {
+				return err
+			}
+			return checkPolicy(p)
 		}}); err != nil {
 		return err
 	}
@@ -130,6 +144,15 @@ func (s *sandbox) acceptSignal(ctx workflow.Context, op contract.Op, c workflow.
 			return
 		}
 		in.Patch = &req
+	case contract.OpEgress:
+		var p policy.Policy
+		c.Receive(ctx, &p)
+		if checkPolicy(p) != nil {
+			workflow.GetLogger(ctx).Warn("dropping invalid egress signal")
+			return
+		}
+		p = p.Normalized()
+		in.Egress = &p
 	default:
 		c.Receive(ctx, nil)
 	}

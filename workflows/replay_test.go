@@ -30,7 +30,9 @@ import (
 // dev server, berth worker and gateway, Docker) and never edited. A file is
 // named <commit>-<scenario>-<run>.json: the commit whose workflow code
 // recorded it (c4c1430: before the name checks and env bounds; f7e86c1: with
-// them, so its runs hold the "env-bounds" version marker), the scenario, and
+// them, so its runs hold the "env-bounds" version marker; a2a16b4: with
+// egress policies, so its runs hold the "egress-policy" marker), the
+// scenario, and
 // the run of its continue-as-new chain (each run is its own history):
 //
 //	lifecycle        create with env, start, env set and unset while running,
@@ -49,6 +51,12 @@ import (
 //	env-over-bounds  a configure signal taking the env past 128 variables
 //	                 (applied by c4c1430, refused by f7e86c1), then an
 //	                 update that adds and one that shrinks
+//	egress-at-create (a2a16b4) create with an allowlist, start, sleep, wake,
+//	                 destroy
+//	egress-change    (a2a16b4) policy set while created, a change while
+//	                 running refused whole (EGRESS_UNAVAILABLE: that worker
+//	                 had no egress controller), sleep, an egress signal and
+//	                 an update while stopped, boot with it, destroy
 //
 // To record a new history (do it whenever you add a path to the workflow,
 // and keep the old files: they are what running workflows look like):

@@ -24,6 +24,12 @@ func Sandbox(ctx workflow.Context, in contract.Input) error {
 			return err
 		}
 		s.st = initialState(ctx, in.Spec)
+		if in.Egress != nil {
+			if err := checkPolicy(*in.Egress); err != nil {
+				return err
+			}
+			s.st.Config.Egress = statePolicy(*in.Egress)
+		}
 	} else {
 		return contract.ValidationError("workflow input needs spec or state")
 	}

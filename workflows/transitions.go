@@ -53,36 +53,37 @@ const (
 	actExited                   // the container died on its own
 	actSnapshot                 // back up a running sandbox, keep it running
 	actNotRunning               // the op needs a running sandbox
+	actEgress                   // set the egress policy (enforced first when running)
 )
 
 // opTable: rows are the statuses the main loop can be in between intents
 // (transient statuses never are), columns the ops.
 //
-//	status     start    sleep    kill    destroy  configure/patch  backup       exited   idle
-//	created    boot     nothing  kill    destroy  configure        not-running  nothing  nothing
-//	running    nothing  sleep    kill    destroy  configure        snapshot     exited   sleep
-//	stopped    boot     nothing  kill    destroy  configure        not-running  nothing  nothing
-//	destroyed  reject   reject   reject  reject   reject           reject       nothing  nothing
+//	status     start    sleep    kill    destroy  configure/patch  backup       egress  exited   idle
+//	created    boot     nothing  kill    destroy  configure        not-running  egress  nothing  nothing
+//	running    nothing  sleep    kill    destroy  configure        snapshot     egress  exited   sleep
+//	stopped    boot     nothing  kill    destroy  configure        not-running  egress  nothing  nothing
+//	destroyed  reject   reject   reject  reject   reject           reject       reject  nothing  nothing
 var opTable = map[contract.Status]map[contract.Op]action{
 	contract.StatusCreated: {
 		contract.OpStart: actBoot, contract.OpSleep: actNothing, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
 		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actNotRunning,
-		opExited: actNothing, opIdle: actNothing,
+		contract.OpEgress: actEgress, opExited: actNothing, opIdle: actNothing,
 	},
 	contract.StatusRunning: {
 		contract.OpStart: actNothing, contract.OpSleep: actSleep, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
 		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actSnapshot,
-		opExited: actExited, opIdle: actSleep,
+		contract.OpEgress: actEgress, opExited: actExited, opIdle: actSleep,
 	},
 	contract.StatusStopped: {
 		contract.OpStart: actBoot, contract.OpSleep: actNothing, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
 		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actNotRunning,
-		opExited: actNothing, opIdle: actNothing,
+		contract.OpEgress: actEgress, opExited: actNothing, opIdle: actNothing,
 	},
 	contract.StatusDestroyed: {
 		contract.OpStart: actReject, contract.OpSleep: actReject, contract.OpKill: actReject, contract.OpDestroy: actReject,
 		contract.OpConfigure: actReject, contract.OpPatch: actReject, contract.OpBackup: actReject,
-		opExited: actNothing, opIdle: actNothing,
+		contract.OpEgress: actReject, opExited: actNothing, opIdle: actNothing,
 	},
 }
 

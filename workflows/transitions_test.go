@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -79,7 +80,8 @@ func TestDestroyedRejectsEverything(t *testing.T) {
 	}
 	steps = append(steps,
 		step{op: contract.OpConfigure, args: []any{contract.ConfigureRequest{Env: map[string]*string{"A": str("1")}}}, errType: contract.ErrDestroyed},
-		step{op: contract.OpPatch, args: []any{contract.PatchRequest{KeepAlive: new(bool)}}, errType: contract.ErrDestroyed})
+		step{op: contract.OpPatch, args: []any{contract.PatchRequest{KeepAlive: new(bool)}}, errType: contract.ErrDestroyed},
+		step{op: contract.OpEgress, args: []any{policy.Policy{Mode: policy.None}}, errType: contract.ErrDestroyed})
 	h.runUntilDone(contract.Input{Spec: spec("s1")}, steps)
 }
 

@@ -36,7 +36,7 @@ func clientCommands(g *globals) []*cobra.Command {
 	return []*cobra.Command{
 		// Sandboxes (cli_sandbox.go, cli_lifecycle.go, cli_backups.go).
 		createCmd(g), lsCmd(g), getCmd(g), startCmd(g), lifecycleCmd(g, "sleep"), killCmd(g), rmCmd(g),
-		envCmd(g), backupCmd(g), backupsCmd(g),
+		envCmd(g), backupCmd(g), backupsCmd(g), egressCmd(g), secretCmd(g),
 		// Processes (cli_process.go), terminals (cli_shell.go).
 		execCmd(g), psCmd(g), logsCmd(g), waitCmd(g), shellCmd(g),
 		// Files (cli_files*.go), events (cli_events.go).
@@ -273,5 +273,7 @@ var errorHints = map[client.ErrorCode]string{
 	client.ErrRouteNotFound:        "the gateway does not know this route: are the berth CLI and the gateway the same version?",
 	client.ErrMethodNotAllowed:     "the gateway does not allow this here: are the berth CLI and the gateway the same version?",
 	client.ErrInternal:             "the gateway failed unexpectedly; its log says why. Retrying may help",
+	client.ErrEgressUnavailable:    "the sandbox's host cannot enforce egress policies (is the worker's egress enabled?); the previous policy stays. A sleeping sandbox takes the change for its next boot",
+	client.ErrSecretNotFound:       "no such secret: `berth secret ls` lists them",
 	client.ErrStreamUnavailable:    "the event stream could not be read right now",
 }

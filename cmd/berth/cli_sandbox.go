@@ -19,16 +19,17 @@ import (
 
 // sandboxView is a sandbox as the CLI prints it in JSON: the API's shape.
 type sandboxView struct {
-	Name         string            `json:"name"`
-	InstanceType string            `json:"instanceType"`
-	Status       string            `json:"status"`
-	SleepAfter   string            `json:"sleepAfter"`
-	KeepAlive    bool              `json:"keepAlive"`
-	Env          map[string]string `json:"env"`
-	LastBackupID string            `json:"lastBackupId,omitempty"`
-	Host         string            `json:"host,omitempty"`
-	CreatedAt    time.Time         `json:"createdAt"`
-	UpdatedAt    time.Time         `json:"updatedAt"`
+	Name         string               `json:"name"`
+	InstanceType string               `json:"instanceType"`
+	Status       string               `json:"status"`
+	SleepAfter   string               `json:"sleepAfter"`
+	KeepAlive    bool                 `json:"keepAlive"`
+	Env          map[string]string    `json:"env"`
+	LastBackupID string               `json:"lastBackupId,omitempty"`
+	Host         string               `json:"host,omitempty"`
+	Egress       *client.EgressPolicy `json:"egress,omitempty"`
+	CreatedAt    time.Time            `json:"createdAt"`
+	UpdatedAt    time.Time            `json:"updatedAt"`
 }
 
 func viewOf(s *client.SandboxInfo) sandboxView {
@@ -37,13 +38,14 @@ func viewOf(s *client.SandboxInfo) sandboxView {
 		env = map[string]string{}
 	}
 	return sandboxView{Name: s.Name, InstanceType: s.InstanceType, Status: s.Status, SleepAfter: s.SleepAfter.String(),
-		KeepAlive: s.KeepAlive, Env: env, LastBackupID: s.LastBackupID, Host: s.Host, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+		KeepAlive: s.KeepAlive, Env: env, LastBackupID: s.LastBackupID, Host: s.Host, Egress: s.Egress, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
 }
 
 func createCmd(g *globals) *cobra.Command {
 	var typ, sleepAfter string
 	var keepAlive bool
 	var env []string
+	var egress string
 	cmd := &cobra.Command{
 		Use: "create NAME", Short: "Claim a sandbox name (no container runs until it starts)", GroupID: "sandbox",
 		Example: "  berth create demo --sleep-after 5m --env MODE=dev",
@@ -63,6 +65,11 @@ func createCmd(g *globals) *cobra.Command {
 			}
 			if len(e) > 0 {
 				req.Env = e
+			}
+			if egress != "" {
+				if req.Egress, err = parseEgress(egress); err != nil {
+					return err
+				}
 			}
 			c, err := g.client()
 			if err != nil {
@@ -92,6 +99,7 @@ func createCmd(g *globals) *cobra.Command {
 	f.StringVar(&sleepAfter, "sleep-after", "", "idle time before the sandbox sleeps (30s, 3m, 1h; default 10m)")
 	f.BoolVar(&keepAlive, "keep-alive", false, "never sleep when idle")
 	f.StringArrayVarP(&env, "env", "e", nil, "environment variable KEY=VALUE (repeatable)")
+	f.StringVar(&egress, "egress", "", "egress policy: open (default), none, or allow=DOMAIN_OR_CIDR,... (e.g. allow=api.github.com,*.pypi.org)")
 	_ = cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(
 		[]cobra.Completion{"lite", "basic", "standard-1", "standard-2", "standard-3", "standard-4"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -186,6 +194,9 @@ func printSandbox(w io.Writer, v sandboxView) {
 	}
 	if v.LastBackupID != "" {
 		fmt.Fprintf(tw, "last backup:\t%s\n", e(v.LastBackupID))
+	}
+	if v.Egress != nil {
+		fmt.Fprintf(tw, "egress:\t%s\n", e(describeEgress(v.Egress)))
 	}
 	fmt.Fprintf(tw, "created:\t%s\n", v.CreatedAt.Local().Format(time.RFC3339))
 	fmt.Fprintf(tw, "updated:\t%s\n", v.UpdatedAt.Local().Format(time.RFC3339))

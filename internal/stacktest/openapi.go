@@ -239,8 +239,9 @@ func isYAML(ct string) bool {
 	return mt == "application/yaml"
 }
 
-// filesRoute matches the file routes, whose path may hold literal slashes.
-var filesRoute = regexp.MustCompile(`^(/v1/sandboxes/[^/]+/files/)(.+)$`)
+// filesRoute matches the file and secret routes, whose last parameter may
+// hold literal slashes.
+var filesRoute = regexp.MustCompile(`^(/v1/sandboxes/[^/]+/files/|/v1/secrets/)(.+)$`)
 
 // encodeFilePath rewrites /v1/sandboxes/n/files/a/b as
 // /v1/sandboxes/n/files/a%2Fb: the spec can only describe a path parameter

@@ -33,6 +33,9 @@ const (
 	MemoSpec  = "berth.spec"
 	MemoState = "berth.state"
 	MemoEvent = "berth.event"
+	// MemoSpecEgress is the create's egress policy, set at create beside
+	// MemoSpec when not the default, so a repeated create compares it too.
+	MemoSpecEgress = "berth.spec.egress"
 )
 
 // HostQueue is the task queue of one worker host.

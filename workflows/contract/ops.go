@@ -13,6 +13,9 @@ const (
 	OpConfigure Op = "configure" // env changes: ConfigureRequest
 	OpPatch     Op = "patch"     // sleepAfter / keepAlive: PatchRequest
 	OpBackup    Op = "backup"    // snapshot a running sandbox
+	// OpEgress sets the egress policy (a policy.Policy); a running
+	// sandbox's host enforces it before the change is recorded.
+	OpEgress Op = "egress"
 )
 
 // Activity types as the worker registers them: the method names of
@@ -33,4 +36,4 @@ const (
 
 // ActivityNames lists every activity type the workflow schedules.
 var ActivityNames = []string{ActivityBoot, ActivityStop, ActivitySnapshot, ActivityDestroy,
-	ActivityWatch, ActivityCheckIdle, ActivityApplyEnv}
+	ActivityWatch, ActivityCheckIdle, ActivityApplyEnv, ActivityApplyEgress}

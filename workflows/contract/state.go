@@ -3,6 +3,7 @@ package contract
 import (
 	"time"
 
+	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/schemas"
 )
 
@@ -27,6 +28,9 @@ type Config struct {
 	SleepAfter   time.Duration     `json:"sleepAfter"`
 	KeepAlive    bool              `json:"keepAlive"`
 	Env          map[string]string `json:"env,omitempty"`
+	// Egress is the egress policy; nil is the default (open), which is
+	// also what states recorded before policies existed mean.
+	Egress *policy.Policy `json:"egress,omitempty"`
 }
 
 // View is the sandbox as callers see it: the Update result, the query result
@@ -42,6 +46,7 @@ type View struct {
 	Host         string            `json:"host,omitempty"`
 	Container    *Container        `json:"container,omitempty"`
 	LastEvent    string            `json:"lastEvent,omitempty"`
+	Egress       *policy.Policy    `json:"egress,omitempty"`
 	CreatedAt    time.Time         `json:"createdAt"`
 	UpdatedAt    time.Time         `json:"updatedAt"`
 }
@@ -77,6 +82,10 @@ type Input struct {
 	// ContinueAsNewAfter forces continue-as-new after this many history
 	// events (tests); 0 leaves it to the server's suggestion.
 	ContinueAsNewAfter int `json:"continueAsNewAfter,omitempty"`
+	// Egress is the create's egress policy (first run only); nil is the
+	// default. It is not in Spec: the create-requested event keeps the
+	// seed's shape.
+	Egress *policy.Policy `json:"egress,omitempty"`
 }
 
 // Intent is one queued operation. Update handlers and signal handlers only
@@ -87,6 +96,7 @@ type Intent struct {
 	Configure *ConfigureRequest `json:"configure,omitempty"`
 	Patch     *PatchRequest     `json:"patch,omitempty"`
 	Start     *StartRequest     `json:"start,omitempty"`
+	Egress    *policy.Policy    `json:"egress,omitempty"`
 	// FromUpdate marks intents whose caller waits for a result.
 	FromUpdate bool `json:"fromUpdate,omitempty"`
 }
@@ -101,7 +111,7 @@ func (s *State) View() View {
 		Name: s.Config.Name, InstanceType: s.Config.InstanceType, Status: s.Status,
 		SleepAfter: s.Config.SleepAfter.String(), KeepAlive: s.Config.KeepAlive, Env: env,
 		LastBackupID: s.LastBackupID, Host: s.Host, Container: s.Container,
-		LastEvent: s.LastEvent, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt,
+		LastEvent: s.LastEvent, Egress: s.Config.Egress, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt,
 	}
 	return v
 }

@@ -1,0 +1,200 @@
+package secrets
+
+import (
+	"bytes"
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/berthdev/berth/internal/blob"
+)
+
+// BlobPrefix is where BlobStore keeps secrets in the blob store. Its keys
+// ("secrets/<hex of name>.secret") never parse as backup keys (those end
+// in a backup id), so backup listing and retention pass them by even for a
+// sandbox named "secrets".
+const BlobPrefix = "secrets/"
+
+const blobSuffix = ".secret"
+
+// BlobStore keeps secrets in the blob store every gateway and worker
+// shares, one object per secret, encrypted as FileStore encrypts them
+// (AES-256-GCM, the record as additional data).
+type BlobStore struct {
+	store blob.Store
+	aead  cipher.AEAD
+	now   func() time.Time
+	// mu serialises this process's read-modify-write of versions; two
+	// processes rotating the same secret at once may both write the same
+	// next version, and the later write wins.
+	mu sync.Mutex
+	// Timeout bounds each call to the blob store.
+	Timeout time.Duration
+}
+
+// NewBlobStore opens a store over store with a key derived from material by
+// DeriveKey.
+func NewBlobStore(store blob.Store, material []byte) (*BlobStore, error) {
+	key, err := DeriveKey(material)
+	if err != nil {
+		return nil, err
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	return &BlobStore{store: store, aead: aead, now: time.Now, Timeout: 30 * time.Second}, nil
+}
+
+// BlobKey is the object key of a secret.
+func BlobKey(name string) string { return BlobPrefix + hex.EncodeToString([]byte(name)) + blobSuffix }
+
+func (s *BlobStore) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), s.Timeout)
+}
+
+func (s *BlobStore) Put(name, value string, hosts []string) (Record, error) {
+	if err := ValidName(name); err != nil {
+		return Record{}, err
+	}
+	if err := validValue(value); err != nil {
+		return Record{}, err
+	}
+	hosts, err := normalizeHosts(hosts)
+	if err != nil {
+		return Record{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now().UTC()
+	rec := Record{Name: name, Hosts: hosts, Version: 1, CreatedAt: now, UpdatedAt: now}
+	if old, err := s.read(name); err == nil {
+		rec.Version, rec.CreatedAt = old.Version+1, old.CreatedAt
+	} else if !errors.Is(err, ErrNotFound) {
+		return Record{}, err
+	}
+	fr := fileRecord{Record: rec, Nonce: make([]byte, s.aead.NonceSize())}
+	if _, err := rand.Read(fr.Nonce); err != nil {
+		return Record{}, err
+	}
+	fr.Ciphertext = s.aead.Seal(nil, fr.Nonce, []byte(value), additionalData(rec))
+	b, err := json.Marshal(fr)
+	if err != nil {
+		return Record{}, err
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	if _, err := s.store.Put(ctx, BlobKey(name), bytes.NewReader(b)); err != nil {
+		return Record{}, fmt.Errorf("secrets: store %q: %w", name, err)
+	}
+	return rec, nil
+}
+
+func (s *BlobStore) Delete(name string) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.read(name); err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	if err := s.store.Delete(ctx, BlobKey(name)); err != nil {
+		return fmt.Errorf("secrets: delete %q: %w", name, err)
+	}
+	return nil
+}
+
+func (s *BlobStore) List() ([]Record, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	objs, err := s.store.List(ctx, BlobPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("secrets: list: %w", err)
+	}
+	out := []Record{}
+	for _, o := range objs {
+		hexName, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, BlobPrefix), blobSuffix)
+		name, err := hex.DecodeString(hexName)
+		if !ok || err != nil || ValidName(string(name)) != nil {
+			continue // not a secret
+		}
+		fr, err := s.read(string(name))
+		if errors.Is(err, ErrNotFound) {
+			continue // deleted since the listing
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fr.Record)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Get returns one secret's record, never its value.
+func (s *BlobStore) Get(name string) (Record, error) {
+	if err := ValidName(name); err != nil {
+		return Record{}, err
+	}
+	fr, err := s.read(name)
+	return fr.Record, err
+}
+
+// Resolve reads the object on every call, so a rotation or a deletion made
+// through any gateway is seen by the next request.
+func (s *BlobStore) Resolve(name, host string) (string, error) {
+	if err := ValidName(name); err != nil {
+		return "", err
+	}
+	fr, err := s.read(name)
+	if err != nil {
+		return "", err
+	}
+	if !boundTo(fr.Hosts, host) {
+		return "", fmt.Errorf("%w: %q is bound to %s, not %q", ErrNotBound, name, strings.Join(fr.Hosts, ", "), host)
+	}
+	v, err := s.aead.Open(nil, fr.Nonce, fr.Ciphertext, additionalData(fr.Record))
+	if err != nil {
+		return "", fmt.Errorf("secrets: %q does not decrypt (wrong key or altered object)", name)
+	}
+	return string(v), nil
+}
+
+func (s *BlobStore) read(name string) (fileRecord, error) {
+	var fr fileRecord
+	ctx, cancel := s.ctx()
+	defer cancel()
+	r, err := s.store.Get(ctx, BlobKey(name))
+	if errors.Is(err, blob.ErrNotFound) {
+		return fr, fmt.Errorf("%w: %q", ErrNotFound, name)
+	}
+	if err != nil {
+		return fr, fmt.Errorf("secrets: read %q: %w", name, err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(io.LimitReader(r, 4*MaxValue))
+	if err != nil {
+		return fr, fmt.Errorf("secrets: read %q: %w", name, err)
+	}
+	if err := json.Unmarshal(b, &fr); err != nil || fr.Name != name {
+		return fr, fmt.Errorf("secrets: object for %q is damaged", name)
+	}
+	return fr, nil
+}
