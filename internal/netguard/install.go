@@ -90,9 +90,13 @@ func install(c *nftables.Conn, name string, defs []chainDef, fp string) error {
 	policy := nftables.ChainPolicyAccept
 	for _, d := range defs {
 		t := tables[d.family]
+		typ, prio := d.typ, d.prio
+		if typ == "" {
+			typ, prio = nftables.ChainTypeFilter, nftables.ChainPriorityRef(Priority)
+		}
 		ch := c.AddChain(&nftables.Chain{
-			Name: d.name, Table: t, Type: nftables.ChainTypeFilter,
-			Hooknum: d.hook, Priority: nftables.ChainPriorityRef(Priority), Policy: &policy,
+			Name: d.name, Table: t, Type: typ,
+			Hooknum: d.hook, Priority: prio, Policy: &policy,
 		})
 		for i, r := range d.rules {
 			exprs := make([]expr.Any, len(r.exprs))

@@ -22,7 +22,7 @@ const Priority = -10
 
 // version changes whenever the rule set's shape does, so a worker of a new
 // version replaces a table an older one installed.
-const version = "1"
+const version = "2"
 
 // Spec is what the rule set depends on.
 type Spec struct {
@@ -35,12 +35,30 @@ type Spec struct {
 	Resolvers []netip.Addr
 	// Subnets are the bridge's address ranges, for the layer-2 rule.
 	Subnets []netip.Prefix
+	// Egress, when set, sends the sandboxes' TCP and DNS to the host's
+	// egress proxy and policy resolver; nil leaves the guard alone.
+	Egress *Egress
+}
+
+// Egress names the ports of the host's egress proxy and policy resolver.
+// The sandboxes' connections are redirected (nftables `redirect`, so to
+// the bridge's own address, where the worker listens): every TCP
+// connection to the proxy, whatever its port, so that raw addresses and
+// unusual ports are judged there too, and DNS over UDP and TCP to the
+// resolver. The proxy finds where a connection was headed with
+// SO_ORIGINAL_DST.
+type Egress struct {
+	ProxyPort uint16
+	DNSPort   uint16
 }
 
 // Validate refuses a spec that would install rules matching nothing.
 func (s Spec) Validate() error {
 	if s.Bridge == "" || len(s.Bridge) >= unix.IFNAMSIZ {
 		return fmt.Errorf("netguard: bad bridge interface name %q", s.Bridge)
+	}
+	if e := s.Egress; e != nil && (e.ProxyPort == 0 || e.DNSPort == 0 || e.ProxyPort == e.DNSPort) {
+		return fmt.Errorf("netguard: bad egress ports %d and %d", e.ProxyPort, e.DNSPort)
 	}
 	return nil
 }
@@ -50,15 +68,22 @@ func (s Spec) Validate() error {
 // are the ones this spec wants.
 func (s Spec) fingerprint() string {
 	v4, v6 := DeniedPrefixes()
-	h := sha256.Sum256(fmt.Appendf(nil, "%s|%s|%v|%v|%v|%v", version, s.Bridge, s.Resolvers, s.Subnets, v4, v6))
+	var egress string
+	if s.Egress != nil {
+		egress = fmt.Sprintf("%d/%d", s.Egress.ProxyPort, s.Egress.DNSPort)
+	}
+	h := sha256.Sum256(fmt.Appendf(nil, "%s|%s|%v|%v|%v|%v|%s", version, s.Bridge, s.Resolvers, s.Subnets, v4, v6, egress))
 	return "berth netguard " + hex.EncodeToString(h[:8])
 }
 
-// chainDef is one base chain and its rules, in order.
+// chainDef is one base chain and its rules, in order. A chain without a
+// type is a filter chain at Priority.
 type chainDef struct {
 	family nftables.TableFamily
 	name   string
 	hook   *nftables.ChainHook
+	typ    nftables.ChainType
+	prio   *nftables.ChainPriority
 	rules  []ruleDef
 }
 
@@ -106,12 +131,17 @@ func chains(s Spec) []chainDef {
 
 	input := []ruleDef{
 		replies,
+	}
+	if s.Egress != nil {
+		input = append(input, egressInput(from, *s.Egress)...)
+	}
+	input = append(input, []ruleDef{
 		// Without neighbour discovery an IPv6 sandbox network cannot reach
 		// its gateway at all; ARP (IPv4's) never passes these hooks.
 		{"IPv6 neighbour solicitation", cat(from, meta(expr.MetaKeyL4PROTO, []byte{unix.IPPROTO_ICMPV6}), icmpType(135), verdict(expr.VerdictAccept))},
 		{"IPv6 neighbour advertisement", cat(from, meta(expr.MetaKeyL4PROTO, []byte{unix.IPPROTO_ICMPV6}), icmpType(136), verdict(expr.VerdictAccept))},
 		{"sandbox to this host", cat(from, drop())},
-	}
+	}...)
 
 	// On the bridge itself, frames between two sandboxes reach the IP
 	// hooks only while br_netfilter is on: drop them at layer 2 too. (By
@@ -127,11 +157,16 @@ func chains(s Spec) []chainDef {
 	if len(bridged) == 0 {
 		bridged = []ruleDef{{"no subnet known: nothing to match", []expr.Any{&expr.Counter{}}}}
 	}
-	return []chainDef{
-		{nftables.TableFamilyINet, "forward", nftables.ChainHookForward, forward},
-		{nftables.TableFamilyINet, "input", nftables.ChainHookInput, input},
-		{nftables.TableFamilyBridge, "forward", nftables.ChainHookForward, bridged},
+	defs := []chainDef{
+		{family: nftables.TableFamilyINet, name: "forward", hook: nftables.ChainHookForward, rules: forward},
+		{family: nftables.TableFamilyINet, name: "input", hook: nftables.ChainHookInput, rules: input},
+		{family: nftables.TableFamilyBridge, name: "forward", hook: nftables.ChainHookForward, rules: bridged},
 	}
+	if s.Egress != nil {
+		defs = append(defs, chainDef{family: nftables.TableFamilyINet, name: "egress", hook: nftables.ChainHookPrerouting,
+			typ: nftables.ChainTypeNAT, prio: nftables.ChainPriorityNATDest, rules: egressRedirects(from, *s.Egress)})
+	}
+	return defs
 }
 
 // within matches a frame on a bridge whose IP source and destination are
