@@ -1,8 +1,6 @@
 package netguard
 
 import (
-	"fmt"
-
 	"github.com/google/nftables/binaryutil"
 	"github.com/google/nftables/expr"
 	"golang.org/x/sys/unix"
@@ -12,37 +10,27 @@ import (
 // (IPS_DST_NAT): set on connections a redirect rule rewrote.
 const ipsDstNAT = 1 << 5
 
-// egressRedirects are the NAT rules of the prerouting chain: DNS first (it
-// is TCP too), then every other TCP connection from the bridge. Only a
-// connection's first packet meets a NAT chain, so replies to connections
-// the worker opened to supervisors are never redirected.
-func egressRedirects(from []expr.Any, e Egress) []ruleDef {
+// egressInput lets through to this host the connections a worker's
+// redirect rules rewrote (to its proxy or resolver). Nothing else
+// translates a sandbox's packets to a host address (Docker's published
+// ports translate to containers, on the forward path), so a sandbox
+// dialling a host port directly is still dropped.
+func egressInput(from []expr.Any) []ruleDef {
 	return []ruleDef{
-		{"", cat(from, l4(unix.IPPROTO_UDP), dport(53), redirect(e.DNSPort))}, // the first rule carries the fingerprint
-		{"DNS over TCP to the policy resolver", cat(from, l4(unix.IPPROTO_TCP), dport(53), redirect(e.DNSPort))},
-		{"every other TCP connection to the egress proxy", cat(from, l4(unix.IPPROTO_TCP), redirect(e.ProxyPort))},
+		{"redirected TCP to a worker's egress proxy or resolver", cat(from, ctDNAT(), l4(unix.IPPROTO_TCP), verdict(expr.VerdictAccept))},
+		{"redirected DNS over UDP to a worker's resolver", cat(from, ctDNAT(), l4(unix.IPPROTO_UDP), verdict(expr.VerdictAccept))},
 	}
 }
 
-// egressInput lets through to this host exactly the connections the
-// redirect rules rewrote to the proxy's and resolver's ports; a sandbox
-// dialling those ports on the host directly is still dropped (the packet
-// was not translated).
-func egressInput(from []expr.Any, e Egress) []ruleDef {
-	var out []ruleDef
-	for _, r := range []struct {
-		proto byte
-		port  uint16
-		what  string
-	}{
-		{unix.IPPROTO_TCP, e.ProxyPort, "redirected TCP to the egress proxy"},
-		{unix.IPPROTO_UDP, e.DNSPort, "redirected DNS over UDP to the policy resolver"},
-		{unix.IPPROTO_TCP, e.DNSPort, "redirected DNS over TCP to the policy resolver"},
-	} {
-		out = append(out, ruleDef{fmt.Sprintf("%s (port %d)", r.what, r.port),
-			cat(from, ctDNAT(), l4(r.proto), dport(r.port), verdict(expr.VerdictAccept))})
+// egressForward drops the TCP and DNS that reach the forward path: every
+// sandbox a worker knows is redirected before routing, so this is a
+// sandbox no running worker knows (its worker is down or restarting).
+// It fails closed instead of reaching the internet unjudged.
+func egressForward(from []expr.Any) []ruleDef {
+	return []ruleDef{
+		{"TCP no egress proxy took (its worker is not running)", cat(from, l4(unix.IPPROTO_TCP), drop())},
+		{"DNS no policy resolver took (its worker is not running)", cat(from, l4(unix.IPPROTO_UDP), dport(53), drop())},
 	}
-	return out
 }
 
 func l4(p byte) []expr.Any { return meta(expr.MetaKeyL4PROTO, []byte{p}) }

@@ -1,6 +1,7 @@
 package netguard
 
 import (
+	"net/netip"
 	"os"
 	"os/exec"
 	"testing"
@@ -8,9 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// With egress on, the guard adds the redirects to the proxy and resolver
-// and lets exactly the redirected flows in; turning it off removes them
-// and keeps the guard.
+// With egress on, the guard lets in exactly the redirected flows and drops
+// TCP and DNS that no worker redirected; a worker's redirect table sends
+// its sandboxes to its ports, and a claim takes an address from another
+// worker's table. Turning egress off keeps the guard.
 func TestInstallEgressRedirects(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to change nftables")
@@ -19,38 +21,55 @@ func TestInstallEgressRedirects(t *testing.T) {
 	if err != nil {
 		t.Skip("no nft to read the rules back with")
 	}
+	list := func(table string) string {
+		out, err := exec.Command(nft, "list", "table", "inet", table).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
 	g := &Guard{Table: "berthtestegress"}
 	t.Cleanup(func() { require.NoError(t, g.Remove()) })
-	spec := Spec{Bridge: "berthtest9", Egress: &Egress{ProxyPort: 15001, DNSPort: 15053}}
+	spec := Spec{Bridge: "berthtest9", Egress: true}
 	installed, err := g.Ensure(spec)
 	require.NoError(t, err)
 	require.True(t, installed)
 	installed, err = g.Ensure(spec)
 	require.NoError(t, err)
 	require.False(t, installed, "a current rule set is left alone")
-	out, err := exec.Command(nft, "list", "table", "inet", "berthtestegress").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	text := string(out)
+	text := list("berthtestegress")
 	t.Log(text)
 	for _, want := range []string{
-		"type nat hook prerouting priority dstnat; policy accept;",
-		`iifname "berthtest9" udp dport 53 redirect to :15053`,
-		`iifname "berthtest9" tcp dport 53 redirect to :15053`,
-		`iifname "berthtest9" meta l4proto tcp redirect to :15001`,
-		`iifname "berthtest9" ct status dnat tcp dport 15001 accept`,
-		`iifname "berthtest9" ct status dnat udp dport 15053 accept`,
-		`iifname "berthtest9" ct status dnat tcp dport 15053 accept`,
-		`iifname "berthtest9" counter packets 0 bytes 0 drop`,
+		`iifname "berthtest9" ct status dnat meta l4proto tcp accept`,
+		`iifname "berthtest9" ct status dnat meta l4proto udp accept`,
+		`iifname "berthtest9" meta l4proto tcp counter packets 0 bytes 0 drop`,
+		`iifname "berthtest9" udp dport 53 counter packets 0 bytes 0 drop`,
 	} {
 		require.Contains(t, text, want)
 	}
 
-	spec.Egress = nil
+	a, b := RedirectTable("test-a"), RedirectTable("test-b")
+	t.Cleanup(func() { RemoveRedirect(a); RemoveRedirect(b) })
+	ip := netip.MustParseAddr("172.29.0.7")
+	require.NoError(t, Redirect{Table: a, Bridge: "berthtest9", ProxyPort: 15001, DNSPort: 15053, Sources: []netip.Addr{ip}}.Install())
+	require.NoError(t, Redirect{Table: b, Bridge: "berthtest9", ProxyPort: 16001, DNSPort: 16053}.Install())
+	text = list(a)
+	t.Log(text)
+	for _, want := range []string{
+		"type nat hook prerouting priority dstnat; policy accept;",
+		"elements = { 172.29.0.7 }",
+		`iifname "berthtest9" ip saddr @sources udp dport 53 redirect to :15053`,
+		`iifname "berthtest9" ip saddr @sources tcp dport 53 redirect to :15053`,
+		`iifname "berthtest9" ip saddr @sources meta l4proto tcp redirect to :15001`,
+	} {
+		require.Contains(t, text, want)
+	}
+	require.NoError(t, Claim(b, ip))
+	require.NotContains(t, list(a), "172.29.0.7")
+
+	spec.Egress = false
 	installed, err = g.Ensure(spec)
 	require.NoError(t, err)
 	require.True(t, installed)
-	out, err = exec.Command(nft, "list", "table", "inet", "berthtestegress").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	require.NotContains(t, string(out), "redirect")
-	require.Contains(t, string(out), `iifname "berthtest9" counter packets 0 bytes 0 drop`)
+	text = list("berthtestegress")
+	require.NotContains(t, text, "dnat")
+	require.Contains(t, text, `iifname "berthtest9" counter packets 0 bytes 0 drop`)
 }

@@ -35,30 +35,17 @@ type Spec struct {
 	Resolvers []netip.Addr
 	// Subnets are the bridge's address ranges, for the layer-2 rule.
 	Subnets []netip.Prefix
-	// Egress, when set, sends the sandboxes' TCP and DNS to the host's
-	// egress proxy and policy resolver; nil leaves the guard alone.
-	Egress *Egress
-}
-
-// Egress names the ports of the host's egress proxy and policy resolver.
-// The sandboxes' connections are redirected (nftables `redirect`, so to
-// the bridge's own address, where the worker listens): every TCP
-// connection to the proxy, whatever its port, so that raw addresses and
-// unusual ports are judged there too, and DNS over UDP and TCP to the
-// resolver. The proxy finds where a connection was headed with
-// SO_ORIGINAL_DST.
-type Egress struct {
-	ProxyPort uint16
-	DNSPort   uint16
+	// Egress: the sandboxes' TCP and DNS go through egress proxies on this
+	// host. Each worker redirects its own sandboxes' connections to its
+	// proxy (its Redirect table); the guard lets in exactly the redirected
+	// flows, and drops TCP and DNS that no worker redirected (fail closed).
+	Egress bool
 }
 
 // Validate refuses a spec that would install rules matching nothing.
 func (s Spec) Validate() error {
 	if s.Bridge == "" || len(s.Bridge) >= unix.IFNAMSIZ {
 		return fmt.Errorf("netguard: bad bridge interface name %q", s.Bridge)
-	}
-	if e := s.Egress; e != nil && (e.ProxyPort == 0 || e.DNSPort == 0 || e.ProxyPort == e.DNSPort) {
-		return fmt.Errorf("netguard: bad egress ports %d and %d", e.ProxyPort, e.DNSPort)
 	}
 	return nil
 }
@@ -68,11 +55,7 @@ func (s Spec) Validate() error {
 // are the ones this spec wants.
 func (s Spec) fingerprint() string {
 	v4, v6 := DeniedPrefixes()
-	var egress string
-	if s.Egress != nil {
-		egress = fmt.Sprintf("%d/%d", s.Egress.ProxyPort, s.Egress.DNSPort)
-	}
-	h := sha256.Sum256(fmt.Appendf(nil, "%s|%s|%v|%v|%v|%v|%s", version, s.Bridge, s.Resolvers, s.Subnets, v4, v6, egress))
+	h := sha256.Sum256(fmt.Appendf(nil, "%s|%s|%v|%v|%v|%v|%v", version, s.Bridge, s.Resolvers, s.Subnets, v4, v6, s.Egress))
 	return "berth netguard " + hex.EncodeToString(h[:8])
 }
 
@@ -107,12 +90,15 @@ func chains(s Spec) []chainDef {
 	from := meta(expr.MetaKeyIIFNAME, br)
 	replies := ruleDef{"replies to connections made to a sandbox", cat(from, ctReply(), verdict(expr.VerdictAccept))}
 
-	forward := []ruleDef{
-		replies,
+	forward := []ruleDef{replies}
+	if s.Egress {
+		forward = append(forward, egressForward(from)...)
+	}
+	forward = append(forward, []ruleDef{
 		{"sandbox to sandbox on its bridge", cat(from, meta(expr.MetaKeyOIFNAME, br), drop())},
 		{"sandbox to another Docker network", cat(from, meta(expr.MetaKeyOIFNAME, []byte("br-")), drop())},
 		{"sandbox to Docker's default bridge", cat(from, meta(expr.MetaKeyOIFNAME, ifname("docker0")), drop())},
-	}
+	}...)
 	for _, r := range s.Resolvers {
 		for _, proto := range []struct {
 			name string
@@ -132,8 +118,8 @@ func chains(s Spec) []chainDef {
 	input := []ruleDef{
 		replies,
 	}
-	if s.Egress != nil {
-		input = append(input, egressInput(from, *s.Egress)...)
+	if s.Egress {
+		input = append(input, egressInput(from)...)
 	}
 	input = append(input, []ruleDef{
 		// Without neighbour discovery an IPv6 sandbox network cannot reach
@@ -161,10 +147,6 @@ func chains(s Spec) []chainDef {
 		{family: nftables.TableFamilyINet, name: "forward", hook: nftables.ChainHookForward, rules: forward},
 		{family: nftables.TableFamilyINet, name: "input", hook: nftables.ChainHookInput, rules: input},
 		{family: nftables.TableFamilyBridge, name: "forward", hook: nftables.ChainHookForward, rules: bridged},
-	}
-	if s.Egress != nil {
-		defs = append(defs, chainDef{family: nftables.TableFamilyINet, name: "egress", hook: nftables.ChainHookPrerouting,
-			typ: nftables.ChainTypeNAT, prio: nftables.ChainPriorityNATDest, rules: egressRedirects(from, *s.Egress)})
 	}
 	return defs
 }
