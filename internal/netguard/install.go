@@ -46,13 +46,18 @@ func (g *Guard) Ensure(s Spec) (installed bool, err error) {
 	if current(c, g.table(), defs, fp) {
 		return false, nil
 	}
-	if err := install(c, g.table(), defs, fp); err != nil {
-		return false, fmt.Errorf("netguard: install the nftables rules: %w", err)
+	// Another worker on this host (tests run several; an upgrade briefly
+	// runs two versions) may replace the tables between the install and
+	// the read-back: try again a few times.
+	for range 3 {
+		if err := install(c, g.table(), defs, fp); err != nil {
+			return false, fmt.Errorf("netguard: install the nftables rules: %w", err)
+		}
+		if current(c, g.table(), defs, fp) {
+			return true, nil
+		}
 	}
-	if !current(c, g.table(), defs, fp) {
-		return false, fmt.Errorf("netguard: the installed rules do not read back as written")
-	}
-	return true, nil
+	return false, fmt.Errorf("netguard: the installed rules do not read back as written")
 }
 
 // current reports whether every chain is installed with this fingerprint
