@@ -3,7 +3,6 @@ package tests
 import (
 	"crypto/tls"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/miekg/dns"
 	"github.com/stretchr/testify/require"
@@ -34,6 +32,9 @@ type internet struct {
 	mu     sync.Mutex
 	seen   []seenRequest
 	big    []byte // served at /big
+	// handle, when set, may answer a request itself (set before the
+	// first request).
+	handle func(http.ResponseWriter, *http.Request) bool
 }
 
 type seenRequest struct {
@@ -57,6 +58,9 @@ func newInternet(t *testing.T) *internet {
 		in.mu.Lock()
 		in.seen = append(in.seen, seenRequest{r.Host, r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization"), proto})
 		in.mu.Unlock()
+		if in.handle != nil && in.handle(w, r) {
+			return
+		}
 		if r.URL.Path == "/big" && in.big != nil {
 			w.Header().Set("Content-Length", fmt.Sprint(len(in.big)))
 			w.Write(in.big)
@@ -138,7 +142,3 @@ func listenPacketIn(t *testing.T, ns, addr string) net.PacketConn {
 	t.Cleanup(func() { pc.Close() })
 	return pc
 }
-
-// wait for a stop: keeps io imported for the benchmark's readers.
-var _ = io.Discard
-var _ = time.Second
