@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -95,7 +96,7 @@ func newEgressHost(ctx context.Context, cfg config.Config, docker *dockerrt.Runt
 	if store != nil {
 		sec = store
 	}
-	h.proxy = &egress.Proxy{Registry: h.reg, Resolutions: h.res, Secrets: sec, RootCAs: roots, Log: log}
+	h.proxy = &egress.Proxy{Registry: h.reg, Resolutions: h.res, Secrets: sec, RootCAs: roots, Log: log, Dial: dialNotLocal}
 	h.dns = &egress.DNSServer{Registry: h.reg, Resolutions: h.res, Upstream: upstream, Log: log}
 	ln, err := net.Listen("tcp4", net.JoinHostPort(gw, "0"))
 	if err != nil {
@@ -221,4 +222,25 @@ func defaultPolicy(p *policy.Policy) policy.Policy {
 		return policy.Policy{Mode: policy.Open}
 	}
 	return *p
+}
+
+// dialNotLocal dials upstream unless the destination is one of this
+// host's own addresses: the redirect rules never send those to the proxy
+// (the guard drops them), and the proxy does not open them either.
+func dialNotLocal(ctx context.Context, network, addr string) (net.Conn, error) {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	if ifs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range ifs {
+			if n, ok := a.(*net.IPNet); ok {
+				if ip, ok := netip.AddrFromSlice(n.IP); ok && ip.Unmap() == ap.Addr().Unmap() {
+					return nil, fmt.Errorf("%s is an address of this host", ap.Addr())
+				}
+			}
+		}
+	}
+	d := net.Dialer{Timeout: 10 * time.Second}
+	return d.DialContext(ctx, network, addr)
 }

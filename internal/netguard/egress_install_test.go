@@ -58,6 +58,8 @@ func TestInstallEgressRedirects(t *testing.T) {
 		"elements = { 172.29.0.7 }",
 		`iifname "berthtest9" ip saddr @sources udp dport 53 redirect to :15053`,
 		`iifname "berthtest9" ip saddr @sources tcp dport 53 redirect to :15053`,
+		`iifname "berthtest9" ip saddr @sources ip daddr @denied4 return`,
+		`iifname "berthtest9" ip saddr @sources fib daddr type local return`,
 		`iifname "berthtest9" ip saddr @sources meta l4proto tcp redirect to :15001`,
 	} {
 		require.Contains(t, text, want)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/google/nftables"
+	"github.com/google/nftables/binaryutil"
 	"github.com/google/nftables/expr"
 	"golang.org/x/sys/unix"
 )
@@ -66,9 +67,23 @@ func (r Redirect) Install() error {
 	mine := cat(meta(expr.MetaKeyIIFNAME, ifname(r.Bridge)), nfproto(unix.NFPROTO_IPV4),
 		[]expr.Any{&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 12, Len: 4},
 			&expr.Lookup{SourceRegister: 1, SetName: set.Name, SetID: set.ID}})
+	v4, _ := DeniedPrefixes()
+	denied := &nftables.Set{Table: t, Name: "denied4", KeyType: nftables.TypeIPAddr, Interval: true, Constant: true}
+	if err := c.AddSet(denied, elements(spans(v4))); err != nil {
+		return fmt.Errorf("netguard: redirect set: %w", err)
+	}
+	ret := []expr.Any{&expr.Verdict{Kind: expr.VerdictReturn}}
 	for _, rule := range [][]expr.Any{
 		cat(mine, l4(unix.IPPROTO_UDP), dport(53), redirect(r.DNSPort)),
 		cat(mine, l4(unix.IPPROTO_TCP), dport(53), redirect(r.DNSPort)),
+		// Private destinations and this host's own addresses are not
+		// redirected: the guard drops them in the kernel, so the sandbox
+		// sees them blocked (a proxy would accept first and close after).
+		cat(mine, daddr4(), []expr.Any{&expr.Lookup{SourceRegister: 1, SetName: denied.Name, SetID: denied.ID}}, ret),
+		cat(mine, []expr.Any{
+			&expr.Fib{Register: 1, FlagDADDR: true, ResultADDRTYPE: true},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: binaryutil.NativeEndian.PutUint32(unix.RTN_LOCAL)},
+		}, ret),
 		cat(mine, l4(unix.IPPROTO_TCP), redirect(r.ProxyPort)),
 	} {
 		c.AddRule(&nftables.Rule{Table: t, Chain: ch, Exprs: rule})
