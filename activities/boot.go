@@ -34,6 +34,14 @@ func (a *Activities) Boot(ctx context.Context, in contract.BootInput) (contract.
 		a.undoBoot(ctx, in, "")
 		return contract.BootResult{}, err
 	}
+	if b := a.egressBooter(); b != nil {
+		// Before the supervisor serves, so nothing the sandbox runs
+		// meets a proxy that does not know it (that would refuse it).
+		if err := b.Started(ctx, in, id, ip); err != nil {
+			a.undoBoot(ctx, in, id)
+			return contract.BootResult{}, fmt.Errorf("egress: %w", err)
+		}
+	}
 	c := contract.Container{ID: id, Host: a.HostID, Addr: net.JoinHostPort(ip, contract.SupervisorPort), BootID: in.BootID}
 	if err := a.serve(ctx, c, in.Env); err != nil {
 		a.undoBoot(ctx, in, id)
@@ -128,12 +136,19 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 	if restored != "" {
 		labels[labelRestored] = restored // a retried boot that adopts this container still reports it
 	}
+	var eb EgressBoot
+	if b := a.egressBooter(); b != nil {
+		if eb, err = b.PrepareBoot(ctx, in); err != nil {
+			return "", "", "", fmt.Errorf("egress: %w", err)
+		}
+	}
 	id, ip, err = a.Docker.Run(ctx, dockerrt.Spec{
 		Name: name, Image: image, Volume: VolumeName(in.Sandbox), SupervisorHost: a.SupervisorPath,
-		Env: append([]string{
+		Env: append(append([]string{
 			"BERTH_BOOT_ID=" + in.BootID,
 			"BERTH_SUPERVISOR_LISTEN=:" + contract.SupervisorPort,
-		}, a.SupervisorEnv...),
+		}, a.SupervisorEnv...), eb.Env...),
+		ReadOnly: eb.ReadOnly, BeforeStart: eb.BeforeStart,
 		// Never in the environment: that stays readable in /proc/1/environ.
 		Files:    []dockerrt.File{{Path: tokenPath, Mode: 0o400, Data: []byte(auth.SupervisorToken(a.Secret, in.BootID))}},
 		Labels:   labels,

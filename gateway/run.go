@@ -31,7 +31,7 @@ func Run(ctx context.Context, cfg config.Config, c client.Client, backups blob.S
 		return err
 	}
 	var store SecretStore
-	if material, err := secretKeyMaterial(os.Getenv, cfg.Secret); err != nil {
+	if material, err := secrets.KeyMaterial(os.Getenv, cfg.Secret); err != nil {
 		log.Warn("secret store disabled", zap.Error(err))
 	} else if store, err = secrets.NewBlobStore(backups, material); err != nil {
 		return err

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -124,19 +123,4 @@ func (s *Server) deleteSecret(c echo.Context) error {
 		return secretError(err, name)
 	}
 	return c.NoContent(http.StatusNoContent)
-}
-
-// secretKeyMaterial is the secret store's key material: BERTH_SECRETS_KEY
-// when set, else the deployment secret.
-func secretKeyMaterial(getenv func(string) string, secret string) ([]byte, error) {
-	if k := getenv("BERTH_SECRETS_KEY"); k != "" {
-		if len(k) < 16 {
-			return nil, fmt.Errorf("BERTH_SECRETS_KEY must be at least 16 bytes")
-		}
-		return []byte(k), nil
-	}
-	if len(secret) < 16 {
-		return nil, fmt.Errorf("BERTH_SECRET must be at least 16 bytes to key the secret store (or set BERTH_SECRETS_KEY)")
-	}
-	return []byte(secret), nil
 }

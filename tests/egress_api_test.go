@@ -14,10 +14,16 @@ import (
 )
 
 // egressEnforcement says what a running sandbox's host does with a policy
-// change: BERTH_TEST_EGRESS=enforced (the worker has an egress controller:
-// the change must succeed), =absent (it has none: the change must be
-// refused with EGRESS_UNAVAILABLE), unset: either, each fully checked.
-func egressEnforcement() string { return os.Getenv("BERTH_TEST_EGRESS") }
+// change: "enforced" (the default: the stack's worker has an egress
+// controller, so the change must succeed), or "absent" with
+// BERTH_TEST_EGRESS=absent for a stack run with BERTH_EGRESS=off (the
+// change must be refused whole with EGRESS_UNAVAILABLE).
+func egressEnforcement() string {
+	if os.Getenv("BERTH_TEST_EGRESS") == "absent" {
+		return "absent"
+	}
+	return "enforced"
+}
 
 var githubOnly = map[string]any{"mode": "allowlist", "domains": []string{"API.github.com", "*.pypi.org"}, "cidrs": []string{"140.82.112.0/20"}}
 

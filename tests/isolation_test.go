@@ -62,6 +62,7 @@ func TestSandboxNetworkIsolation(t *testing.T) {
 	u, err := url.Parse(iso.URL)
 	require.NoError(t, err)
 	gatewayPort := portOf(t, u.Host)
+	workerUp := true
 	probes := func() []probe {
 		return []probe{
 			{"host via the bridge gateway", "tcp", gw, lab.hostTCP, false, true},
@@ -75,7 +76,9 @@ func TestSandboxNetworkIsolation(t *testing.T) {
 			{"Temporal's frontend", "tcp", gw, temporalPort, false, false},
 			{"the gateway", "tcp", gw, gatewayPort, false, false},
 			{"another sandbox's supervisor", "tcp", containerIP(t, iso, bn), 7070, false, false},
-			{"the internet", "tcp", lab.public, lab.nsTCP, true, true},
+			// TCP goes through the worker's egress proxy: none while
+			// the worker is down (fail closed).
+			{"the internet", "tcp", lab.public, lab.nsTCP, workerUp, true},
 			{"the internet", "udp", lab.public, lab.nsUDP, true, true},
 		}
 	}
@@ -100,7 +103,9 @@ func TestSandboxNetworkIsolation(t *testing.T) {
 
 	// No worker: the rules are the kernel's, not the worker's.
 	iso.StopWorker(syscall.SIGKILL)
+	workerUp = false
 	round("with the worker down")
+	workerUp = true
 
 	// A host whose rules are gone (a reboot, a flush): the worker puts
 	// them back before it boots anything.

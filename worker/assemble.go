@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/blobstore"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/devserver"
@@ -58,7 +59,10 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 		NoDiskLimits:  cfg.NoDiskLimits,
 	}
 	if !cfg.NoNetGuard {
-		acts.NetGuard = (&netGuard{docker: docker, log: log.Named("netguard")}).Ensure
+		acts.NetGuard = (&netGuard{docker: docker, log: log.Named("netguard"), egress: !cfg.NoEgress}).Ensure
+	}
+	if err := startEgress(ctx, cfg, acts, backups, log); err != nil {
+		return err
 	}
 	log.Info("worker started", zap.String("host", cfg.HostID), zap.String("temporal", cfg.TemporalAddress))
 	return Run(ctx, c, acts)
@@ -92,4 +96,25 @@ func supervisorHTTPClient() *http.Client {
 	t.MaxIdleConnsPerHost = 16
 	t.IdleConnTimeout = 90 * time.Second
 	return &http.Client{Transport: t}
+}
+
+// startEgress runs this host's egress proxy and resolver (nil Egress when
+// the operator turned them off: the guard still isolates sandboxes).
+func startEgress(ctx context.Context, cfg config.Config, acts *activities.Activities, backups blob.Store, log *zap.Logger) error {
+	if cfg.NoEgress {
+		log.Warn("EGRESS POLICY OFF (BERTH_EGRESS=off or BERTH_NETGUARD=off): sandboxes reach the public internet directly; " +
+			"egress policies and secrets are not enforced")
+		return nil
+	}
+	store, err := openSecrets(cfg, backups)
+	if err != nil {
+		return err
+	}
+	h, err := newEgressHost(ctx, cfg, acts.Docker, store, log.Named("egress"))
+	if err != nil {
+		return fmt.Errorf("%w (BERTH_EGRESS=off runs without egress policies)", err)
+	}
+	acts.Egress = h
+	go h.watch(ctx, cfg.HostID)
+	return nil
 }

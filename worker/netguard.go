@@ -22,6 +22,9 @@ type netGuard struct {
 	docker *dockerrt.Runtime
 	guard  netguard.Guard
 	log    *zap.Logger
+	// egress: this host's sandboxes go through egress proxies (their
+	// workers' redirect tables); the guard lets the redirected flows in.
+	egress bool
 }
 
 // recheckEvery bounds how long rules removed behind the worker's back stay
@@ -34,7 +37,7 @@ func (g *netGuard) Ensure(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("network guard: find the sandbox bridge: %w", err)
 	}
-	spec := netguard.Spec{Bridge: bridge, Subnets: subnets, Resolvers: netguard.HostResolvers()}
+	spec := netguard.Spec{Bridge: bridge, Subnets: subnets, Resolvers: netguard.HostResolvers(), Egress: g.egress}
 	start := time.Now()
 	installed, err := g.guard.Ensure(spec)
 	if err != nil {

@@ -37,6 +37,16 @@ type Config struct {
 	// sandbox reaches this host, its private networks and metadata
 	// addresses.
 	NoNetGuard bool
+	// NoEgress (BERTH_EGRESS=off, or the guard off) runs no egress proxy:
+	// sandboxes reach the public internet directly (the guard still keeps
+	// them off private networks), policies and secrets are not enforced.
+	NoEgress bool
+	// EgressDNS (BERTH_EGRESS_DNS, "host:port") is the upstream of the
+	// policy resolver; "" means the first nameserver of /etc/resolv.conf.
+	EgressDNS string
+	// EgressExtraCA (BERTH_EGRESS_EXTRA_CA) is a PEM file of roots the
+	// egress proxy trusts upstream besides the system's.
+	EgressExtraCA string
 }
 
 // DefaultImage is the Debian-based image `task image` builds.
@@ -62,6 +72,9 @@ func FromEnv() Config {
 		BackupKeep:        3,
 		NoDiskLimits:      os.Getenv("BERTH_DISK_LIMITS") == "off",
 		NoNetGuard:        os.Getenv("BERTH_NETGUARD") == "off",
+		NoEgress:          os.Getenv("BERTH_EGRESS") == "off" || os.Getenv("BERTH_NETGUARD") == "off",
+		EgressDNS:         os.Getenv("BERTH_EGRESS_DNS"),
+		EgressExtraCA:     os.Getenv("BERTH_EGRESS_EXTRA_CA"),
 	}
 	if d, err := time.ParseDuration(os.Getenv("BERTH_BACKUP_TTL")); err == nil && d > 0 {
 		c.BackupTTL = d

@@ -43,6 +43,19 @@ type Spec struct {
 	// Files are put into the container before it starts, owned by the
 	// image's user (the supervisor's token: never in its environment).
 	Files []File
+	// ReadOnly are host directories mounted read-only (a sandbox's egress
+	// CA certificate and trust bundle): root in the container cannot
+	// change them.
+	ReadOnly []Bind
+	// BeforeStart runs once the container is created and its Files are in
+	// place, before it starts (to read files from the image).
+	BeforeStart func(ctx context.Context, id string) error
+}
+
+// Bind is a host directory mounted into a container.
+type Bind struct {
+	Source string // host path
+	Target string // path in the container
 }
 
 // File is one file put into a container before it starts; its parent
@@ -89,6 +102,9 @@ func (r *Runtime) Run(ctx context.Context, s Spec) (id, ip string, err error) {
 			PidsLimit:  &pids,
 		},
 	}
+	for _, b := range s.ReadOnly {
+		host.Mounts = append(host.Mounts, mount.Mount{Type: mount.TypeBind, Source: b.Source, Target: b.Target, ReadOnly: true})
+	}
 	bound, err := r.RootBound(ctx)
 	if err != nil {
 		return "", "", err
@@ -121,6 +137,11 @@ func (r *Runtime) Run(ctx context.Context, s Spec) (id, ip string, err error) {
 	}
 	if err != nil {
 		return created.ID, "", err
+	}
+	if s.BeforeStart != nil {
+		if err := s.BeforeStart(ctx, created.ID); err != nil {
+			return created.ID, "", err
+		}
 	}
 	if err := r.cli.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
 		return created.ID, "", fmt.Errorf("start container %s: %w", s.Name, err)

@@ -153,6 +153,12 @@ func (p *Proxy) handle(c net.Conn) {
 	}
 	info.refuse = p.checkName(e, info.sni, info.dst)
 	if e.CA == nil {
+		if m.Mode() == policy.Allowlist || e.Secrets {
+			// This policy needs interception (Host against SNI, secrets)
+			// and there is no CA to do it with: fail closed.
+			refuse("no CA to intercept HTTPS for this sandbox on this host (it is made at boot: the next boot has one)")
+			return
+		}
 		// Cannot intercept: the server-name check is all there is.
 		if info.refuse != "" {
 			refuse(info.refuse)

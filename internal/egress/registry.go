@@ -20,7 +20,8 @@ type Sandbox struct {
 	ID     string
 	Policy policy.Policy
 	// CA signs the certificates of intercepted HTTPS. Without one the proxy
-	// cannot intercept and only checks the TLS server name.
+	// cannot intercept: HTTPS under an allowlist or with Secrets is then
+	// refused, and an open policy's spliced.
 	CA *ca.CA
 	// Secrets turns interception on for every HTTPS connection of an open
 	// policy, so getSecret placeholders are substituted for bound hosts and
@@ -61,6 +62,15 @@ func (r *Registry) Set(src netip.Addr, sb Sandbox) error {
 	defer r.mu.Unlock()
 	r.bySrc[src.Unmap()] = &entry{Sandbox: sb, m: m}
 	return nil
+}
+
+// Lookup returns what is registered for src.
+func (r *Registry) Lookup(src netip.Addr) (Sandbox, bool) {
+	e := r.lookup(src)
+	if e == nil {
+		return Sandbox{}, false
+	}
+	return e.Sandbox, true
 }
 
 // Remove forgets src.

@@ -46,13 +46,18 @@ func (g *Guard) Ensure(s Spec) (installed bool, err error) {
 	if current(c, g.table(), defs, fp) {
 		return false, nil
 	}
-	if err := install(c, g.table(), defs, fp); err != nil {
-		return false, fmt.Errorf("netguard: install the nftables rules: %w", err)
+	// Another worker on this host (tests run several; an upgrade briefly
+	// runs two versions) may replace the tables between the install and
+	// the read-back: try again a few times.
+	for range 3 {
+		if err := install(c, g.table(), defs, fp); err != nil {
+			return false, fmt.Errorf("netguard: install the nftables rules: %w", err)
+		}
+		if current(c, g.table(), defs, fp) {
+			return true, nil
+		}
 	}
-	if !current(c, g.table(), defs, fp) {
-		return false, fmt.Errorf("netguard: the installed rules do not read back as written")
-	}
-	return true, nil
+	return false, fmt.Errorf("netguard: the installed rules do not read back as written")
 }
 
 // current reports whether every chain is installed with this fingerprint
@@ -90,9 +95,13 @@ func install(c *nftables.Conn, name string, defs []chainDef, fp string) error {
 	policy := nftables.ChainPolicyAccept
 	for _, d := range defs {
 		t := tables[d.family]
+		typ, prio := d.typ, d.prio
+		if typ == "" {
+			typ, prio = nftables.ChainTypeFilter, nftables.ChainPriorityRef(Priority)
+		}
 		ch := c.AddChain(&nftables.Chain{
-			Name: d.name, Table: t, Type: nftables.ChainTypeFilter,
-			Hooknum: d.hook, Priority: nftables.ChainPriorityRef(Priority), Policy: &policy,
+			Name: d.name, Table: t, Type: typ,
+			Hooknum: d.hook, Priority: prio, Policy: &policy,
 		})
 		for i, r := range d.rules {
 			exprs := make([]expr.Any, len(r.exprs))

@@ -22,7 +22,7 @@ const Priority = -10
 
 // version changes whenever the rule set's shape does, so a worker of a new
 // version replaces a table an older one installed.
-const version = "1"
+const version = "2"
 
 // Spec is what the rule set depends on.
 type Spec struct {
@@ -35,6 +35,11 @@ type Spec struct {
 	Resolvers []netip.Addr
 	// Subnets are the bridge's address ranges, for the layer-2 rule.
 	Subnets []netip.Prefix
+	// Egress: the sandboxes' TCP and DNS go through egress proxies on this
+	// host. Each worker redirects its own sandboxes' connections to its
+	// proxy (its Redirect table); the guard lets in exactly the redirected
+	// flows, and drops TCP and DNS that no worker redirected (fail closed).
+	Egress bool
 }
 
 // Validate refuses a spec that would install rules matching nothing.
@@ -50,15 +55,18 @@ func (s Spec) Validate() error {
 // are the ones this spec wants.
 func (s Spec) fingerprint() string {
 	v4, v6 := DeniedPrefixes()
-	h := sha256.Sum256(fmt.Appendf(nil, "%s|%s|%v|%v|%v|%v", version, s.Bridge, s.Resolvers, s.Subnets, v4, v6))
+	h := sha256.Sum256(fmt.Appendf(nil, "%s|%s|%v|%v|%v|%v|%v", version, s.Bridge, s.Resolvers, s.Subnets, v4, v6, s.Egress))
 	return "berth netguard " + hex.EncodeToString(h[:8])
 }
 
-// chainDef is one base chain and its rules, in order.
+// chainDef is one base chain and its rules, in order. A chain without a
+// type is a filter chain at Priority.
 type chainDef struct {
 	family nftables.TableFamily
 	name   string
 	hook   *nftables.ChainHook
+	typ    nftables.ChainType
+	prio   *nftables.ChainPriority
 	rules  []ruleDef
 }
 
@@ -82,12 +90,15 @@ func chains(s Spec) []chainDef {
 	from := meta(expr.MetaKeyIIFNAME, br)
 	replies := ruleDef{"replies to connections made to a sandbox", cat(from, ctReply(), verdict(expr.VerdictAccept))}
 
-	forward := []ruleDef{
-		replies,
+	forward := []ruleDef{replies}
+	if s.Egress {
+		forward = append(forward, egressForward(from)...)
+	}
+	forward = append(forward, []ruleDef{
 		{"sandbox to sandbox on its bridge", cat(from, meta(expr.MetaKeyOIFNAME, br), drop())},
 		{"sandbox to another Docker network", cat(from, meta(expr.MetaKeyOIFNAME, []byte("br-")), drop())},
 		{"sandbox to Docker's default bridge", cat(from, meta(expr.MetaKeyOIFNAME, ifname("docker0")), drop())},
-	}
+	}...)
 	for _, r := range s.Resolvers {
 		for _, proto := range []struct {
 			name string
@@ -106,12 +117,17 @@ func chains(s Spec) []chainDef {
 
 	input := []ruleDef{
 		replies,
+	}
+	if s.Egress {
+		input = append(input, egressInput(from)...)
+	}
+	input = append(input, []ruleDef{
 		// Without neighbour discovery an IPv6 sandbox network cannot reach
 		// its gateway at all; ARP (IPv4's) never passes these hooks.
 		{"IPv6 neighbour solicitation", cat(from, meta(expr.MetaKeyL4PROTO, []byte{unix.IPPROTO_ICMPV6}), icmpType(135), verdict(expr.VerdictAccept))},
 		{"IPv6 neighbour advertisement", cat(from, meta(expr.MetaKeyL4PROTO, []byte{unix.IPPROTO_ICMPV6}), icmpType(136), verdict(expr.VerdictAccept))},
 		{"sandbox to this host", cat(from, drop())},
-	}
+	}...)
 
 	// On the bridge itself, frames between two sandboxes reach the IP
 	// hooks only while br_netfilter is on: drop them at layer 2 too. (By
@@ -127,11 +143,12 @@ func chains(s Spec) []chainDef {
 	if len(bridged) == 0 {
 		bridged = []ruleDef{{"no subnet known: nothing to match", []expr.Any{&expr.Counter{}}}}
 	}
-	return []chainDef{
-		{nftables.TableFamilyINet, "forward", nftables.ChainHookForward, forward},
-		{nftables.TableFamilyINet, "input", nftables.ChainHookInput, input},
-		{nftables.TableFamilyBridge, "forward", nftables.ChainHookForward, bridged},
+	defs := []chainDef{
+		{family: nftables.TableFamilyINet, name: "forward", hook: nftables.ChainHookForward, rules: forward},
+		{family: nftables.TableFamilyINet, name: "input", hook: nftables.ChainHookInput, rules: input},
+		{family: nftables.TableFamilyBridge, name: "forward", hook: nftables.ChainHookForward, rules: bridged},
 	}
+	return defs
 }
 
 // within matches a frame on a bridge whose IP source and destination are

@@ -198,3 +198,19 @@ func (s *BlobStore) read(name string) (fileRecord, error) {
 	}
 	return fr, nil
 }
+
+// KeyMaterial is the secret store's key material: BERTH_SECRETS_KEY when
+// set, else the deployment secret (BERTH_SECRET). The gateway, which
+// writes secrets, and every worker, whose proxy reads them, must agree.
+func KeyMaterial(getenv func(string) string, secret string) ([]byte, error) {
+	if k := getenv("BERTH_SECRETS_KEY"); k != "" {
+		if len(k) < 16 {
+			return nil, fmt.Errorf("BERTH_SECRETS_KEY must be at least 16 bytes")
+		}
+		return []byte(k), nil
+	}
+	if len(secret) < 16 {
+		return nil, fmt.Errorf("BERTH_SECRET must be at least 16 bytes to key the secret store (or set BERTH_SECRETS_KEY)")
+	}
+	return []byte(secret), nil
+}

@@ -1,0 +1,217 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/egress/ca"
+	"github.com/berthdev/berth/internal/egress/policy"
+	"github.com/berthdev/berth/internal/netguard"
+	"github.com/berthdev/berth/workflows/contract"
+)
+
+// trustDir is where a sandbox finds its egress CA (ca.pem) and the trust
+// bundle (bundle.pem: the image's roots and the CA), mounted read-only.
+const trustDir = "/etc/berth-egress"
+
+// trustEnv names the bundle for the usual clients: OpenSSL and Go
+// (SSL_CERT_FILE), Python requests, git, curl; Node adds NODE_EXTRA_CA_CERTS
+// to its own roots, so it gets the CA alone.
+var trustEnv = []string{
+	"SSL_CERT_FILE=" + trustDir + "/bundle.pem",
+	"REQUESTS_CA_BUNDLE=" + trustDir + "/bundle.pem",
+	"GIT_SSL_CAINFO=" + trustDir + "/bundle.pem",
+	"CURL_CA_BUNDLE=" + trustDir + "/bundle.pem",
+	"NODE_EXTRA_CA_CERTS=" + trustDir + "/ca.pem",
+}
+
+// systemBundles are where images keep their roots (Debian and Alpine,
+// RHEL, the OpenSSL default); the first one found is used.
+var systemBundles = []string{"/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"}
+
+// egressState is what the worker keeps on disk about a sandbox's egress
+// (the policy may change after boot; a restarted worker needs it). No key
+// and no secret value is in it.
+type egressState struct {
+	BootID    string        `json:"bootId"`
+	Container string        `json:"container,omitempty"`
+	Policy    policy.Policy `json:"policy"`
+	Secrets   []string      `json:"secrets,omitempty"` // names the boot env references
+}
+
+// PrepareBoot makes this boot's CA (kept in memory; a retried boot in the
+// same process reuses it) and the container's trust directory.
+func (h *egressHost) PrepareBoot(ctx context.Context, in contract.BootInput) (activities.EgressBoot, error) {
+	h.mu.Lock()
+	b, ok := h.cas[in.Sandbox]
+	if !ok || b.bootID != in.BootID {
+		c, err := ca.New(in.Sandbox)
+		if err != nil {
+			h.mu.Unlock()
+			return activities.EgressBoot{}, err
+		}
+		b = bootCA{in.BootID, c}
+		h.cas[in.Sandbox] = b
+	}
+	h.mu.Unlock()
+	st := egressState{BootID: in.BootID, Policy: defaultPolicy(in.Egress), Secrets: secretNames(in.Env)}
+	if err := h.writeState(in.Sandbox, st); err != nil {
+		return activities.EgressBoot{}, err
+	}
+	dir := filepath.Join(h.dir, "trust", in.Sandbox)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return activities.EgressBoot{}, err
+	}
+	if err := writeFile(filepath.Join(dir, "ca.pem"), b.ca.CertPEM()); err != nil {
+		return activities.EgressBoot{}, err
+	}
+	return activities.EgressBoot{
+		Env:      trustEnv,
+		ReadOnly: []dockerrt.Bind{{Source: dir, Target: trustDir}},
+		BeforeStart: func(ctx context.Context, id string) error {
+			// The image's own roots, then the CA: what the sandbox
+			// trusted before, plus its interception.
+			var roots []byte
+			for _, p := range systemBundles {
+				if r, err := h.docker.ReadFile(ctx, id, p, 4<<20); err == nil {
+					roots = append(r, '\n')
+					break
+				}
+			}
+			return writeFile(filepath.Join(dir, "bundle.pem"), append(roots, b.ca.CertPEM()...))
+		},
+	}, nil
+}
+
+// Started registers the container's address: from now on its connections
+// meet its policy.
+func (h *egressHost) Started(ctx context.Context, in contract.BootInput, containerID, ip string) error {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return fmt.Errorf("container address %q: %w", ip, err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st, err := h.readState(in.Sandbox)
+	if err != nil || st.BootID != in.BootID {
+		st = egressState{BootID: in.BootID, Policy: defaultPolicy(in.Egress), Secrets: secretNames(in.Env)}
+	}
+	st.Container = containerID
+	if err := h.writeState(in.Sandbox, st); err != nil {
+		return err
+	}
+	return h.track(in.Sandbox, containerID, addr, st)
+}
+
+// track registers a running container and redirects its address here;
+// the caller holds mu.
+func (h *egressHost) track(sandbox, container string, addr netip.Addr, st egressState) error {
+	if old, ok := h.live[sandbox]; ok && old.ip != addr {
+		h.reg.Remove(old.ip)
+	}
+	for other, l := range h.live {
+		if other != sandbox && l.ip == addr { // the address was reused
+			h.reg.Remove(addr)
+			delete(h.live, other)
+		}
+	}
+	if err := h.register(sandbox, addr, st); err != nil {
+		return err
+	}
+	h.live[sandbox] = liveSandbox{container: container, ip: addr}
+	if err := netguard.Claim(h.table, addr); err != nil {
+		return fmt.Errorf("claim %s from other workers' redirect tables: %w", addr, err)
+	}
+	return h.syncRedirect(context.Background())
+}
+
+// forget drops a container that stopped; the caller holds mu.
+func (h *egressHost) forget(sandbox, container string) {
+	l, ok := h.live[sandbox]
+	if !ok || (container != "" && l.container != container) {
+		return
+	}
+	h.reg.Remove(l.ip)
+	h.res.Forget(sandbox)
+	delete(h.live, sandbox)
+	if err := h.syncRedirect(context.Background()); err != nil {
+		h.log.Warn("egress redirect table", zap.Error(err))
+	}
+}
+
+// syncRedirect installs the redirect table for the running sandboxes; the
+// caller holds mu.
+func (h *egressHost) syncRedirect(ctx context.Context) error {
+	bridge, _, err := h.docker.SandboxBridge(ctx)
+	if err != nil {
+		return err
+	}
+	var srcs []netip.Addr
+	for _, l := range h.live {
+		srcs = append(srcs, l.ip)
+	}
+	slices.SortFunc(srcs, netip.Addr.Compare)
+	return netguard.Redirect{Table: h.table, Bridge: bridge, ProxyPort: h.ports[0], DNSPort: h.ports[1], Sources: srcs}.Install()
+}
+
+func (h *egressHost) statePath(sandbox string) string {
+	return filepath.Join(h.dir, "sandboxes", sandbox+".json")
+}
+
+func (h *egressHost) readState(sandbox string) (egressState, error) {
+	var st egressState
+	b, err := os.ReadFile(h.statePath(sandbox))
+	if err != nil {
+		return st, err
+	}
+	return st, json.Unmarshal(b, &st)
+}
+
+func (h *egressHost) writeState(sandbox string, st egressState) error {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(h.statePath(sandbox)), 0o700); err != nil {
+		return err
+	}
+	return writeFile(h.statePath(sandbox), b)
+}
+
+// writeFile replaces a file atomically (a reader never sees half of it).
+func writeFile(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// secretRE finds getSecret placeholders, as the proxy substitutes them.
+var secretRE = regexp.MustCompile(`getSecret\(\s*(?:"([^"]*)"|'([^']*)'|([^)'"\s]*))\s*\)`)
+
+// secretNames lists the secrets the env references: a sandbox using any
+// has all its HTTPS intercepted, so placeholders are substituted for bound
+// hosts and refused elsewhere.
+func secretNames(env map[string]string) []string {
+	var out []string
+	for _, v := range env {
+		for _, m := range secretRE.FindAllStringSubmatch(v, -1) {
+			if n := m[1] + m[2] + m[3]; n != "" && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,130 @@
+package worker
+
+import (
+	"context"
+	"net/netip"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/events"
+	"github.com/docker/docker/api/types/filters"
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/internal/dockerrt"
+)
+
+// watch keeps the registry to the containers running here: a container
+// that dies (stop, destroy, exit, `docker kill`) is forgotten, one that
+// starts again behind Berth's back (`docker restart`) is registered again
+// from its state; the redirect table is re-installed every recheckEvery
+// (rules flushed, the bridge made anew).
+func (h *egressHost) watch(ctx context.Context, hostID string) {
+	ours := filters.NewArgs(
+		filters.Arg("type", string(events.ContainerEventType)),
+		filters.Arg("label", dockerrt.LabelManaged+"=true"),
+		filters.Arg("label", dockerrt.LabelHost+"="+hostID))
+	tick := time.NewTicker(recheckEvery)
+	defer tick.Stop()
+	for ctx.Err() == nil {
+		msgs, errs := h.docker.Client().Events(ctx, events.ListOptions{Filters: ours})
+		h.restore(ctx, hostID) // events may have been missed meanwhile
+	stream:
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case m := <-msgs:
+				h.event(ctx, m)
+			case <-tick.C:
+				h.mu.Lock()
+				err := h.syncRedirect(ctx)
+				h.mu.Unlock()
+				if err != nil && ctx.Err() == nil && !dockerrt.IsNotFound(err) {
+					h.log.Error("egress redirect table", zap.Error(err))
+				}
+			case <-errs:
+				break stream
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-tick.C:
+		}
+	}
+}
+
+func (h *egressHost) event(ctx context.Context, m events.Message) {
+	sandbox := m.Actor.Attributes[dockerrt.LabelSandbox]
+	switch m.Action {
+	case events.ActionDie, events.ActionDestroy:
+		h.mu.Lock()
+		h.forget(sandbox, m.Actor.ID)
+		h.mu.Unlock()
+	case events.ActionStart:
+		h.restoreOne(ctx, m.Actor.ID)
+	}
+}
+
+// restore registers every running container of this host that the
+// registry lacks (a worker restart), and forgets those no longer running.
+// A restarted worker has no CA for them: their CAs' keys died with the
+// worker that made them, and the certificate in the container cannot be
+// replaced while it runs. Until their next boot the proxy refuses their
+// HTTPS where the policy needs interception (allowlists, secrets) and
+// splices it otherwise.
+func (h *egressHost) restore(ctx context.Context, hostID string) {
+	cs, err := h.docker.Client().ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(
+		filters.Arg("label", dockerrt.LabelManaged+"=true"),
+		filters.Arg("label", dockerrt.LabelHost+"="+hostID),
+		filters.Arg("status", "running"))})
+	if err != nil {
+		if ctx.Err() == nil {
+			h.log.Warn("egress: list running containers", zap.Error(err))
+		}
+		return
+	}
+	running := map[string]bool{}
+	for _, c := range cs {
+		running[c.ID] = true
+		h.restoreOne(ctx, c.ID)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for sb, l := range h.live {
+		if !running[l.container] {
+			h.forget(sb, l.container)
+		}
+	}
+}
+
+// restoreOne registers a running container from its egress state, when
+// the state is of the container's boot. Without state (a container booted
+// before egress existed, or by a worker with egress off) it gets the
+// default policy.
+func (h *egressHost) restoreOne(ctx context.Context, id string) {
+	info, err := h.docker.Inspect(ctx, id)
+	if err != nil || info == nil || info.State == nil || !info.State.Running || info.Config == nil {
+		return
+	}
+	sandbox, boot := info.Config.Labels[dockerrt.LabelSandbox], info.Config.Labels[dockerrt.LabelBoot]
+	addr, err := netip.ParseAddr(dockerrt.ContainerIP(info))
+	if sandbox == "" || err != nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if l, ok := h.live[sandbox]; ok && l.container == info.ID && l.ip == addr {
+		return
+	}
+	st, err := h.readState(sandbox)
+	if err != nil || st.BootID != boot {
+		st = egressState{BootID: boot, Policy: defaultPolicy(nil)}
+	}
+	st.Container = info.ID
+	if err := h.track(sandbox, info.ID, addr, st); err != nil {
+		h.log.Error("egress: register a running container", zap.String("sandbox", sandbox), zap.Error(err))
+		return
+	}
+	h.log.Info("egress: registered a running container", zap.String("sandbox", sandbox), zap.Stringer("address", addr),
+		zap.String("mode", string(st.Policy.Mode)))
+}
