@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/berthdev/berth/internal/childproc"
 	"go.uber.org/zap"
 )
 
@@ -159,9 +160,10 @@ func (s *Server) launch() error {
 	}
 	cmd := exec.Command(s.o.CLI, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// Own process group, and die with us even if we are SIGKILLed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	// Own process group, and die with us even if we are SIGKILLed (but
+	// not with the thread that forked it: see childproc).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := childproc.Start(cmd); err != nil {
 		logFile.Close()
 		return fmt.Errorf("start temporal dev server (%s): %w", s.o.CLI, err)
 	}

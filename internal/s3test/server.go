@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/berthdev/berth/internal/childproc"
 )
 
 // Server is a running versitygw instance.
@@ -93,8 +94,7 @@ func (s *Server) launch(t testing.TB, bin, root string, port int) error {
 	// Credentials by environment keep them out of `ps` output.
 	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+s.AccessKey, "ROOT_SECRET_ACCESS_KEY="+s.SecretKey)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // no orphan if the test binary dies
-	if err := cmd.Start(); err != nil {
+	if err := childproc.Start(cmd); err != nil { // no orphan if the test binary dies
 		return err
 	}
 	exited := make(chan error, 1)

@@ -24,6 +24,7 @@ import (
 	"github.com/docker/docker/api/types/volume"
 	"go.temporal.io/sdk/client"
 
+	"github.com/berthdev/berth/internal/childproc"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
 )
@@ -192,8 +193,8 @@ func (s *Stack) spawn(role string) (*exec.Cmd, error) {
 	cmd := exec.Command(s.Bin, role)
 	cmd.Env = append(os.Environ(), s.env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := childproc.Start(cmd); err != nil {
 		return nil, err
 	}
 	go func() { _ = cmd.Wait(); logf.Close() }()
