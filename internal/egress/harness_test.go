@@ -48,7 +48,7 @@ type env struct {
 	sbCA     *ca.CA
 	caBundle string // sandbox CA + the internet's CA: the sandbox's trust store
 	pool     *x509.CertPool
-	store    *secrets.FileStore
+	store    *secrets.BlobStore
 	logs     *syncBuffer
 
 	mu       sync.Mutex

@@ -28,8 +28,8 @@ const BlobPrefix = "secrets/"
 const blobSuffix = ".secret"
 
 // BlobStore keeps secrets in the blob store every gateway and worker
-// shares, one object per secret, encrypted as FileStore encrypts them
-// (AES-256-GCM, the record as additional data).
+// shares, one object per secret (a fileRecord: AES-256-GCM, the record
+// as additional data).
 type BlobStore struct {
 	store blob.Store
 	aead  cipher.AEAD

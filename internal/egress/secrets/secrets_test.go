@@ -12,7 +12,7 @@ import (
 
 const material = "0123456789abcdef-berth-secret"
 
-func newStore(t *testing.T) (*FileStore, string) {
+func newStore(t *testing.T) (*BlobStore, string) {
 	dir := filepath.Join(t.TempDir(), "secrets")
 	s, err := NewFileStore(dir, []byte(material))
 	if err != nil {
@@ -97,7 +97,7 @@ func TestStoreWrongKeyOrTamperedFileDoesNotDecrypt(t *testing.T) {
 	if _, err := other.Resolve("tok", "a.example.com"); err == nil {
 		t.Fatal("decrypted with the wrong key")
 	}
-	p := s.path("tok")
+	p := filepath.Join(dir, BlobKey("tok"))
 	b, _ := os.ReadFile(p)
 	os.WriteFile(p, []byte(strings.Replace(string(b), "a.example.com", "evil.example", 1)), 0o600)
 	if _, err := s.Resolve("tok", "evil.example"); err == nil || errors.Is(err, ErrNotBound) {
