@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -27,6 +28,12 @@ import (
 func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap.Logger, version string) error {
 	types, err := config.LoadInstanceTypes(cfg.InstanceTypesFile)
 	if err != nil {
+		return err
+	}
+	// Paths under the data dir become bind mounts (the egress trust
+	// bundle), which Docker takes only absolute; `berth dev` passes a
+	// relative ".berth".
+	if cfg.DataDir, err = filepath.Abs(cfg.DataDir); err != nil {
 		return err
 	}
 	supEnv, err := supervisorEnv()
