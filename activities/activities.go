@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/blob"
@@ -46,6 +47,9 @@ type Activities struct {
 	// NetGuard makes sure the network guard is in place (a cheap check
 	// when it is); every boot calls it first. nil: the guard is off.
 	NetGuard func(context.Context) error
+	// Temporal reads closed runs' histories, which ArchiveEvents copies
+	// to Backups.
+	Temporal client.Client
 }
 
 // ContainerName is deterministic so a retried boot finds its own container.

@@ -24,6 +24,8 @@ func TestContractActivityNamesAreMethods(t *testing.T) {
 		contract.ActivityCheckIdle:   {reflect.TypeFor[contract.Container](), reflect.TypeFor[contract.Idle]()},
 		contract.ActivityApplyEnv:    {reflect.TypeFor[contract.EnvInput](), nil},
 		contract.ActivityApplyEgress: {reflect.TypeFor[contract.EgressInput](), nil},
+		contract.ActivityArchiveEvents: {reflect.TypeFor[contract.ArchiveEventsInput](),
+			reflect.TypeFor[contract.ArchiveEventsResult]()},
 	}
 	if len(want) != len(contract.ActivityNames) {
 		t.Fatalf("contract.ActivityNames has %d names, this test knows %d", len(contract.ActivityNames), len(want))

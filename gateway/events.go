@@ -26,7 +26,7 @@ func (s *Server) catalogEvents(c echo.Context) error {
 	if err := s.requireTemporal(c.Request().Context()); err != nil {
 		return err
 	}
-	reader := eventlog.Reader{Client: s.temporal, Namespace: s.namespace}
+	reader := eventlog.Reader{Client: s.temporal, Namespace: s.namespace, Archive: s.backups}
 	eventlog.ServeSSE(c.Response(), c.Request(), reader.Catalog)
 	return nil
 }

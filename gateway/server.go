@@ -106,7 +106,7 @@ func New(o Options) *Server {
 		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets}
 	s.supervisors = &http.Client{Transport: supervisorTransport()}
 	s.streamBufs.New = func() any { b := make([]byte, 256<<10); return &b }
-	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace}, eventlog.DefaultBuffer)
+	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace, Archive: o.Backups}, eventlog.DefaultBuffer)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(o.Log)

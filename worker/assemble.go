@@ -64,6 +64,7 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 		DataDir: cfg.DataDir, Backups: backups, BackupTTL: cfg.BackupTTL, BackupKeep: cfg.BackupKeep,
 		SupervisorEnv: supEnv,
 		NoDiskLimits:  cfg.NoDiskLimits,
+		Temporal:      c, // ArchiveEvents reads closed runs
 	}
 	if !cfg.NoNetGuard {
 		acts.NetGuard = (&netGuard{docker: docker, log: log.Named("netguard"), egress: !cfg.NoEgress}).Ensure

@@ -41,6 +41,7 @@ func Sandbox(ctx workflow.Context, in contract.Input) error {
 		s.recordCreated(ctx)
 	} else {
 		s.publish(ctx)
+		s.archivePrevious(ctx)
 	}
 	return s.run(ctx)
 }

@@ -103,8 +103,20 @@ func (r Reader) claims(ctx context.Context) ([]claim, error) {
 		}
 		req.NextPageToken = resp.GetNextPageToken()
 	}
+	// Retention deletes a chain's first run, and with it the earliest
+	// start time visibility knew; the archive kept it.
+	var archived map[string]time.Time
+	if r.Archive != nil {
+		var err error
+		if archived, err = archivedClaims(ctx, r.Archive); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]claim, 0, len(byID))
 	for _, c := range byID {
+		if at, ok := archived[strings.TrimPrefix(c.workflowID, WorkflowID(""))]; ok && at.Before(c.at) {
+			c.at = at
+		}
 		if c.spec.Path == "" {
 			// Started without a spec (not by Berth): still a claimed name, and
 			// leaving it out would shift every later offset.

@@ -1,14 +1,18 @@
 // Package eventlog reads the durable event streams of sandboxes from Temporal
 // workflow history: each sandbox's own stream (one Sandbox workflow chain,
 // across continue-as-new runs) and the /sandboxes catalogue of name claims.
-// History is the only store; nothing here keeps a second copy.
+// History is where events are written; closed runs are also copied to the
+// blob store (archive.go) because Temporal deletes them after the
+// namespace's retention period, and are read from there.
 package eventlog
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/blob"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 )
@@ -23,6 +27,9 @@ type Reader struct {
 	Namespace string
 	// PollInterval of the catalogue's follow mode; 0 means 500 ms.
 	PollInterval time.Duration
+	// Archive holds closed runs (see Archiver); nil reads Temporal only,
+	// and then runs deleted by retention cannot be read.
+	Archive blob.Store
 }
 
 // Sandbox emits the events of sandbox name with offset > after, in order,
@@ -76,12 +83,36 @@ func (r Reader) walk(ctx context.Context, name, runID string, after int64, follo
 // run, or stop=true when fn asked to stop.
 func (r Reader) readRun(ctx context.Context, name, runID string, longPoll bool,
 	fn func(eventID int64, env *api.Event) (stop bool, err error)) (next string, stop bool, err error) {
+	if r.Archive != nil {
+		// A closed run is read from its archive whenever there is one:
+		// the same envelopes, and still there after retention. Archived
+		// envelopes have no history event id; 0 tells fn so.
+		ar, ok, err := readArchivedRun(ctx, r.Archive, name, runID)
+		if err != nil {
+			return "", true, err
+		}
+		if ok {
+			for i := range ar.Events {
+				if stop, err := fn(0, &ar.Events[i]); stop || err != nil {
+					return "", true, err
+				}
+			}
+			return ar.NextRunID, false, nil
+		}
+	}
 	it := r.Client.GetWorkflowHistory(ctx, WorkflowID(name), runID, longPoll, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", true, ctx.Err()
+			}
+			// The chain exists (its current run was described), so a
+			// run it does not have was deleted by retention before it
+			// was archived: its events are lost, which is not "no such
+			// sandbox".
+			if isNotFound(err) {
+				return "", true, fmt.Errorf("%w: run %s of sandbox %s: %v", ErrRunGone, runID, name, err)
 			}
 			return "", true, notFound(err, name, "read history")
 		}

@@ -127,6 +127,9 @@ func errorStatus(err error) (status int, code api.Code, retryable bool) {
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return http.StatusNotFound, api.CodeSandboxNotFound, false
+	case errors.Is(err, ErrRunGone):
+		// Lost for good: a retry cannot bring it back.
+		return http.StatusInternalServerError, api.CodeInternal, false
 	default:
 		return http.StatusServiceUnavailable, api.CodeUnavailable, true
 	}
