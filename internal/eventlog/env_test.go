@@ -27,10 +27,9 @@ import (
 // stand-in for the Sandbox workflow that records events exactly as the real
 // one does (one UpsertMemo per event, plus berth.state upserts to skip).
 type testEnv struct {
-	client   client.Client
-	hostPort string // the dev server's frontend
-	reader   Reader
-	seq      atomic.Int64
+	client client.Client
+	reader Reader
+	seq    atomic.Int64
 }
 
 var shared *testEnv // set once by TestMain, read-only afterwards
@@ -80,7 +79,7 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer w.Stop()
-	shared = &testEnv{client: c, hostPort: srv.Address(), reader: Reader{Client: c, PollInterval: 200 * time.Millisecond}}
+	shared = &testEnv{client: c, reader: Reader{Client: c, PollInterval: 200 * time.Millisecond}}
 	return m.Run()
 }
 
