@@ -31,8 +31,9 @@ import (
 // named <commit>-<scenario>-<run>.json: the commit whose workflow code
 // recorded it (c4c1430: before the name checks and env bounds; f7e86c1: with
 // them, so its runs hold the "env-bounds" version marker; a2a16b4: with
-// egress policies, so its runs hold the "egress-policy" marker), the
-// scenario, and
+// egress policies, so its runs hold the "egress-policy" marker; af786f0:
+// each continued run archives the run before it, so runs 2 on hold the
+// "archive-events" marker and an ArchiveEvents activity), the scenario, and
 // the run of its continue-as-new chain (each run is its own history):
 //
 //	lifecycle        create with env, start, env set and unset while running,
@@ -53,6 +54,9 @@ import (
 //	                 update that adds and one that shrinks
 //	egress-at-create (a2a16b4) create with an allowlist, start, sleep, wake,
 //	                 destroy
+//	archive-events   (af786f0) create with env, start, kill, env while
+//	                 running, kill, sleep, kill, start, sleep: four runs,
+//	                 each continued one archiving its predecessor
 //	egress-change    (a2a16b4) policy set while created, a change while
 //	                 running refused whole (EGRESS_UNAVAILABLE: that worker
 //	                 had no egress controller), sleep, an egress signal and
