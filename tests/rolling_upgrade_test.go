@@ -241,7 +241,7 @@ func (b *balancer) exec(res *driverResult, n, word string) bool {
 		Stdout   string
 		ExitCode int
 	}
-	if !b.call(res, "GET", "/v1/sandboxes/"+n+"/processes/"+p.ID+"/output", nil, 200, &out) {
+	if !b.call(res, "GET", "/v1/sandboxes/"+n+"/processes/"+p.ID+"/output?encoding=utf8", nil, 200, &out) {
 		return false
 	}
 	if out.Stdout != word+"\n" || out.ExitCode != 0 {
