@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -60,6 +61,8 @@ func TestRollingUpgradeOfWorkersAndGateways(t *testing.T) {
 	lb := &balancer{urls: []string{stack.URL, gateway2.URL}}
 	ctx, stopTraffic := context.WithCancel(context.Background())
 	defer stopTraffic()
+	driversCtx, stopDrivers := context.WithCancel(ctx)
+	defer stopDrivers()
 	const drivers = 3
 	var wg sync.WaitGroup
 	results := make([]*driverResult, drivers)
@@ -69,9 +72,14 @@ func TestRollingUpgradeOfWorkersAndGateways(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			drive(ctx, lb, name(t, fmt.Sprintf("roll%d", i)), res)
+			drive(driversCtx, lb, name(t, fmt.Sprintf("roll%d", i)), res)
 		}(i)
 	}
+	// A follower of the catalogue, reconnecting (after= its last offset)
+	// whenever a gateway going down ends its stream.
+	cat := &catalogFollower{seen: map[string]int64{}}
+	catDone := make(chan struct{})
+	go func() { defer close(catDone); cat.follow(ctx, lb) }()
 	// Traffic runs before, between and after every restart.
 	pause := func() { time.Sleep(8 * time.Second) }
 	pause()
@@ -93,8 +101,11 @@ func TestRollingUpgradeOfWorkersAndGateways(t *testing.T) {
 		func() { require.NoError(t, stacktest.WaitHealthy(stack.URL, 30*time.Second)) })
 	restart("gateway 2", func() { gateway2.Stop(syscall.SIGTERM) }, gateway2.Start,
 		func() { require.NoError(t, stacktest.WaitHealthy(gateway2.URL, 30*time.Second)) })
-	stopTraffic()
-	wg.Wait()
+	stopDrivers()
+	wg.Wait() // the drivers stop at the end of a step…
+	time.Sleep(2 * time.Second)
+	stopTraffic() // …the catalogue follower once it has caught up
+	<-catDone
 
 	var total driverResult
 	for i, r := range results {
@@ -108,6 +119,15 @@ func TestRollingUpgradeOfWorkersAndGateways(t *testing.T) {
 	t.Logf("rolling upgrade: %d calls, %d retried, %d create→exec→sleep→wake→exec→destroy cycles, restarts %v",
 		total.calls, total.retried, total.cycles, restarts)
 	require.Empty(t, total.failures, "calls that failed with a non-retryable answer, or a sandbox in a wrong state")
+	t.Logf("catalogue follower: %d events, %d reconnects; problems: %v", cat.events, cat.reconnects, cat.problems)
+	require.Empty(t, cat.problems, "the catalogue stream skipped or repeated an offset")
+	for _, r := range results {
+		for _, n := range r.sandboxes {
+			if r.want[n] != "" {
+				require.Contains(t, cat.seen, n, "the catalogue follower never saw %s", n)
+			}
+		}
+	}
 	for _, r := range results {
 		for _, n := range r.sandboxes {
 			requireEndState(t, n, r.want[n])
@@ -188,6 +208,75 @@ func requireEndState(t *testing.T, n, want string) {
 	} else {
 		// Leave nothing running behind the test.
 		stack.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)
+	}
+}
+
+// catalogFollower follows /v1/events through the balancer: each offset
+// must come exactly once, in order, across reconnects.
+type catalogFollower struct {
+	last, events, reconnects int64
+	seen                     map[string]int64 // sandbox -> offset
+	problems                 []string
+}
+
+func (f *catalogFollower) follow(ctx context.Context, lb *balancer) {
+	for ctx.Err() == nil {
+		url := lb.urls[int(lb.next.Add(1))%len(lb.urls)]
+		req, err := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("%s/v1/events?follow=true&after=%d", url, f.last), nil)
+		if err != nil {
+			f.problems = append(f.problems, err.Error())
+			return
+		}
+		req.Header.Set("Authorization", "Bearer "+stack.Token)
+		req.Header.Set("Accept", "application/x-ndjson")
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			if resp.StatusCode != http.StatusOK {
+				raw, _ := io.ReadAll(resp.Body)
+				if reason, ok := retryReason(resp.StatusCode, raw, nil); !ok {
+					f.problems = append(f.problems, "catalogue: "+reason)
+				}
+			} else {
+				f.read(resp.Body)
+			}
+			resp.Body.Close()
+		}
+		if ctx.Err() == nil {
+			f.reconnects++
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+}
+
+func (f *catalogFollower) read(body io.Reader) {
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] != '{' {
+			continue // keep-alive
+		}
+		var e api.Event
+		if err := json.Unmarshal(line, &e); err != nil {
+			f.problems = append(f.problems, fmt.Sprintf("catalogue line %q: %v", line, err))
+			return
+		}
+		if e.Type == "" {
+			// An {"error":…} line ends the stream: fine if retryable.
+			var env api.ErrorEnvelope
+			if json.Unmarshal(line, &env) != nil || env.Error == nil || !env.Error.Retryable {
+				f.problems = append(f.problems, fmt.Sprintf("catalogue ended with %s", line))
+			}
+			return
+		}
+		if e.Offset != f.last+1 {
+			f.problems = append(f.problems, fmt.Sprintf("offset %d after %d", e.Offset, f.last))
+		}
+		var spec struct{ Path string }
+		_ = json.Unmarshal(e.Payload, &spec)
+		f.seen[spec.Path] = e.Offset
+		f.last = e.Offset
+		f.events++
 	}
 }
 
