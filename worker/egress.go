@@ -160,11 +160,23 @@ func (h *egressHost) Apply(ctx context.Context, in contract.EgressInput) error {
 	if err != nil {
 		return err
 	}
+	old := st
 	st.Policy = in.Policy
 	if err := h.writeState(in.Sandbox, st); err != nil {
 		return err
 	}
-	return h.register(in.Sandbox, l.ip, st)
+	if err := h.register(in.Sandbox, l.ip, st); err != nil {
+		return err
+	}
+	// Whether its UDP may leave depends on the policy: the redirect
+	// table's set of open sandboxes follows it. All or nothing: a table
+	// that cannot follow puts the old policy back.
+	if err := h.syncRedirect(ctx); err != nil {
+		_ = h.writeState(in.Sandbox, old)
+		_ = h.register(in.Sandbox, l.ip, old)
+		return err
+	}
+	return nil
 }
 
 // register puts sandbox in the registry; the caller holds mu.

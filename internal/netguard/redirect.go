@@ -34,6 +34,10 @@ type Redirect struct {
 	ProxyPort uint16
 	DNSPort   uint16
 	Sources   []netip.Addr // the worker's sandboxes (IPv4; IPv6 TCP is dropped by the guard)
+	// Open are the sources whose policy is open: their packets get
+	// OpenMark, so the guard lets their UDP (and other protocols that are
+	// not TCP) reach the public internet. The others send only TCP and DNS.
+	Open []netip.Addr
 }
 
 // Install replaces the table in one transaction (the set of sources is
@@ -52,13 +56,11 @@ func (r Redirect) Install() error {
 	c.DelTable(t)
 	t = c.AddTable(&nftables.Table{Name: r.Table, Family: nftables.TableFamilyINet})
 	set := &nftables.Set{Table: t, Name: "sources", KeyType: nftables.TypeIPAddr}
-	var elems []nftables.SetElement
-	for _, a := range r.Sources {
-		if a = a.Unmap(); a.Is4() {
-			elems = append(elems, nftables.SetElement{Key: a.AsSlice()})
-		}
+	if err := c.AddSet(set, addrElements(r.Sources)); err != nil {
+		return fmt.Errorf("netguard: redirect set: %w", err)
 	}
-	if err := c.AddSet(set, elems); err != nil {
+	open := &nftables.Set{Table: t, Name: "open", KeyType: nftables.TypeIPAddr}
+	if err := c.AddSet(open, addrElements(r.Open)); err != nil {
 		return fmt.Errorf("netguard: redirect set: %w", err)
 	}
 	policy := nftables.ChainPolicyAccept
@@ -88,10 +90,27 @@ func (r Redirect) Install() error {
 	} {
 		c.AddRule(&nftables.Rule{Table: t, Chain: ch, Exprs: rule})
 	}
+	// Before the guard's forward chain: mark what open sandboxes route.
+	mark := c.AddChain(&nftables.Chain{Name: "mark", Table: t, Type: nftables.ChainTypeFilter,
+		Hooknum: nftables.ChainHookForward, Priority: nftables.ChainPriorityRef(Priority - 5), Policy: &policy})
+	c.AddRule(&nftables.Rule{Table: t, Chain: mark, Exprs: cat(meta(expr.MetaKeyIIFNAME, ifname(r.Bridge)), nfproto(unix.NFPROTO_IPV4),
+		[]expr.Any{&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 12, Len: 4},
+			&expr.Lookup{SourceRegister: 1, SetName: open.Name, SetID: open.ID}}, markSet(OpenMark))})
 	if err := c.Flush(); err != nil {
 		return fmt.Errorf("netguard: install the redirect table %s: %w", r.Table, err)
 	}
 	return nil
+}
+
+// addrElements are the IPv4 addresses of as, as set elements.
+func addrElements(as []netip.Addr) []nftables.SetElement {
+	var elems []nftables.SetElement
+	for _, a := range as {
+		if a = a.Unmap(); a.Is4() {
+			elems = append(elems, nftables.SetElement{Key: a.AsSlice()})
+		}
+	}
+	return elems
 }
 
 // RemoveRedirect deletes a worker's redirect table (a worker stopping);
@@ -129,18 +148,20 @@ func Claim(table string, addr netip.Addr) error {
 		if t.Name == table || !strings.HasPrefix(t.Name, RedirectPrefix) {
 			continue
 		}
-		set, err := c.GetSetByName(t, "sources")
-		if err != nil {
-			continue
-		}
-		elems, err := c.GetSetElements(set)
-		if err != nil {
-			continue
-		}
-		for _, e := range elems {
-			if a, ok := netip.AddrFromSlice(e.Key); ok && a == addr {
-				if err := c.SetDeleteElements(set, []nftables.SetElement{{Key: addr.AsSlice()}}); err != nil {
-					return err
+		for _, name := range []string{"sources", "open"} {
+			set, err := c.GetSetByName(t, name)
+			if err != nil {
+				continue
+			}
+			elems, err := c.GetSetElements(set)
+			if err != nil {
+				continue
+			}
+			for _, e := range elems {
+				if a, ok := netip.AddrFromSlice(e.Key); ok && a == addr {
+					if err := c.SetDeleteElements(set, []nftables.SetElement{{Key: addr.AsSlice()}}); err != nil {
+						return err
+					}
 				}
 			}
 		}
