@@ -64,7 +64,8 @@ func TestInstallEgressRedirects(t *testing.T) {
 		`iifname "berthtest9" ip saddr @sources fib daddr type local return`,
 		`iifname "berthtest9" ip saddr @sources meta l4proto tcp redirect to :15001`,
 		"type filter hook forward priority -15; policy accept;",
-		`iifname "berthtest9" ip saddr @open meta mark set meta mark | 0x00b00000`,
+		`iifname "berthtest9" ip saddr @open meta mark set meta mark | 0x00b00000 accept`,
+		`iifname "berthtest9" ip saddr @sources meta l4proto != tcp counter packets 0 bytes 0 drop`,
 	} {
 		require.Contains(t, text, want)
 	}

@@ -90,12 +90,22 @@ func (r Redirect) Install() error {
 	} {
 		c.AddRule(&nftables.Rule{Table: t, Chain: ch, Exprs: rule})
 	}
-	// Before the guard's forward chain: mark what open sandboxes route.
+	// Before the guard's forward chain: mark what open sandboxes route,
+	// and drop the rest of this worker's sandboxes' traffic that is not
+	// TCP (redirected TCP and DNS never get here) whatever the guard
+	// installed says (a guard of an older version, during an upgrade).
 	mark := c.AddChain(&nftables.Chain{Name: "mark", Table: t, Type: nftables.ChainTypeFilter,
 		Hooknum: nftables.ChainHookForward, Priority: nftables.ChainPriorityRef(Priority - 5), Policy: &policy})
-	c.AddRule(&nftables.Rule{Table: t, Chain: mark, Exprs: cat(meta(expr.MetaKeyIIFNAME, ifname(r.Bridge)), nfproto(unix.NFPROTO_IPV4),
-		[]expr.Any{&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 12, Len: 4},
-			&expr.Lookup{SourceRegister: 1, SetName: open.Name, SetID: open.ID}}, markSet(OpenMark))})
+	from := func(s *nftables.Set) []expr.Any {
+		return cat(meta(expr.MetaKeyIIFNAME, ifname(r.Bridge)), nfproto(unix.NFPROTO_IPV4),
+			[]expr.Any{&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 12, Len: 4},
+				&expr.Lookup{SourceRegister: 1, SetName: s.Name, SetID: s.ID}})
+	}
+	c.AddRule(&nftables.Rule{Table: t, Chain: mark, Exprs: cat(from(open), markSet(OpenMark), verdict(expr.VerdictAccept))})
+	c.AddRule(&nftables.Rule{Table: t, Chain: mark, Exprs: cat(from(set), []expr.Any{
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpNeq, Register: 1, Data: []byte{unix.IPPROTO_TCP}},
+	}, drop())})
 	if err := c.Flush(); err != nil {
 		return fmt.Errorf("netguard: install the redirect table %s: %w", r.Table, err)
 	}
