@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"context"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/netguard"
 	"github.com/berthdev/berth/internal/stacktest"
 )
@@ -65,6 +67,9 @@ func TestEgressUDPOnlyUnderAnOpenPolicy(t *testing.T) {
 		}
 	}
 	round("at first", map[string]bool{"open": true})
+	for _, k := range []string{"open", "none"} {
+		requireNoIPv6Out(t, ctx, s.Client().Sandbox(names[k]))
+	}
 
 	// Runtime changes: the allowlisted one opens, the open one closes.
 	s.Must(t, 200, "PUT", "/v1/sandboxes/"+names["allow"]+"/egress", open)
@@ -104,4 +109,21 @@ func TestEgressUDPOnlyUnderAnOpenPolicy(t *testing.T) {
 		return err == nil && strings.Contains(string(out), containerIP(t, s, names["open"]))
 	}, 60*time.Second, 200*time.Millisecond, "the restarted worker did not redirect its sandboxes again")
 	round("after a worker restart", map[string]bool{"open": true})
+}
+
+// requireNoIPv6Out: the sandbox network has no IPv6 (Docker made it
+// without), so a sandbox has no global IPv6 address and no IPv6 route but
+// loopback's, and an IPv6 connection cannot even start. (Were IPv6 turned
+// on, the guard drops forwarded IPv6 from sandboxes anyway: TCP nobody
+// redirected, and everything else no worker marked open, and workers mark
+// IPv4 sources only.)
+func requireNoIPv6Out(t *testing.T, ctx context.Context, sb *client.Sandbox) {
+	t.Helper()
+	out := sandboxSh(t, ctx, sb, `printf 'addrs %s\n' "$(awk '$4=="00" && $6!="lo"' /proc/net/if_inet6 | wc -l)"; `+
+		`printf 'routes %s\n' "$(awk '$10!="lo"' /proc/net/ipv6_route | wc -l)"; `+
+		`nc -w 2 2606:4700::1111 443 </dev/null >/dev/null 2>&1; echo "connect $?"`)
+	t.Logf("IPv6 in %s:\n%s", sb.Name(), out)
+	require.Contains(t, out, "addrs 0\n", "a global IPv6 address")
+	require.Contains(t, out, "routes 0\n", "an IPv6 route off loopback")
+	require.NotContains(t, out, "connect 0", "an IPv6 connection")
 }
