@@ -11,8 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/config"
@@ -50,6 +52,8 @@ type egressHost struct {
 	mu   sync.Mutex
 	cas  map[string]bootCA // by sandbox
 	live map[string]liveSandbox
+
+	temporal atomic.Pointer[client.Client] // where refusals are reported (egress_refusals.go)
 }
 
 type bootCA struct {
@@ -96,8 +100,9 @@ func newEgressHost(ctx context.Context, cfg config.Config, docker *dockerrt.Runt
 	if store != nil {
 		sec = store
 	}
-	h.proxy = &egress.Proxy{Registry: h.reg, Resolutions: h.res, Secrets: sec, RootCAs: roots, Log: log, Dial: dialNotLocal}
-	h.dns = &egress.DNSServer{Registry: h.reg, Resolutions: h.res, Upstream: upstream, Log: log}
+	refusals := h.newRefusalBatcher()
+	h.proxy = &egress.Proxy{Registry: h.reg, Resolutions: h.res, Secrets: sec, RootCAs: roots, Log: log, Dial: dialNotLocal, OnRefusal: refusals.Add}
+	h.dns = &egress.DNSServer{Registry: h.reg, Resolutions: h.res, Upstream: upstream, Log: log, OnRefusal: refusals.Add}
 	ln, err := net.Listen("tcp4", net.JoinHostPort(gw, "0"))
 	if err != nil {
 		return nil, fmt.Errorf("egress proxy: listen on the sandbox bridge %s: %w", gw, err)
