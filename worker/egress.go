@@ -34,9 +34,10 @@ import (
 // The listeners are on the sandbox bridge's own address (where `redirect`
 // delivers), on ports the kernel picks: nothing else on the host or its
 // networks reaches them through the guard, and several workers can share
-// a Docker host. The CA of a boot lives in this process only: its key is
-// never written anywhere, and a restarted worker has none for the
-// containers it finds running (see restore).
+// a Docker host. The CA of a boot lives in this process and, sealed with
+// the secret store's key, in the shared blob store, so a restarted worker
+// loads it for the containers it finds running (egress_ca.go); its key is
+// never in a container, history or a log.
 type egressHost struct {
 	docker *dockerrt.Runtime
 	dir    string // <data dir>/egress
@@ -54,6 +55,7 @@ type egressHost struct {
 	live map[string]liveSandbox
 
 	temporal atomic.Pointer[client.Client] // where refusals are reported (egress_refusals.go)
+	sealed   *secrets.BlobStore            // keeps boots' CAs for restarted workers (egress_ca.go); nil: none
 }
 
 type bootCA struct {
@@ -102,6 +104,10 @@ func newEgressHost(ctx context.Context, cfg config.Config, docker *dockerrt.Runt
 	}
 	refusals := h.newRefusalBatcher()
 	h.proxy = &egress.Proxy{Registry: h.reg, Resolutions: h.res, Secrets: sec, RootCAs: roots, Log: log, Dial: dialNotLocal, OnRefusal: refusals.Add}
+	if bs, ok := store.(*secrets.BlobStore); ok {
+		h.sealed = bs
+		h.proxy.Bound = (&boundHosts{store: bs, log: log}).Match
+	}
 	h.dns = &egress.DNSServer{Registry: h.reg, Resolutions: h.res, Upstream: upstream, Log: log, OnRefusal: refusals.Add}
 	ln, err := net.Listen("tcp4", net.JoinHostPort(gw, "0"))
 	if err != nil {

@@ -62,8 +62,11 @@ func (h *egressHost) PrepareBoot(ctx context.Context, in contract.BootInput) (ac
 		}
 		b = bootCA{in.BootID, c}
 		h.cas[in.Sandbox] = b
+		h.mu.Unlock()
+		h.saveCA(in.Sandbox, in.BootID, c)
+	} else {
+		h.mu.Unlock()
 	}
-	h.mu.Unlock()
 	st := egressState{BootID: in.BootID, Policy: defaultPolicy(in.Egress), Secrets: secretNames(in.Env)}
 	if err := h.writeState(in.Sandbox, st); err != nil {
 		return activities.EgressBoot{}, err
