@@ -96,12 +96,25 @@ func TestEgressUDPOnlyUnderAnOpenPolicy(t *testing.T) {
 	s.StopWorker(syscall.SIGKILL)
 	table := netguard.RedirectTable(s.HostID)
 	require.NoError(t, netguard.RemoveRedirect(table))
-	if out, _ := exec.Command("nft", "list", "chain", "inet", netguard.TableName, "forward").CombinedOutput(); strings.Contains(string(out), "0x00b00000") {
-		round("with the worker down and its table gone", map[string]bool{})
-	} else {
-		// Another Berth of an older version on this Docker host (tests of
-		// other branches) installed its guard meanwhile.
-		t.Log("the installed guard is an older version's: not checking the fail-closed case")
+	// Other Berths of older versions on this Docker host (tests of other
+	// branches) re-install their guard every few seconds: a probe counts
+	// only when this version's guard was in place before and after it.
+	guardCurrent := func() bool {
+		out, _ := exec.Command("nft", "list", "chain", "inet", netguard.TableName, "forward").CombinedOutput()
+		return strings.Contains(string(out), "0x00b00000")
+	}
+	for _, k := range []string{"open", "allow", "none"} {
+		before := guardCurrent()
+		wrong, out := checkProbes(t, ctx, lab, s.Client().Sandbox(names[k]), []probe{
+			{"the internet", "udp", lab.public, lab.nsUDP, false, true},
+			{"private LAN host", "udp", lab.private, lab.nsUDP, false, true},
+		})
+		switch {
+		case !before || !guardCurrent():
+			t.Logf("with the worker down, %s sandbox: an older version's guard was installed meanwhile, not checked", k)
+		case len(wrong) > 0:
+			t.Fatalf("with the worker down and its table gone, %s sandbox:\n  %s\nprobe output:\n%s", k, strings.Join(wrong, "\n  "), out)
+		}
 	}
 	require.NoError(t, s.StartWorker())
 	require.Eventually(t, func() bool {
