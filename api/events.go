@@ -40,6 +40,10 @@ const (
 	// EventEgressPolicyChanged: a create set a policy other than the
 	// default, or the policy changed.
 	EventEgressPolicyChanged = eventPrefix + "egress-policy-changed"
+	// EventEgressRefused: the sandbox's host refused egress (DNS lookups,
+	// connections, requests) under its policy; one event sums a few
+	// seconds or more of refusals.
+	EventEgressRefused = eventPrefix + "egress-refused"
 )
 
 // EventTypes lists every event type of the catalogue in the order a
@@ -50,6 +54,7 @@ func EventTypes() []string {
 		EventWorkspaceRestored, EventSleepRequested, EventBackupCreated,
 		EventBackupFailed, EventStopped, EventConfigured, EventKillRequested,
 		EventDestroyRequested, EventDestroyed, EventEgressPolicyChanged,
+		EventEgressRefused,
 	}
 }
 

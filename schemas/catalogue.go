@@ -20,6 +20,8 @@ func NewPayload(typ string) any {
 		return &WorkspaceRestored{}
 	case api.EventEgressPolicyChanged:
 		return &EgressPolicyChanged{}
+	case api.EventEgressRefused:
+		return &EgressRefused{}
 	}
 	if api.IsKnownEventType(typ) {
 		return &Empty{}

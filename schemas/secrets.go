@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -48,8 +49,29 @@ var secretPatterns = []struct {
 	{"a URL with a password", regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@`)},
 }
 
-// placeholder is getSecret(name) with an optionally quoted name.
-var placeholder = regexp.MustCompile(`getSecret\(\s*(?:"([^"]*)"|'([^']*)'|([^)'"\s]*))\s*\)`)
+// SecretPlaceholder is the one pattern of a getSecret placeholder in an
+// env value or a request header: getSecret("NAME"), getSecret('NAME') or
+// getSecret(NAME), with optional spaces inside the parentheses. The
+// gateway checks env values with it, the worker finds the secrets a boot
+// references with it and the egress proxy substitutes what it matches;
+// the name is whichever of the three groups matched (PlaceholderName).
+var SecretPlaceholder = regexp.MustCompile(`getSecret\(\s*(?:"([^"]*)"|'([^']*)'|([^)'"\s]*))\s*\)`)
+
+// PlaceholderName is the secret's name in a match of SecretPlaceholder
+// (FindStringSubmatch and friends).
+func PlaceholderName(m []string) string { return m[1] + m[2] + m[3] }
+
+// PlaceholderNames lists the distinct secret names value references, in
+// order of first appearance.
+func PlaceholderNames(value string) []string {
+	var out []string
+	for _, m := range SecretPlaceholder.FindAllStringSubmatch(value, -1) {
+		if n := PlaceholderName(m); n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
 
 // tokenRun is a run of base64/base64url/hex characters: the alphabet raw keys
 // are written in. Dots and other separators split ordinary text into words.
@@ -89,12 +111,12 @@ func CheckEnvValue(key, value string) error {
 	}
 	// A placeholder's argument is a secret's name; check it as a literal too.
 	rest := value
-	for _, m := range placeholder.FindAllStringSubmatch(value, -1) {
-		if what := secretKind(m[1] + m[2] + m[3]); what != "" {
+	for _, m := range SecretPlaceholder.FindAllStringSubmatch(value, -1) {
+		if what := secretKind(PlaceholderName(m)); what != "" {
 			return secretErr(key, what)
 		}
 	}
-	rest = placeholder.ReplaceAllString(rest, " ")
+	rest = SecretPlaceholder.ReplaceAllString(rest, " ")
 	if what := secretKind(rest); what != "" {
 		return secretErr(key, what)
 	}

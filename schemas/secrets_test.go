@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,4 +92,16 @@ func TestCheckEnv(t *testing.T) {
 	err := CheckEnv(map[string]*string{"TOKEN": &secret})
 	assert.ErrorIs(t, err, ErrSecretValue)
 	assert.NotContains(t, err.Error(), secret)
+}
+
+// One placeholder syntax everywhere: the names the worker finds in an env
+// value (and intercepts for) are the ones the proxy substitutes.
+func TestPlaceholderNames(t *testing.T) {
+	got := PlaceholderNames(`Bearer getSecret("gh") x=getSecret('team/db') y=getSecret( plain ) again getSecret("gh") getSecret("")`)
+	if want := []string{"gh", "team/db", "plain"}; !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if n := PlaceholderNames(`getSecret(a b) getsecret("x") getSecret("unclosed`); len(n) != 0 {
+		t.Fatalf("not placeholders, yet found %q", n)
+	}
 }

@@ -42,6 +42,11 @@ func goodPayloads() map[string]any {
 		api.EventDestroyed:         Empty{},
 		api.EventEgressPolicyChanged: EgressPolicyChanged{Policy: api.EgressPolicy{Mode: "allowlist",
 			Domains: []string{"api.github.com", "*.pypi.org"}, CIDRs: []string{"203.0.113.0/24"}}},
+		api.EventEgressRefused: EgressRefused{Count: 3, FirstAt: time.Unix(1, 0).UTC(), LastAt: time.Unix(4, 0).UTC(),
+			ByKind: RefusalKinds{DNS: 1, HTTP: 2}, First: []EgressRefusal{
+				{Kind: "dns", Host: "evil.example", Reason: "name not in the allowlist", Count: 1},
+				{Kind: "http", Host: "other.example", Destination: "203.0.113.7:443", Secret: "gh", Reason: `secret "gh" is not bound to host "other.example": the request was not sent`, Count: 2},
+			}},
 	}
 }
 
@@ -60,7 +65,7 @@ func TestEveryTypeHasASchemaFile(t *testing.T) {
 		assert.NotNil(t, NewPayload(typ), typ)
 	}
 	assert.Empty(t, names, "schema files without an event type")
-	assert.Len(t, api.EventTypes(), 14)
+	assert.Len(t, api.EventTypes(), 15)
 }
 
 func TestGoodPayloadsValidate(t *testing.T) {
@@ -86,6 +91,9 @@ func TestBadPayloadsFail(t *testing.T) {
 		{"egress-policy-changed without policy", api.EventEgressPolicyChanged, `{}`},
 		{"egress-policy-changed bad mode", api.EventEgressPolicyChanged, `{"policy":{"mode":"some"}}`},
 		{"egress-policy-changed junk", api.EventEgressPolicyChanged, `{"policy":{"mode":"open","x":1}}`},
+		{"egress-refused without first", api.EventEgressRefused, `{"count":1,"firstAt":"2026-01-01T00:00:00Z","lastAt":"2026-01-01T00:00:00Z","byKind":{"dns":1}}`},
+		{"egress-refused bad kind", api.EventEgressRefused, `{"count":1,"firstAt":"2026-01-01T00:00:00Z","lastAt":"2026-01-01T00:00:00Z","byKind":{"dns":1},"first":[{"kind":"udp","reason":"r","count":1}]}`},
+		{"egress-refused a value field", api.EventEgressRefused, `{"count":1,"firstAt":"2026-01-01T00:00:00Z","lastAt":"2026-01-01T00:00:00Z","byKind":{"http":1},"first":[{"kind":"http","reason":"r","count":1,"value":"v"}]}`},
 		{"backup-created empty backupId", api.EventBackupCreated, `{"backupId":""}`},
 		{"workspace-restored without backupId", api.EventWorkspaceRestored, `{"error":"x"}`},
 		{"backup-created number backupId", api.EventBackupCreated, `{"backupId":42}`},

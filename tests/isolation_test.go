@@ -122,6 +122,15 @@ func TestSandboxNetworkIsolation(t *testing.T) {
 // connection must not arrive) and on the sandbox's side for TCP.
 func runProbes(t *testing.T, ctx context.Context, lab *netLab, sb *client.Sandbox, label string, ps []probe) {
 	t.Helper()
+	if wrong, out := checkProbes(t, ctx, lab, sb, ps); len(wrong) > 0 {
+		t.Fatalf("%s:\n  %s\nprobe output:\n%s", label, strings.Join(wrong, "\n  "), out)
+	}
+}
+
+// checkProbes is runProbes returning what went against the policy (and
+// the probes' output) instead of failing.
+func checkProbes(t *testing.T, ctx context.Context, lab *netLab, sb *client.Sandbox, ps []probe) ([]string, string) {
+	t.Helper()
 	var script strings.Builder
 	marks := make([]string, len(ps))
 	for i, p := range ps {
@@ -153,9 +162,7 @@ func runProbes(t *testing.T, ctx context.Context, lab *netLab, sb *client.Sandbo
 			}
 		}
 	}
-	if len(wrong) > 0 {
-		t.Fatalf("%s:\n  %s\nprobe output:\n%s", label, strings.Join(wrong, "\n  "), res.Stdout)
-	}
+	return wrong, string(res.Stdout)
 }
 
 // waitExecWorks retries an exec until one succeeds.

@@ -69,7 +69,7 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 	if !cfg.NoNetGuard {
 		acts.NetGuard = (&netGuard{docker: docker, log: log.Named("netguard"), egress: !cfg.NoEgress}).Ensure
 	}
-	if err := startEgress(ctx, cfg, acts, backups, log); err != nil {
+	if err := startEgress(ctx, cfg, c, acts, backups, log); err != nil {
 		return err
 	}
 	log.Info("worker started", zap.String("host", cfg.HostID), zap.String("temporal", cfg.TemporalAddress))
@@ -108,7 +108,7 @@ func supervisorHTTPClient() *http.Client {
 
 // startEgress runs this host's egress proxy and resolver (nil Egress when
 // the operator turned them off: the guard still isolates sandboxes).
-func startEgress(ctx context.Context, cfg config.Config, acts *activities.Activities, backups blob.Store, log *zap.Logger) error {
+func startEgress(ctx context.Context, cfg config.Config, c client.Client, acts *activities.Activities, backups blob.Store, log *zap.Logger) error {
 	if cfg.NoEgress {
 		log.Warn("EGRESS POLICY OFF (BERTH_EGRESS=off or BERTH_NETGUARD=off): sandboxes reach the public internet directly; " +
 			"egress policies and secrets are not enforced")
@@ -122,6 +122,7 @@ func startEgress(ctx context.Context, cfg config.Config, acts *activities.Activi
 	if err != nil {
 		return fmt.Errorf("%w (BERTH_EGRESS=off runs without egress policies)", err)
 	}
+	h.reportRefusals(c)
 	acts.Egress = h
 	go h.watch(ctx, cfg.HostID)
 	return nil

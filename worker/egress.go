@@ -11,8 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/config"
@@ -32,9 +34,10 @@ import (
 // The listeners are on the sandbox bridge's own address (where `redirect`
 // delivers), on ports the kernel picks: nothing else on the host or its
 // networks reaches them through the guard, and several workers can share
-// a Docker host. The CA of a boot lives in this process only: its key is
-// never written anywhere, and a restarted worker has none for the
-// containers it finds running (see restore).
+// a Docker host. The CA of a boot lives in this process and, sealed with
+// the secret store's key, in the shared blob store, so a restarted worker
+// loads it for the containers it finds running (egress_ca.go); its key is
+// never in a container, history or a log.
 type egressHost struct {
 	docker *dockerrt.Runtime
 	dir    string // <data dir>/egress
@@ -50,6 +53,9 @@ type egressHost struct {
 	mu   sync.Mutex
 	cas  map[string]bootCA // by sandbox
 	live map[string]liveSandbox
+
+	temporal atomic.Pointer[client.Client] // where refusals are reported (egress_refusals.go)
+	sealed   *secrets.BlobStore            // keeps boots' CAs for restarted workers (egress_ca.go); nil: none
 }
 
 type bootCA struct {
@@ -96,8 +102,13 @@ func newEgressHost(ctx context.Context, cfg config.Config, docker *dockerrt.Runt
 	if store != nil {
 		sec = store
 	}
-	h.proxy = &egress.Proxy{Registry: h.reg, Resolutions: h.res, Secrets: sec, RootCAs: roots, Log: log, Dial: dialNotLocal}
-	h.dns = &egress.DNSServer{Registry: h.reg, Resolutions: h.res, Upstream: upstream, Log: log}
+	refusals := h.newRefusalBatcher()
+	h.proxy = &egress.Proxy{Registry: h.reg, Resolutions: h.res, Secrets: sec, RootCAs: roots, Log: log, Dial: dialNotLocal, OnRefusal: refusals.Add}
+	if bs, ok := store.(*secrets.BlobStore); ok {
+		h.sealed = bs
+		h.proxy.Bound = (&boundHosts{store: bs, log: log}).Match
+	}
+	h.dns = &egress.DNSServer{Registry: h.reg, Resolutions: h.res, Upstream: upstream, Log: log, OnRefusal: refusals.Add}
 	ln, err := net.Listen("tcp4", net.JoinHostPort(gw, "0"))
 	if err != nil {
 		return nil, fmt.Errorf("egress proxy: listen on the sandbox bridge %s: %w", gw, err)
@@ -160,11 +171,23 @@ func (h *egressHost) Apply(ctx context.Context, in contract.EgressInput) error {
 	if err != nil {
 		return err
 	}
+	old := st
 	st.Policy = in.Policy
 	if err := h.writeState(in.Sandbox, st); err != nil {
 		return err
 	}
-	return h.register(in.Sandbox, l.ip, st)
+	if err := h.register(in.Sandbox, l.ip, st); err != nil {
+		return err
+	}
+	// Whether its UDP may leave depends on the policy: the redirect
+	// table's set of open sandboxes follows it. All or nothing: a table
+	// that cannot follow puts the old policy back.
+	if err := h.syncRedirect(ctx); err != nil {
+		_ = h.writeState(in.Sandbox, old)
+		_ = h.register(in.Sandbox, l.ip, old)
+		return err
+	}
+	return nil
 }
 
 // register puts sandbox in the registry; the caller holds mu.

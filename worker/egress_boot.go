@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 
 	"go.uber.org/zap"
@@ -17,6 +16,7 @@ import (
 	"github.com/berthdev/berth/internal/egress/ca"
 	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/internal/netguard"
+	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -62,8 +62,11 @@ func (h *egressHost) PrepareBoot(ctx context.Context, in contract.BootInput) (ac
 		}
 		b = bootCA{in.BootID, c}
 		h.cas[in.Sandbox] = b
+		h.mu.Unlock()
+		h.saveCA(in.Sandbox, in.BootID, c)
+	} else {
+		h.mu.Unlock()
 	}
-	h.mu.Unlock()
 	st := egressState{BootID: in.BootID, Policy: defaultPolicy(in.Egress), Secrets: secretNames(in.Env)}
 	if err := h.writeState(in.Sandbox, st); err != nil {
 		return activities.EgressBoot{}, err
@@ -156,12 +159,16 @@ func (h *egressHost) syncRedirect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var srcs []netip.Addr
+	var srcs, open []netip.Addr
 	for _, l := range h.live {
 		srcs = append(srcs, l.ip)
+		if sb, ok := h.reg.Lookup(l.ip); ok && sb.Policy.Mode == policy.Open {
+			open = append(open, l.ip)
+		}
 	}
 	slices.SortFunc(srcs, netip.Addr.Compare)
-	return netguard.Redirect{Table: h.table, Bridge: bridge, ProxyPort: h.ports[0], DNSPort: h.ports[1], Sources: srcs}.Install()
+	slices.SortFunc(open, netip.Addr.Compare)
+	return netguard.Redirect{Table: h.table, Bridge: bridge, ProxyPort: h.ports[0], DNSPort: h.ports[1], Sources: srcs, Open: open}.Install()
 }
 
 func (h *egressHost) statePath(sandbox string) string {
@@ -197,17 +204,14 @@ func writeFile(path string, b []byte) error {
 	return os.Rename(tmp, path)
 }
 
-// secretRE finds getSecret placeholders, as the proxy substitutes them.
-var secretRE = regexp.MustCompile(`getSecret\(\s*(?:"([^"]*)"|'([^']*)'|([^)'"\s]*))\s*\)`)
-
 // secretNames lists the secrets the env references: a sandbox using any
 // has all its HTTPS intercepted, so placeholders are substituted for bound
 // hosts and refused elsewhere.
 func secretNames(env map[string]string) []string {
 	var out []string
 	for _, v := range env {
-		for _, m := range secretRE.FindAllStringSubmatch(v, -1) {
-			if n := m[1] + m[2] + m[3]; n != "" && !slices.Contains(out, n) {
+		for _, n := range schemas.PlaceholderNames(v) {
+			if !slices.Contains(out, n) {
 				out = append(out, n)
 			}
 		}

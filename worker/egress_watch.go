@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/egress/ca"
 )
 
 // watch keeps the registry to the containers running here: a container
@@ -67,10 +68,10 @@ func (h *egressHost) event(ctx context.Context, m events.Message) {
 
 // restore registers every running container of this host that the
 // registry lacks (a worker restart), and forgets those no longer running.
-// A restarted worker has no CA for them: their CAs' keys died with the
-// worker that made them, and the certificate in the container cannot be
-// replaced while it runs. Until their next boot the proxy refuses their
-// HTTPS where the policy needs interception (allowlists, secrets) and
+// A restarted worker loads each boot's CA sealed in the blob store
+// (egress_ca.go); where there is none (no blob store, or a boot of a
+// worker before sealed CAs) the proxy refuses their HTTPS where the policy
+// needs interception (allowlists, secrets) until their next boot, and
 // splices it otherwise.
 func (h *egressHost) restore(ctx context.Context, hostID string) {
 	cs, err := h.docker.Client().ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(
@@ -112,7 +113,18 @@ func (h *egressHost) restoreOne(ctx context.Context, id string) {
 		return
 	}
 	h.mu.Lock()
+	_, known := h.cas[sandbox]
+	known = known && h.cas[sandbox].bootID == boot
+	h.mu.Unlock()
+	var sealed *ca.CA
+	if !known {
+		sealed = h.loadCA(sandbox, boot) // before the lock: a blob store read
+	}
+	h.mu.Lock()
 	defer h.mu.Unlock()
+	if sealed != nil {
+		h.cas[sandbox] = bootCA{boot, sealed}
+	}
 	if l, ok := h.live[sandbox]; ok && l.container == info.ID && l.ip == addr {
 		return
 	}

@@ -117,6 +117,7 @@ func (s *sandbox) waitForWork(ctx workflow.Context) {
 			s.acceptSignal(ctx, op, c)
 		})
 	}
+	s.addEgressRefusals(ctx, sel)
 	if s.watch != nil {
 		sel.AddFuture(s.watch, func(f workflow.Future) { s.onWatch(ctx, f) })
 	}

@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/miekg/dns"
@@ -17,6 +18,8 @@ import (
 // those upstream: a refused name never leaves the host, so queries cannot
 // carry data out. Refused names get REFUSED (not cached by clients, so a
 // policy change applies at once) with the extended error "Prohibited".
+// Allowed names are answered from a bounded cache while their TTL lasts
+// (dnscache.go); the policy is checked before the cache is read.
 type DNSServer struct {
 	Registry    *Registry
 	Resolutions *Resolutions
@@ -24,8 +27,13 @@ type DNSServer struct {
 	Timeout     time.Duration // per upstream exchange; 0 means 5 s
 	Log         *zap.Logger
 	OnRefusal   func(Refusal)
+	// CacheSize bounds the cache of upstream answers; 0 means
+	// DNSCacheSize, negative turns the cache off.
+	CacheSize int
 
-	servers []*dns.Server
+	servers   []*dns.Server
+	cacheOnce sync.Once
+	cache     *dnsCache
 }
 
 // Serve answers on pc (UDP) and ln (TCP); either may be nil. It returns
@@ -105,8 +113,17 @@ func (s *DNSServer) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 		refuse(e.ID, name, "name not in the allowlist", dns.RcodeRefused)
 		return
 	}
+	_, tcp := w.RemoteAddr().(*net.TCPAddr)
+	cache := s.answers()
+	if cache != nil {
+		if resp := cache.get(req, tcp); resp != nil {
+			s.remember(e, name, resp)
+			w.WriteMsg(resp)
+			return
+		}
+	}
 	c := &dns.Client{Net: "udp", Timeout: s.timeout()}
-	if _, tcp := w.RemoteAddr().(*net.TCPAddr); tcp {
+	if tcp {
 		c.Net = "tcp"
 	}
 	resp, _, err := c.Exchange(req, s.Upstream)
@@ -119,8 +136,24 @@ func (s *DNSServer) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 		w.WriteMsg(m)
 		return
 	}
+	if cache != nil {
+		cache.put(req, resp, tcp)
+	}
 	s.remember(e, name, resp)
 	w.WriteMsg(resp)
+}
+
+// answers is the cache, or nil when it is off.
+func (s *DNSServer) answers() *dnsCache {
+	s.cacheOnce.Do(func() {
+		switch {
+		case s.CacheSize == 0:
+			s.cache = newDNSCache(DNSCacheSize)
+		case s.CacheSize > 0:
+			s.cache = newDNSCache(s.CacheSize)
+		}
+	})
+	return s.cache
 }
 
 // remember records the public addresses of the answer under the name asked

@@ -47,6 +47,12 @@ type Proxy struct {
 	Dial      func(ctx context.Context, network, addr string) (net.Conn, error)
 	Log       *zap.Logger
 	OnRefusal func(Refusal)
+	// Bound tells whether some secret is bound to host. Under an open
+	// policy, HTTPS to such a host is intercepted for every sandbox with a
+	// CA (not only those whose boot env named a secret), so a placeholder
+	// added after boot (an env change, an exec's own env) is substituted.
+	// nil intercepts nothing more.
+	Bound func(host string) bool
 
 	transports transports
 }
@@ -118,6 +124,10 @@ func (p *Proxy) handle(c net.Conn) {
 	port := info.dst.Port()
 	web := port == 80 || port == 443
 	if m.Mode() == policy.Open && (!e.Secrets || !web) {
+		if port == 443 && e.CA != nil && p.Bound != nil {
+			p.passOrInterceptBound(c, info, e)
+			return
+		}
 		p.pass(c, info, nil)
 		return
 	}
@@ -167,6 +177,18 @@ func (p *Proxy) handle(c net.Conn) {
 		p.pass(c, info, prefix)
 		return
 	}
+	p.serveTLS(newPrefixConn(c, prefix), info, e)
+}
+
+// passOrInterceptBound intercepts HTTPS whose server name some secret is
+// bound to and splices the rest.
+func (p *Proxy) passOrInterceptBound(c net.Conn, info *conn, e *entry) {
+	hello, prefix, err := peekClientHello(c)
+	if err != nil || hello.ServerName == "" || !p.Bound(hello.ServerName) {
+		p.pass(c, info, prefix)
+		return
+	}
+	info.sni, info.tls = hello.ServerName, true
 	p.serveTLS(newPrefixConn(c, prefix), info, e)
 }
 

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/miekg/dns"
 
@@ -142,6 +143,7 @@ func listen(t testing.TB, addr string) net.Listener {
 type dnsUpstream struct {
 	mu    sync.Mutex
 	asked []string
+	delay time.Duration // before each answer: a resolver farther away
 }
 
 func (d *dnsUpstream) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
@@ -150,7 +152,9 @@ func (d *dnsUpstream) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 	q := req.Question[0]
 	d.mu.Lock()
 	d.asked = append(d.asked, q.Name)
+	delay := d.delay
 	d.mu.Unlock()
+	time.Sleep(delay)
 	ip, ok := names[strings.ToLower(q.Name)]
 	if !ok {
 		m.Rcode = dns.RcodeNameError

@@ -10,7 +10,8 @@ import (
 )
 
 // With egress on, the guard lets in exactly the redirected flows and drops
-// TCP and DNS that no worker redirected; a worker's redirect table sends
+// TCP and DNS that no worker redirected, and every other protocol from a
+// sandbox no worker marked open; a worker's redirect table sends
 // its sandboxes to its ports, and a claim takes an address from another
 // worker's table. Turning egress off keeps the guard.
 func TestInstallEgressRedirects(t *testing.T) {
@@ -42,6 +43,7 @@ func TestInstallEgressRedirects(t *testing.T) {
 		`iifname "berthtest9" ct status dnat meta l4proto udp accept`,
 		`iifname "berthtest9" meta l4proto tcp counter packets 0 bytes 0 drop`,
 		`iifname "berthtest9" udp dport 53 counter packets 0 bytes 0 drop`,
+		`iifname "berthtest9" meta mark & 0x00b00000 == 0x00000000 counter packets 0 bytes 0 drop`,
 	} {
 		require.Contains(t, text, want)
 	}
@@ -49,7 +51,7 @@ func TestInstallEgressRedirects(t *testing.T) {
 	a, b := RedirectTable("test-a"), RedirectTable("test-b")
 	t.Cleanup(func() { RemoveRedirect(a); RemoveRedirect(b) })
 	ip := netip.MustParseAddr("172.29.0.7")
-	require.NoError(t, Redirect{Table: a, Bridge: "berthtest9", ProxyPort: 15001, DNSPort: 15053, Sources: []netip.Addr{ip}}.Install())
+	require.NoError(t, Redirect{Table: a, Bridge: "berthtest9", ProxyPort: 15001, DNSPort: 15053, Sources: []netip.Addr{ip}, Open: []netip.Addr{ip}}.Install())
 	require.NoError(t, Redirect{Table: b, Bridge: "berthtest9", ProxyPort: 16001, DNSPort: 16053}.Install())
 	text = list(a)
 	t.Log(text)
@@ -61,11 +63,15 @@ func TestInstallEgressRedirects(t *testing.T) {
 		`iifname "berthtest9" ip saddr @sources ip daddr @denied4 return`,
 		`iifname "berthtest9" ip saddr @sources fib daddr type local return`,
 		`iifname "berthtest9" ip saddr @sources meta l4proto tcp redirect to :15001`,
+		"type filter hook forward priority -15; policy accept;",
+		`iifname "berthtest9" ip saddr @open meta mark set meta mark | 0x00b00000 accept`,
+		`iifname "berthtest9" ip saddr @sources meta l4proto != tcp counter packets 0 bytes 0 drop`,
 	} {
 		require.Contains(t, text, want)
 	}
+	require.Contains(t, text, "set open {\n\t\ttype ipv4_addr\n\t\telements = { 172.29.0.7 }")
 	require.NoError(t, Claim(b, ip))
-	require.NotContains(t, list(a), "172.29.0.7")
+	require.NotContains(t, list(a), "172.29.0.7", "claimed from both the sources and the open set")
 
 	spec.Egress = false
 	installed, err = g.Ensure(spec)

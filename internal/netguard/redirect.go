@@ -34,6 +34,10 @@ type Redirect struct {
 	ProxyPort uint16
 	DNSPort   uint16
 	Sources   []netip.Addr // the worker's sandboxes (IPv4; IPv6 TCP is dropped by the guard)
+	// Open are the sources whose policy is open: their packets get
+	// OpenMark, so the guard lets their UDP (and other protocols that are
+	// not TCP) reach the public internet. The others send only TCP and DNS.
+	Open []netip.Addr
 }
 
 // Install replaces the table in one transaction (the set of sources is
@@ -52,13 +56,11 @@ func (r Redirect) Install() error {
 	c.DelTable(t)
 	t = c.AddTable(&nftables.Table{Name: r.Table, Family: nftables.TableFamilyINet})
 	set := &nftables.Set{Table: t, Name: "sources", KeyType: nftables.TypeIPAddr}
-	var elems []nftables.SetElement
-	for _, a := range r.Sources {
-		if a = a.Unmap(); a.Is4() {
-			elems = append(elems, nftables.SetElement{Key: a.AsSlice()})
-		}
+	if err := c.AddSet(set, addrElements(r.Sources)); err != nil {
+		return fmt.Errorf("netguard: redirect set: %w", err)
 	}
-	if err := c.AddSet(set, elems); err != nil {
+	open := &nftables.Set{Table: t, Name: "open", KeyType: nftables.TypeIPAddr}
+	if err := c.AddSet(open, addrElements(r.Open)); err != nil {
 		return fmt.Errorf("netguard: redirect set: %w", err)
 	}
 	policy := nftables.ChainPolicyAccept
@@ -88,10 +90,37 @@ func (r Redirect) Install() error {
 	} {
 		c.AddRule(&nftables.Rule{Table: t, Chain: ch, Exprs: rule})
 	}
+	// Before the guard's forward chain: mark what open sandboxes route,
+	// and drop the rest of this worker's sandboxes' traffic that is not
+	// TCP (redirected TCP and DNS never get here) whatever the guard
+	// installed says (a guard of an older version, during an upgrade).
+	mark := c.AddChain(&nftables.Chain{Name: "mark", Table: t, Type: nftables.ChainTypeFilter,
+		Hooknum: nftables.ChainHookForward, Priority: nftables.ChainPriorityRef(Priority - 5), Policy: &policy})
+	from := func(s *nftables.Set) []expr.Any {
+		return cat(meta(expr.MetaKeyIIFNAME, ifname(r.Bridge)), nfproto(unix.NFPROTO_IPV4),
+			[]expr.Any{&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 12, Len: 4},
+				&expr.Lookup{SourceRegister: 1, SetName: s.Name, SetID: s.ID}})
+	}
+	c.AddRule(&nftables.Rule{Table: t, Chain: mark, Exprs: cat(from(open), markSet(OpenMark), verdict(expr.VerdictAccept))})
+	c.AddRule(&nftables.Rule{Table: t, Chain: mark, Exprs: cat(from(set), []expr.Any{
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpNeq, Register: 1, Data: []byte{unix.IPPROTO_TCP}},
+	}, drop())})
 	if err := c.Flush(); err != nil {
 		return fmt.Errorf("netguard: install the redirect table %s: %w", r.Table, err)
 	}
 	return nil
+}
+
+// addrElements are the IPv4 addresses of as, as set elements.
+func addrElements(as []netip.Addr) []nftables.SetElement {
+	var elems []nftables.SetElement
+	for _, a := range as {
+		if a = a.Unmap(); a.Is4() {
+			elems = append(elems, nftables.SetElement{Key: a.AsSlice()})
+		}
+	}
+	return elems
 }
 
 // RemoveRedirect deletes a worker's redirect table (a worker stopping);
@@ -129,18 +158,20 @@ func Claim(table string, addr netip.Addr) error {
 		if t.Name == table || !strings.HasPrefix(t.Name, RedirectPrefix) {
 			continue
 		}
-		set, err := c.GetSetByName(t, "sources")
-		if err != nil {
-			continue
-		}
-		elems, err := c.GetSetElements(set)
-		if err != nil {
-			continue
-		}
-		for _, e := range elems {
-			if a, ok := netip.AddrFromSlice(e.Key); ok && a == addr {
-				if err := c.SetDeleteElements(set, []nftables.SetElement{{Key: addr.AsSlice()}}); err != nil {
-					return err
+		for _, name := range []string{"sources", "open"} {
+			set, err := c.GetSetByName(t, name)
+			if err != nil {
+				continue
+			}
+			elems, err := c.GetSetElements(set)
+			if err != nil {
+				continue
+			}
+			for _, e := range elems {
+				if a, ok := netip.AddrFromSlice(e.Key); ok && a == addr {
+					if err := c.SetDeleteElements(set, []nftables.SetElement{{Key: addr.AsSlice()}}); err != nil {
+						return err
+					}
 				}
 			}
 		}

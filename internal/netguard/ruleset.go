@@ -22,7 +22,7 @@ const Priority = -10
 
 // version changes whenever the rule set's shape does, so a worker of a new
 // version replaces a table an older one installed.
-const version = "2"
+const version = "3"
 
 // Spec is what the rule set depends on.
 type Spec struct {

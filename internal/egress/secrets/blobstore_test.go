@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -93,6 +94,10 @@ func TestBackupRetentionNeverTouchesSecrets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	sealed := SealedKey("egress-ca", "sb")
+	if err := s.PutSealed(sealed, []byte("ca")); err != nil {
+		t.Fatal(err)
+	}
 	if err := backup.MarkDestroyed(ctx, bs, "secrets", time.Now().Add(-1000*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
@@ -112,5 +117,58 @@ func TestBackupRetentionNeverTouchesSecrets(t *testing.T) {
 	}
 	if v, err := s.Resolve("github", "api.github.com"); err != nil || v != "v-github" {
 		t.Fatalf("resolve after retention: %q %v", v, err)
+	}
+	if v, err := s.GetSealed(sealed); err != nil || string(v) != "ca" {
+		t.Fatalf("sealed object after retention: %q %v", v, err)
+	}
+}
+
+// A sealed object opens only with the store's key and only under its own
+// key; its bytes in the blob store are not the plaintext.
+func TestSealedObjects(t *testing.T) {
+	dir := t.TempDir()
+	s, err := NewFileStore(dir, []byte("test-berth-secret-material"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, other := SealedKey("ca", "sb-1"), SealedKey("ca", "sb-2")
+	if _, err := s.GetSealed(k); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("missing: %v", err)
+	}
+	plain := []byte("-----BEGIN EC PRIVATE KEY----- not really")
+	if err := s.PutSealed(k, plain); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetSealed(k)
+	if err != nil || string(got) != string(plain) {
+		t.Fatalf("%q %v", got, err)
+	}
+	wrong, _ := NewFileStore(dir, []byte("another-material-0123456789"))
+	if _, err := wrong.GetSealed(k); err == nil {
+		t.Fatal("opened with another key")
+	}
+	raw, err := s.store.Get(context.Background(), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(raw)
+	raw.Close()
+	if strings.Contains(string(b), "PRIVATE") {
+		t.Fatal("stored in clear")
+	}
+	if _, err := s.store.Put(context.Background(), other, bytes.NewReader(b)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetSealed(other); err == nil {
+		t.Fatal("an object copied under another key opened")
+	}
+	if recs, err := s.List(); err != nil || len(recs) != 0 {
+		t.Fatalf("sealed objects listed as secrets: %v %v", recs, err)
+	}
+	if err := s.DeleteSealed(k); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetSealed(k); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("after delete: %v", err)
 	}
 }

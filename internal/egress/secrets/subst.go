@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/berthdev/berth/schemas"
 )
 
 // Placeholder syntax, the same as the gateway accepts in env values:
@@ -18,7 +20,7 @@ import (
 // where clients percent-encode quotes and sometimes parentheses, %22, %27,
 // %28 and %29 stand for them, and the name may be percent-encoded (%2F).
 var (
-	headerPlaceholder = regexp.MustCompile(`getSecret\(\s*(?:"([^"]*)"|'([^']*)'|([^)'"\s]*))\s*\)`)
+	headerPlaceholder = schemas.SecretPlaceholder
 	urlPlaceholder    = regexp.MustCompile(`getSecret(?:\(|%28)(?:"|%22|'|%27)?([A-Za-z0-9_.%/-]*?)(?:"|%22|'|%27)?(?:\)|%29)`)
 )
 
@@ -120,7 +122,7 @@ type substituter struct {
 	used   []string
 }
 
-func headerName(m []string) string { return m[1] + m[2] + m[3] }
+func headerName(m []string) string { return schemas.PlaceholderName(m) }
 
 func urlName(m []string) string {
 	n, err := url.PathUnescape(m[1])

@@ -1,0 +1,111 @@
+package worker
+
+import (
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/internal/egress/ca"
+	"github.com/berthdev/berth/internal/egress/policy"
+	"github.com/berthdev/berth/internal/egress/secrets"
+)
+
+// A boot's CA outlives the worker that made it: its key is sealed with the
+// secret store's key into the shared blob store (never into a container,
+// history or a log), so a restarted worker, finding the container still
+// running, intercepts its HTTPS again with the CA the container trusts.
+
+// sealedCAKind names the sealed objects holding sandboxes' CAs.
+const sealedCAKind = "egress-ca"
+
+// sealedCA is the sealed form of one boot's CA.
+type sealedCA struct {
+	BootID string `json:"bootId"`
+	Cert   []byte `json:"cert"`
+	Key    []byte `json:"key"`
+}
+
+// saveCA seals a boot's CA for the workers after this one; without a blob
+// store it stays in this process only.
+func (h *egressHost) saveCA(sandbox, bootID string, c *ca.CA) {
+	if h.sealed == nil {
+		return
+	}
+	b, err := json.Marshal(sealedCA{BootID: bootID, Cert: c.CertPEM(), Key: c.KeyPEM()})
+	if err == nil {
+		err = h.sealed.PutSealed(secrets.SealedKey(sealedCAKind, sandbox), b)
+	}
+	if err != nil {
+		h.log.Warn("egress: the boot's CA is not kept for a restarted worker", zap.String("sandbox", sandbox), zap.Error(err))
+	}
+}
+
+// loadCA is the sealed CA of this boot of sandbox, or nil.
+func (h *egressHost) loadCA(sandbox, bootID string) *ca.CA {
+	if h.sealed == nil {
+		return nil
+	}
+	b, err := h.sealed.GetSealed(secrets.SealedKey(sealedCAKind, sandbox))
+	if err != nil {
+		if !errors.Is(err, secrets.ErrNotFound) {
+			h.log.Warn("egress: read a sandbox's sealed CA", zap.String("sandbox", sandbox), zap.Error(err))
+		}
+		return nil
+	}
+	var s sealedCA
+	if json.Unmarshal(b, &s) != nil || s.BootID != bootID {
+		return nil // another boot's
+	}
+	c, err := ca.Load(s.Cert, s.Key)
+	if err != nil {
+		h.log.Warn("egress: a sandbox's sealed CA does not load", zap.String("sandbox", sandbox), zap.Error(err))
+		return nil
+	}
+	return c
+}
+
+// boundHosts answers the proxy's "is some secret bound to this host?" from
+// the store's host patterns, read again at most every boundHostsTTL (a
+// secret set now is intercepted for within seconds).
+type boundHosts struct {
+	store *secrets.BlobStore
+	log   *zap.Logger
+
+	mu       sync.Mutex
+	read     time.Time
+	patterns []policy.Domain
+}
+
+const boundHostsTTL = 2 * time.Second
+
+func (b *boundHosts) Match(host string) bool {
+	h, ok := policy.NormalizeHost(host)
+	if !ok {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if time.Since(b.read) > boundHostsTTL {
+		hosts, err := b.store.BoundHosts()
+		if err != nil {
+			b.log.Warn("egress: list the secrets' hosts", zap.Error(err))
+		} else {
+			b.patterns = b.patterns[:0]
+			for _, p := range hosts {
+				if d, err := policy.ParseDomain(p); err == nil {
+					b.patterns = append(b.patterns, d)
+				}
+			}
+		}
+		b.read = time.Now()
+	}
+	for _, d := range b.patterns {
+		if d.Match(h) {
+			return true
+		}
+	}
+	return false
+}
