@@ -19,6 +19,7 @@ import (
 	"github.com/berthdev/berth/gateway"
 	"github.com/berthdev/berth/internal/blobstore"
 	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/internal/temporalconn"
 	"github.com/berthdev/berth/worker"
 )
 
@@ -67,6 +68,17 @@ func serverFlags(fs *pflag.FlagSet, cfg *config.Config) {
 	fs.StringVar(&cfg.Namespace, "namespace", cfg.Namespace, "Temporal namespace (TEMPORAL_NAMESPACE)")
 	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "state directory (BERTH_DATA_DIR)")
 	fs.StringVar(&cfg.InstanceTypesFile, "instance-types", cfg.InstanceTypesFile, "JSON file of custom instance types (BERTH_INSTANCE_TYPES)")
+	temporalTLSFlags(fs, &cfg.TemporalTLS)
+}
+
+// temporalTLSFlags binds how the process authenticates to Temporal. The
+// API key has no flag: a flag's value is visible to every user in ps.
+func temporalTLSFlags(fs *pflag.FlagSet, t *config.TemporalTLS) {
+	fs.StringVar(&t.CertFile, "temporal-tls-cert", t.CertFile, "client certificate (PEM) for mutual TLS to Temporal (TEMPORAL_TLS_CERT)")
+	fs.StringVar(&t.KeyFile, "temporal-tls-key", t.KeyFile, "its private key (TEMPORAL_TLS_KEY)")
+	fs.StringVar(&t.CAFile, "temporal-tls-ca", t.CAFile, "CA certificate(s) the Temporal frontend's certificate must chain to (TEMPORAL_TLS_CA)")
+	fs.StringVar(&t.ServerName, "temporal-tls-server-name", t.ServerName, "name in the frontend's certificate, default the address's host (TEMPORAL_TLS_SERVER_NAME)")
+	fs.BoolVar(&t.Enabled, "temporal-tls", t.Enabled, "TLS to Temporal even with none of the files (TEMPORAL_TLS); TEMPORAL_API_KEY also turns it on")
 }
 
 func newLogger(console bool) *zap.Logger {
@@ -96,15 +108,18 @@ var reconnectParams = grpc.ConnectParams{
 }
 
 // dialTemporal connects, retrying for a while: a worker often starts
-// before its Temporal.
+// before its Temporal. TEMPORAL_ADDRESS may list several frontends of one
+// cluster; TLS and credentials come from TEMPORAL_TLS_* (internal/temporalconn).
 func dialTemporal(ctx context.Context, cfg config.Config, log *zap.Logger) (client.Client, error) {
+	opts, dial, err := temporalconn.Options(cfg)
+	if err != nil {
+		return nil, err // a bad file never gets better by retrying
+	}
+	opts.Logger = tlog.NewStructuredLogger(sdkLogger())
+	opts.ConnectionOptions.DialOptions = append(dial, grpc.WithConnectParams(reconnectParams))
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		c, err := client.DialContext(ctx, client.Options{
-			HostPort: cfg.TemporalAddress, Namespace: cfg.Namespace,
-			Logger:            tlog.NewStructuredLogger(sdkLogger()),
-			ConnectionOptions: client.ConnectionOptions{DialOptions: []grpc.DialOption{grpc.WithConnectParams(reconnectParams)}},
-		})
+		c, err := client.DialContext(ctx, opts)
 		if err == nil {
 			return c, nil
 		}
