@@ -17,18 +17,26 @@ addr=${POSTGRES_ADDR:-127.0.0.1:5432}
 export SQL_HOST=${addr%:*} SQL_PORT=${addr##*:} SQL_USER=${POSTGRES_USER:-temporal} SQL_PASSWORD=${POSTGRES_PASSWORD:-}
 export SQL_PLUGIN=postgres12
 
-# versioned DB: true when DB already has temporal-sql-tool's version table.
-versioned() {
-	PGPASSWORD=$SQL_PASSWORD psql -h "$SQL_HOST" -p "$SQL_PORT" -U "$SQL_USER" -d "$1" -tAq \
-		-c "select to_regclass('schema_version') is not null" 2>/dev/null | grep -qx t
+# update DB SCHEMA: applies the missing versions. A database that has
+# never been versioned (update-schema finds no schema_version table) gets
+# the version tables first; any other failure stops here, so an existing
+# database is never re-initialised.
+update() {
+	if out=$("$tool" --db "$1" update-schema --schema-name "$2" 2>&1); then
+		return 0
+	fi
+	case $out in
+	*'"schema_version" does not exist'*) ;;
+	*)
+		echo "$out" >&2
+		return 1
+		;;
+	esac
+	"$tool" --db "$1" setup-schema -v 0.0 >/dev/null 2>&1 || { "$tool" --db "$1" setup-schema -v 0.0; return 1; }
+	"$tool" --db "$1" update-schema --schema-name "$2" >/dev/null 2>&1 || "$tool" --db "$1" update-schema --schema-name "$2"
 }
 
-for pair in "${POSTGRES_DB:-temporal}:postgresql/v12/temporal" "${POSTGRES_VISIBILITY_DB:-temporal_visibility}:postgresql/v12/visibility"; do
-	db=${pair%%:*}
-	schema=${pair#*:}
-	if ! versioned "$db"; then
-		"$tool" --plugin postgres12 --db "$db" setup-schema -v 0.0
-	fi
-	"$tool" --plugin postgres12 --db "$db" update-schema --schema-name "$schema"
-	echo "schema: $db at $(PGPASSWORD=$SQL_PASSWORD psql -h "$SQL_HOST" -p "$SQL_PORT" -U "$SQL_USER" -d "$db" -tAq -c 'select curr_version from schema_version')"
-done
+update "${POSTGRES_DB:-temporal}" postgresql/v12/temporal
+echo "schema: ${POSTGRES_DB:-temporal} up to date (postgresql/v12/temporal)"
+update "${POSTGRES_VISIBILITY_DB:-temporal_visibility}" postgresql/v12/visibility
+echo "schema: ${POSTGRES_VISIBILITY_DB:-temporal_visibility} up to date (postgresql/v12/visibility)"
