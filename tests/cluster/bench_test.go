@@ -26,7 +26,7 @@ func roundTrip(ctx context.Context, cl *berth.Client, name string) (time.Duratio
 	if _, err := cl.Start(ctx, name); err != nil {
 		return 0, err
 	}
-	if _, err := exec(ctx, cl, name); err != nil {
+	if _, err := execOK(ctx, cl, name); err != nil {
 		return 0, err
 	}
 	if _, err := cl.Sleep(ctx, name); err != nil {

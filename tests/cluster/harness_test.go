@@ -157,7 +157,7 @@ func startCluster(ctx context.Context, root, tools, pgBin string, extraEnv ...st
 		"BERTH_SUPERVISOR=" + c.supervisor, "BERTH_DEFAULT_IMAGE=" + stacktest.TestImage,
 		"BERTH_DATA_DIR=" + filepath.Join(dir, "berth"), "BERTH_LOG_LEVEL=warn"}
 	common = append(common, extraEnv...)
-	if c.worker, err = c.spawn("worker", append(append(common, c.clientEnv("worker")...)), c.bin, "worker"); err != nil {
+	if c.worker, err = c.spawn("worker", append(append([]string{}, common...), c.clientEnv("worker")...), c.bin, "worker"); err != nil {
 		return nil, err
 	}
 	for i := 0; i < 2; i++ {
@@ -166,7 +166,7 @@ func startCluster(ctx context.Context, root, tools, pgBin string, extraEnv ...st
 			return nil, err
 		}
 		listen := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		env := append(append(common, c.clientEnv("gateway")...), "BERTH_LISTEN="+listen)
+		env := append(append(append([]string{}, common...), c.clientEnv("gateway")...), "BERTH_LISTEN="+listen)
 		gw, err := c.spawn(fmt.Sprintf("gateway%d", i+1), env, c.bin, "gateway")
 		if err != nil {
 			return nil, err

@@ -138,10 +138,10 @@ func lifecycle(ctx context.Context, cs []*berth.Client, r *retries, name string)
 		do         func(*berth.Client) (*berth.SandboxInfo, error)
 	}{
 		{"start", "running", func(c *berth.Client) (*berth.SandboxInfo, error) { return c.Start(ctx, name) }},
-		{"exec", "running", func(c *berth.Client) (*berth.SandboxInfo, error) { return exec(ctx, c, name) }},
+		{"exec", "running", func(c *berth.Client) (*berth.SandboxInfo, error) { return execOK(ctx, c, name) }},
 		{"sleep", "stopped", func(c *berth.Client) (*berth.SandboxInfo, error) { return c.Sleep(ctx, name) }},
 		{"wake", "running", func(c *berth.Client) (*berth.SandboxInfo, error) { return c.Start(ctx, name) }},
-		{"exec", "running", func(c *berth.Client) (*berth.SandboxInfo, error) { return exec(ctx, c, name) }},
+		{"exec", "running", func(c *berth.Client) (*berth.SandboxInfo, error) { return execOK(ctx, c, name) }},
 		{"destroy", "destroyed", func(c *berth.Client) (*berth.SandboxInfo, error) { return destroy(ctx, c, name) }},
 	}
 	for i, s := range steps {
@@ -208,9 +208,9 @@ func types(evs []berth.Event) string {
 	return strings.Join(s, " ")
 }
 
-// exec runs a command and checks its output; it answers the sandbox's
+// execOK runs a command and checks its output; it answers the sandbox's
 // state afterwards.
-func exec(ctx context.Context, c *berth.Client, name string) (*berth.SandboxInfo, error) {
+func execOK(ctx context.Context, c *berth.Client, name string) (*berth.SandboxInfo, error) {
 	p, err := c.Sandbox(name).Exec(ctx, []string{"sh", "-c", "echo ok"}, berth.ExecOptions{})
 	if err != nil {
 		return nil, err
