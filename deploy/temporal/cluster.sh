@@ -123,7 +123,7 @@ up() {
 	for ip in $nodes; do
 		wait_port "$ip" "$frontend_port" 90 || { echo "cluster: the node on $ip did not listen; see $dir/node*.log" >&2; exit 1; }
 	done
-	client_env admin >"$run/admin.env"
+	client_env admin "127.0.0.2:$frontend_port" >"$run/admin.env"
 	(set -a && . "$run/admin.env" && TEMPORAL_CLI=$tools/temporal "$here/namespace.sh")
 
 	ui="(not built: task temporal:ui)"

@@ -15,6 +15,8 @@ cli=${TEMPORAL_CLI:-temporal}
 ns=${TEMPORAL_NAMESPACE:-default}
 retention=${TEMPORAL_RETENTION:-720h}
 export TEMPORAL_NAMESPACE=$ns
+# The CLI takes one frontend; berth's list form names several.
+export TEMPORAL_ADDRESS=${TEMPORAL_ADDRESS%%,*}
 
 # The cluster may have just started: wait for a frontend to answer.
 i=0
@@ -42,6 +44,6 @@ done
 have=$("$cli" operator search-attribute list -n "$ns" 2>/dev/null || true)
 for sa in BerthSandbox BerthStatus BerthInstanceType BerthHost; do
 	echo "$have" | grep -qw "$sa" && continue
-	"$cli" operator search-attribute create -n "$ns" --name "$sa" --type Keyword --yes >/dev/null
+	"$cli" operator search-attribute create -n "$ns" --name "$sa" --type Keyword >/dev/null
 done
 echo "namespace: $ns (retention $retention), search attributes BerthSandbox BerthStatus BerthInstanceType BerthHost"

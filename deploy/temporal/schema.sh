@@ -26,7 +26,7 @@ update() {
 		return 0
 	fi
 	case $out in
-	*'"schema_version" does not exist'*) ;;
+	*schema_version*'does not exist'*) ;;
 	*)
 		echo "$out" >&2
 		return 1

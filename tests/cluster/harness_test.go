@@ -155,7 +155,7 @@ func startCluster(ctx context.Context, root, tools, pgBin string, extraEnv ...st
 	}
 	common := []string{"BERTH_SECRET=" + c.secret, "BERTH_TOKEN=" + c.token, "BERTH_HOST_ID=" + c.hostID,
 		"BERTH_SUPERVISOR=" + c.supervisor, "BERTH_DEFAULT_IMAGE=" + stacktest.TestImage,
-		"BERTH_DATA_DIR=" + filepath.Join(dir, "berth"), "BERTH_LOG_LEVEL=warn"}
+		"BERTH_DATA_DIR=" + filepath.Join(dir, "berth-data"), "BERTH_LOG_LEVEL=warn"}
 	common = append(common, extraEnv...)
 	if c.worker, err = c.spawn("worker", append(append([]string{}, common...), c.clientEnv("worker")...), c.bin, "worker"); err != nil {
 		return nil, err
