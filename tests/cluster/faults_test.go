@@ -4,19 +4,32 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 )
 
+// span is when one completed lifecycle ran.
+type span struct{ start, end time.Time }
+
+// across counts the lifecycles that were in progress at t: the fault hit
+// them, it did not fall between them.
+func across(spans []span, t time.Time) int {
+	n := 0
+	for _, s := range spans {
+		if s.start.Before(t) && s.end.After(t) {
+			n++
+		}
+	}
+	return n
+}
+
 // traffic runs lifecycles on `loops` goroutines until stop is closed, then
-// lets the ones in progress finish; it returns how many completed and the
-// errors.
-func (c *cluster) traffic(ctx context.Context, r *retries, loops int, prefix string, stop <-chan struct{}) (done int64, errs []error) {
+// lets the ones in progress finish; it returns when each completed one ran
+// and the errors.
+func (c *cluster) traffic(ctx context.Context, r *retries, loops int, prefix string, stop <-chan struct{}) (done []span, errs []error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	var n atomic.Int64
 	cs := c.clients()
 	for l := 0; l < loops; l++ {
 		wg.Add(1)
@@ -29,18 +42,23 @@ func (c *cluster) traffic(ctx context.Context, r *retries, loops int, prefix str
 				default:
 				}
 				name := fmt.Sprintf("%s-%s-%d-%d", prefix, c.hostID, l, i)
-				if err := lifecycle(ctx, cs, r, name); err != nil {
-					mu.Lock()
+				start := time.Now()
+				err := lifecycle(ctx, cs, r, name)
+				mu.Lock()
+				if err != nil {
 					errs = append(errs, err)
-					mu.Unlock()
+				} else {
+					done = append(done, span{start, time.Now()})
+				}
+				mu.Unlock()
+				if err != nil {
 					return
 				}
-				n.Add(1)
 			}
 		}()
 	}
 	wg.Wait()
-	return n.Load(), errs
+	return done, errs
 }
 
 // TestClusterSurvivesNodeKills: sandboxes go through their whole lives
@@ -55,17 +73,19 @@ func TestClusterSurvivesNodeKills(t *testing.T) {
 	var r retries
 	stop := make(chan struct{})
 	type result struct {
-		n    int64
-		errs []error
+		spans []span
+		errs  []error
 	}
 	res := make(chan result, 1)
 	go func() {
-		n, errs := c.traffic(ctx, &r, 3, "kill", stop)
-		res <- result{n, errs}
+		spans, errs := c.traffic(ctx, &r, 3, "kill", stop)
+		res <- result{spans, errs}
 	}()
 	time.Sleep(20 * time.Second)
+	var kills []time.Time
 	for _, i := range []int{1, 2} {
 		t.Logf("SIGKILL Temporal node %d (%s)", i+1, nodeIPs[i])
+		kills = append(kills, time.Now())
 		c.KillNode(i)
 		time.Sleep(20 * time.Second)
 		t.Logf("restart node %d", i+1)
@@ -79,10 +99,14 @@ func TestClusterSurvivesNodeKills(t *testing.T) {
 	for _, err := range out.errs {
 		t.Error(err)
 	}
-	if out.n < 3 {
-		t.Errorf("only %d lifecycles completed", out.n)
+	for i, k := range kills {
+		if n := across(out.spans, k); n == 0 {
+			t.Errorf("no lifecycle was in progress when node %d was killed", i+2)
+		} else {
+			t.Logf("kill %d hit %d lifecycles in progress", i+1, n)
+		}
 	}
-	t.Logf("%d lifecycles completed over two node kills; documented retries: %s", out.n, r.String())
+	t.Logf("%d lifecycles completed over two node kills; documented retries: %s", len(out.spans), r.String())
 }
 
 // TestClusterRecoversFromPostgresRestart: PostgreSQL crashes (immediate
@@ -96,16 +120,17 @@ func TestClusterRecoversFromPostgresRestart(t *testing.T) {
 	var r retries
 	stop := make(chan struct{})
 	type result struct {
-		n    int64
-		errs []error
+		spans []span
+		errs  []error
 	}
 	res := make(chan result, 1)
 	go func() {
-		n, errs := c.traffic(ctx, &r, 3, "pg", stop)
-		res <- result{n, errs}
+		spans, errs := c.traffic(ctx, &r, 3, "pg", stop)
+		res <- result{spans, errs}
 	}()
 	time.Sleep(20 * time.Second)
 	t.Log("PostgreSQL: immediate shutdown (SIGQUIT)")
+	down := time.Now()
 	c.StopPostgres(syscall.SIGQUIT)
 	time.Sleep(10 * time.Second)
 	t.Log("PostgreSQL: start")
@@ -118,10 +143,15 @@ func TestClusterRecoversFromPostgresRestart(t *testing.T) {
 	for _, err := range out.errs {
 		t.Error(err)
 	}
-	// After recovery a fresh lifecycle completes without any retry.
+	if n := across(out.spans, down); n == 0 {
+		t.Error("no lifecycle was in progress when PostgreSQL went down")
+	} else {
+		t.Logf("the outage hit %d lifecycles in progress", n)
+	}
+	// After recovery a fresh lifecycle completes.
 	var after retries
 	if err := lifecycle(ctx, c.clients(), &after, "pg-after-"+c.hostID); err != nil {
 		t.Fatalf("after PostgreSQL came back: %v", err)
 	}
-	t.Logf("%d lifecycles completed across the restart; documented retries: %s; after: %s", out.n, r.String(), after.String())
+	t.Logf("%d lifecycles completed across the restart; documented retries: %s; after: %s", len(out.spans), r.String(), after.String())
 }
