@@ -29,6 +29,11 @@ frontend_port=$((7233 + offset))
 run=$dir/run
 mkdir -p "$dir" "$run"
 dir=$(cd "$dir" && pwd)
+# PostgreSQL runs as its own user and must pass through DIR to its data.
+chmod 711 "$dir"
+chmod 700 "$run"
+# Env files and logs hold the database password and Berth's token: private.
+umask 077
 
 addresses() {
 	a=""
@@ -119,12 +124,15 @@ up() {
 	"$here/postgres.sh" start "$dir"
 	POSTGRES_ADDR=127.0.0.1:$pg_port POSTGRES_PASSWORD=$(cat "$dir/postgres.password") \
 		TEMPORAL_SQL_TOOL=$tools/temporal-sql-tool "$here/schema.sh"
-	for n in 1 2 3; do start_node $n; done
-	for ip in $nodes; do
-		wait_port "$ip" "$frontend_port" 90 || { echo "cluster: the node on $ip did not listen; see $dir/node*.log" >&2; exit 1; }
+	# One node at a time: each writes the cluster's metadata as it starts,
+	# and a node racing another one's write fails.
+	for n in 1 2 3; do
+		start_node $n
+		ip=$(echo $nodes | cut -d' ' -f$n)
+		wait_port "$ip" "$frontend_port" 90 || { echo "cluster: node $n did not listen; see $dir/node$n.log" >&2; exit 1; }
 	done
 	client_env admin "127.0.0.2:$frontend_port" >"$run/admin.env"
-	(set -a && . "$run/admin.env" && TEMPORAL_CLI=$tools/temporal "$here/namespace.sh")
+	(set -a && . "$run/admin.env" && TEMPORAL_ADDRESS=$(addresses) TEMPORAL_CLI=$tools/temporal "$here/namespace.sh")
 
 	ui="(not built: task temporal:ui)"
 	if [ -x "$tools/temporal-ui-server" ]; then

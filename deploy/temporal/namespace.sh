@@ -15,7 +15,9 @@ cli=${TEMPORAL_CLI:-temporal}
 ns=${TEMPORAL_NAMESPACE:-default}
 retention=${TEMPORAL_RETENTION:-720h}
 export TEMPORAL_NAMESPACE=$ns
-# The CLI takes one frontend; berth's list form names several.
+# The CLI takes one frontend; berth's list form names several (all are
+# waited for at the end).
+all=$(echo "${TEMPORAL_ADDRESS:-127.0.0.1:7233}" | tr ',' ' ')
 export TEMPORAL_ADDRESS=${TEMPORAL_ADDRESS%%,*}
 
 # The cluster may have just started: wait for a frontend to answer.
@@ -45,5 +47,19 @@ have=$("$cli" operator search-attribute list -n "$ns" 2>/dev/null || true)
 for sa in BerthSandbox BerthStatus BerthInstanceType BerthHost; do
 	echo "$have" | grep -qw "$sa" && continue
 	"$cli" operator search-attribute create -n "$ns" --name "$sa" --type Keyword >/dev/null
+done
+# Every frontend learns of new attributes from its cache refresh (seconds):
+# until then a query by them fails. Wait, so that Berth starts on a
+# namespace that is ready everywhere.
+for a in $all; do
+	i=0
+	until "$cli" workflow count --address "$a" --query "BerthStatus = 'probe' AND BerthSandbox = 'probe' AND BerthInstanceType = 'probe' AND BerthHost = 'probe'" >/dev/null 2>&1; do
+		i=$((i + 1))
+		if [ $i -ge 60 ]; then
+			echo "namespace: $a does not know Berth's search attributes yet" >&2
+			exit 1
+		fi
+		sleep 1
+	done
 done
 echo "namespace: $ns (retention $retention), search attributes BerthSandbox BerthStatus BerthInstanceType BerthHost"
