@@ -77,9 +77,9 @@ func findTools() (root, tools, pgBin string, missing []string) {
 	if tools == "" {
 		tools = filepath.Join(root, ".berth", "bin")
 	}
-	for _, t := range []string{"temporal-server", "temporal-sql-tool", "temporal"} {
-		if _, err := os.Stat(filepath.Join(tools, t)); err != nil {
-			missing = append(missing, filepath.Join(tools, t)+" (task temporal:build, task tools)")
+	for _, t := range []struct{ bin, task string }{{"temporal-server", "temporal:build"}, {"temporal-sql-tool", "temporal:build"}, {"temporal", "tools"}} {
+		if _, err := os.Stat(filepath.Join(tools, t.bin)); err != nil {
+			missing = append(missing, filepath.Join(tools, t.bin)+" (task "+t.task+")")
 		}
 	}
 	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/postgres")
