@@ -68,11 +68,10 @@ func serverFlags(fs *pflag.FlagSet, cfg *config.Config) {
 	fs.StringVar(&cfg.Namespace, "namespace", cfg.Namespace, "Temporal namespace (TEMPORAL_NAMESPACE)")
 	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "state directory (BERTH_DATA_DIR)")
 	fs.StringVar(&cfg.InstanceTypesFile, "instance-types", cfg.InstanceTypesFile, "JSON file of custom instance types (BERTH_INSTANCE_TYPES)")
-	temporalTLSFlags(fs, &cfg.TemporalTLS)
 }
 
-// temporalTLSFlags binds how the process authenticates to Temporal. The
-// API key has no flag: a flag's value is visible to every user in ps.
+// temporalTLSFlags binds how a worker or gateway authenticates to
+// Temporal (`berth dev` runs its own, plaintext). The API key has no flag: a flag's value is visible to every user in ps.
 func temporalTLSFlags(fs *pflag.FlagSet, t *config.TemporalTLS) {
 	fs.StringVar(&t.CertFile, "temporal-tls-cert", t.CertFile, "client certificate (PEM) for mutual TLS to Temporal (TEMPORAL_TLS_CERT)")
 	fs.StringVar(&t.KeyFile, "temporal-tls-key", t.KeyFile, "its private key (TEMPORAL_TLS_KEY)")
@@ -111,14 +110,15 @@ var reconnectParams = grpc.ConnectParams{
 // before its Temporal. TEMPORAL_ADDRESS may list several frontends of one
 // cluster; TLS and credentials come from TEMPORAL_TLS_* (internal/temporalconn).
 func dialTemporal(ctx context.Context, cfg config.Config, log *zap.Logger) (client.Client, error) {
-	opts, dial, err := temporalconn.Options(cfg)
-	if err != nil {
-		return nil, err // a bad file never gets better by retrying
-	}
-	opts.Logger = tlog.NewStructuredLogger(sdkLogger())
-	opts.ConnectionOptions.DialOptions = append(dial, grpc.WithConnectParams(reconnectParams))
 	deadline := time.Now().Add(30 * time.Second)
 	for {
+		// Options afresh for each attempt: each dial gets its own resolver.
+		opts, dial, err := temporalconn.Options(cfg)
+		if err != nil {
+			return nil, err // a bad file never gets better by retrying
+		}
+		opts.Logger = tlog.NewStructuredLogger(sdkLogger())
+		opts.ConnectionOptions.DialOptions = append(dial, grpc.WithConnectParams(reconnectParams))
 		c, err := client.DialContext(ctx, opts)
 		if err == nil {
 			return c, nil
@@ -139,6 +139,7 @@ func workerCmd() *cobra.Command {
 	})
 	fs := cmd.Flags()
 	serverFlags(fs, &cfg)
+	temporalTLSFlags(fs, &cfg.TemporalTLS)
 	fs.StringVar(&cfg.HostID, "host-id", cfg.HostID, "this host's id: its task queue is berth-host-<id> (BERTH_HOST_ID)")
 	fs.StringVar(&cfg.Supervisor, "supervisor", cfg.Supervisor, "path of the berth-supervisor binary (BERTH_SUPERVISOR)")
 	fs.StringVar(&cfg.DefaultImage, "default-image", cfg.DefaultImage, "sandbox image (BERTH_DEFAULT_IMAGE)")
@@ -180,6 +181,7 @@ func gatewayCmd() *cobra.Command {
 	})
 	fs := cmd.Flags()
 	serverFlags(fs, &cfg)
+	temporalTLSFlags(fs, &cfg.TemporalTLS)
 	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "listen address (BERTH_LISTEN)")
 	cmd.SetUsageFunc(serverUsage)
 	return cmd
