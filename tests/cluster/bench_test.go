@@ -85,7 +85,9 @@ func BenchmarkClusterVsDevServer(b *testing.B) {
 	rounds, secs, loops := envInt("BERTH_BENCH_ROUNDS", 10), envInt("BERTH_BENCH_SECONDS", 30), envInt("BERTH_BENCH_LOOPS", 4)
 	ctx := context.Background()
 	sctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-	dev, err := stacktest.Start(sctx, stacktest.Options{})
+	// Same worker settings as the cluster's (no network guard, see
+	// TestMain), so that only Temporal differs.
+	dev, err := stacktest.Start(sctx, stacktest.Options{Env: []string{"BERTH_NETGUARD=off"}})
 	cancel()
 	if err != nil {
 		b.Fatal(err)
@@ -120,8 +122,8 @@ func BenchmarkClusterVsDevServer(b *testing.B) {
 		b.ReportMetric(clusterOps, "cluster-ops/s")
 		b.ReportMetric(devOps, "dev-ops/s")
 		fmt.Printf("\nlifecycle round trip (create→start→exec→sleep), %d each, alternating, image %s\n", rounds, stacktest.TestImage)
-		fmt.Printf("  %-44s p50 %7.1f ms   p95 %7.1f ms\n", "3-node cluster, PostgreSQL, mutual TLS", msf(pct(onCluster, 0.5)), msf(pct(onCluster, 0.95)))
-		fmt.Printf("  %-44s p50 %7.1f ms   p95 %7.1f ms\n", "dev server (SQLite), plaintext", msf(pct(onDev, 0.5)), msf(pct(onDev, 0.95)))
+		fmt.Printf("  %-44s p50 %7.1f ms   p95 %7.1f ms\n", "3-node cluster, PostgreSQL, mTLS, 2 gateways", msf(pct(onCluster, 0.5)), msf(pct(onCluster, 0.95)))
+		fmt.Printf("  %-44s p50 %7.1f ms   p95 %7.1f ms\n", "dev server (SQLite), plaintext, 1 gateway", msf(pct(onDev, 0.5)), msf(pct(onDev, 0.95)))
 		fmt.Printf("sustained lifecycle operations (create, start, exec, sleep, destroy), %d loops, %d s, %d cores\n", loops, secs, numCPU())
 		fmt.Printf("  %-44s %7.1f ops/s\n", "3-node cluster", clusterOps)
 		fmt.Printf("  %-44s %7.1f ops/s\n\n", "dev server", devOps)
