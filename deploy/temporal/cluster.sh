@@ -166,7 +166,7 @@ up() {
 		{ common; client_env gateway; echo "BERTH_LISTEN=127.0.0.1:$p"; } >"$run/gateway$n.env"
 		spawn "gateway$n" "$run/gateway$n.env" "$bin/berth" gateway
 		wait_port 127.0.0.1 "$p" 60 || { echo "cluster: gateway $n did not listen; see $dir/gateway$n.log" >&2; exit 1; }
-		urls="$urls http://127.0.0.1:$p"
+		urls="$urls${urls:+ }http://127.0.0.1:$p"
 	done
 
 	cat <<EOF
