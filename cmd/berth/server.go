@@ -19,6 +19,7 @@ import (
 	"github.com/berthdev/berth/gateway"
 	"github.com/berthdev/berth/internal/blobstore"
 	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/internal/temporalconn"
 	"github.com/berthdev/berth/worker"
 )
 
@@ -69,6 +70,16 @@ func serverFlags(fs *pflag.FlagSet, cfg *config.Config) {
 	fs.StringVar(&cfg.InstanceTypesFile, "instance-types", cfg.InstanceTypesFile, "JSON file of custom instance types (BERTH_INSTANCE_TYPES)")
 }
 
+// temporalTLSFlags binds how a worker or gateway authenticates to
+// Temporal (`berth dev` runs its own, plaintext). The API key has no flag: a flag's value is visible to every user in ps.
+func temporalTLSFlags(fs *pflag.FlagSet, t *config.TemporalTLS) {
+	fs.StringVar(&t.CertFile, "temporal-tls-cert", t.CertFile, "client certificate (PEM) for mutual TLS to Temporal (TEMPORAL_TLS_CERT)")
+	fs.StringVar(&t.KeyFile, "temporal-tls-key", t.KeyFile, "its private key (TEMPORAL_TLS_KEY)")
+	fs.StringVar(&t.CAFile, "temporal-tls-ca", t.CAFile, "CA certificate(s) the Temporal frontend's certificate must chain to (TEMPORAL_TLS_CA)")
+	fs.StringVar(&t.ServerName, "temporal-tls-server-name", t.ServerName, "name in the frontend's certificate, default the address's host (TEMPORAL_TLS_SERVER_NAME)")
+	fs.BoolVar(&t.Enabled, "temporal-tls", t.Enabled, "TLS to Temporal even with none of the files (TEMPORAL_TLS); TEMPORAL_API_KEY also turns it on")
+}
+
 func newLogger(console bool) *zap.Logger {
 	level := zap.InfoLevel
 	if l, err := zapcore.ParseLevel(os.Getenv("BERTH_LOG_LEVEL")); err == nil && os.Getenv("BERTH_LOG_LEVEL") != "" {
@@ -96,15 +107,19 @@ var reconnectParams = grpc.ConnectParams{
 }
 
 // dialTemporal connects, retrying for a while: a worker often starts
-// before its Temporal.
+// before its Temporal. TEMPORAL_ADDRESS may list several frontends of one
+// cluster; TLS and credentials come from TEMPORAL_TLS_* (internal/temporalconn).
 func dialTemporal(ctx context.Context, cfg config.Config, log *zap.Logger) (client.Client, error) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		c, err := client.DialContext(ctx, client.Options{
-			HostPort: cfg.TemporalAddress, Namespace: cfg.Namespace,
-			Logger:            tlog.NewStructuredLogger(sdkLogger()),
-			ConnectionOptions: client.ConnectionOptions{DialOptions: []grpc.DialOption{grpc.WithConnectParams(reconnectParams)}},
-		})
+		// Options afresh for each attempt: each dial gets its own resolver.
+		opts, dial, err := temporalconn.Options(cfg)
+		if err != nil {
+			return nil, err // a bad file never gets better by retrying
+		}
+		opts.Logger = tlog.NewStructuredLogger(sdkLogger())
+		opts.ConnectionOptions.DialOptions = append(dial, grpc.WithConnectParams(reconnectParams))
+		c, err := client.DialContext(ctx, opts)
 		if err == nil {
 			return c, nil
 		}
@@ -124,6 +139,7 @@ func workerCmd() *cobra.Command {
 	})
 	fs := cmd.Flags()
 	serverFlags(fs, &cfg)
+	temporalTLSFlags(fs, &cfg.TemporalTLS)
 	fs.StringVar(&cfg.HostID, "host-id", cfg.HostID, "this host's id: its task queue is berth-host-<id> (BERTH_HOST_ID)")
 	fs.StringVar(&cfg.Supervisor, "supervisor", cfg.Supervisor, "path of the berth-supervisor binary (BERTH_SUPERVISOR)")
 	fs.StringVar(&cfg.DefaultImage, "default-image", cfg.DefaultImage, "sandbox image (BERTH_DEFAULT_IMAGE)")
@@ -165,6 +181,7 @@ func gatewayCmd() *cobra.Command {
 	})
 	fs := cmd.Flags()
 	serverFlags(fs, &cfg)
+	temporalTLSFlags(fs, &cfg.TemporalTLS)
 	fs.StringVar(&cfg.Listen, "listen", cfg.Listen, "listen address (BERTH_LISTEN)")
 	cmd.SetUsageFunc(serverUsage)
 	return cmd

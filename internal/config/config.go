@@ -47,6 +47,9 @@ type Config struct {
 	// EgressExtraCA (BERTH_EGRESS_EXTRA_CA) is a PEM file of roots the
 	// egress proxy trusts upstream besides the system's.
 	EgressExtraCA string
+	// TemporalTLS is how this process authenticates to Temporal
+	// (TEMPORAL_TLS_*, TEMPORAL_API_KEY); empty means plaintext.
+	TemporalTLS TemporalTLS
 }
 
 // DefaultImage is the Debian-based image `task image` builds.
@@ -75,6 +78,7 @@ func FromEnv() Config {
 		NoEgress:          os.Getenv("BERTH_EGRESS") == "off" || os.Getenv("BERTH_NETGUARD") == "off",
 		EgressDNS:         os.Getenv("BERTH_EGRESS_DNS"),
 		EgressExtraCA:     os.Getenv("BERTH_EGRESS_EXTRA_CA"),
+		TemporalTLS:       temporalTLSFromEnv(),
 	}
 	if d, err := time.ParseDuration(os.Getenv("BERTH_BACKUP_TTL")); err == nil && d > 0 {
 		c.BackupTTL = d

@@ -1,0 +1,436 @@
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/volume"
+
+	"github.com/berthdev/berth/internal/childproc"
+	"github.com/berthdev/berth/internal/devserver"
+	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/stacktest"
+)
+
+// nodeIPs are the loopback addresses of the three Temporal nodes: each
+// binds every service on its own address, with the same ports.
+var nodeIPs = []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"}
+
+// cluster is the whole production layout of deploy/temporal, every process
+// a child of the test (it dies with the test, and the test can SIGKILL one
+// by pid): PostgreSQL, three Temporal nodes, a worker and two gateways,
+// with mutual TLS between Berth and Temporal. The install steps are the
+// deploy/temporal scripts an operator runs.
+type cluster struct {
+	root, dir, tools, pgBin string
+	pgPort, offset          int
+	pgPassword              string
+	token, secret, hostID   string
+	bin, supervisor         string
+	docker                  *dockerrt.Runtime
+
+	mu       sync.Mutex
+	pg       *child
+	nodes    [3]*child
+	worker   *child
+	gateways []*child
+	gwURLs   []string
+}
+
+// child is one process and the channel its exit closes.
+type child struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+func (c *child) alive() bool {
+	select {
+	case <-c.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// tools the cluster needs; missing returns what is absent.
+func findTools() (root, tools, pgBin string, missing []string) {
+	root, err := devserver.ModuleRoot()
+	if err != nil {
+		return "", "", "", []string{err.Error()}
+	}
+	tools = os.Getenv("BERTH_TOOLS")
+	if tools == "" {
+		tools = filepath.Join(root, ".berth", "bin")
+	}
+	for _, t := range []struct{ bin, task string }{{"temporal-server", "temporal:build"}, {"temporal-sql-tool", "temporal:build"}, {"temporal", "tools"}} {
+		if _, err := os.Stat(filepath.Join(tools, t.bin)); err != nil {
+			missing = append(missing, filepath.Join(tools, t.bin)+" (task "+t.task+")")
+		}
+	}
+	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/postgres")
+	if len(bins) == 0 {
+		missing = append(missing, "PostgreSQL server binaries (apt-get install -y postgresql)")
+	} else {
+		pgBin = filepath.Dir(bins[len(bins)-1])
+	}
+	if _, err := user.Lookup("postgres"); err != nil {
+		missing = append(missing, "the postgres user")
+	}
+	if os.Geteuid() != 0 {
+		missing = append(missing, "root (the worker and PostgreSQL's own user)")
+	}
+	return root, tools, pgBin, missing
+}
+
+// startCluster installs and starts everything; workerEnv is extra
+// environment for the worker and the gateways.
+func startCluster(ctx context.Context, root, tools, pgBin string, extraEnv ...string) (*cluster, error) {
+	dir, err := os.MkdirTemp("", "berth-cluster-")
+	if err != nil {
+		return nil, err
+	}
+	// PostgreSQL runs as its own user and must reach its data dir.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return nil, err
+	}
+	c := &cluster{root: root, dir: dir, tools: tools, pgBin: pgBin,
+		token: randHex(16), secret: randHex(32), hostID: "c" + randHex(4)}
+	ok := false
+	defer func() {
+		if !ok {
+			c.close()
+		}
+	}()
+	if c.pgPort, err = devserver.FreePort("127.0.0.1"); err != nil {
+		return nil, err
+	}
+	if c.offset, err = freeOffset(); err != nil {
+		return nil, err
+	}
+	if err := c.script(ctx, nil, "certs.sh", filepath.Join(dir, "certs"), "temporal"); err != nil {
+		return nil, err
+	}
+	if err := c.script(ctx, nil, "postgres.sh", "init", dir, strconv.Itoa(c.pgPort)); err != nil {
+		return nil, err
+	}
+	pw, err := os.ReadFile(filepath.Join(dir, "postgres.password"))
+	if err != nil {
+		return nil, err
+	}
+	c.pgPassword = strings.TrimSpace(string(pw))
+	if err := c.StartPostgres(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.script(ctx, c.pgEnv(), "schema.sh"); err != nil {
+		return nil, err
+	}
+	for i := range c.nodes {
+		if err := c.StartNode(ctx, i); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.script(ctx, append(c.clientEnv("admin"), "TEMPORAL_CLI="+filepath.Join(tools, "temporal"), "TEMPORAL_RETENTION=72h"), "namespace.sh"); err != nil {
+		return nil, err
+	}
+	if err := c.build(ctx); err != nil {
+		return nil, err
+	}
+	if c.docker, err = dockerrt.New(); err != nil {
+		return nil, err
+	}
+	common := []string{"BERTH_SECRET=" + c.secret, "BERTH_TOKEN=" + c.token, "BERTH_HOST_ID=" + c.hostID,
+		"BERTH_SUPERVISOR=" + c.supervisor, "BERTH_DEFAULT_IMAGE=" + stacktest.TestImage,
+		"BERTH_DATA_DIR=" + filepath.Join(dir, "berth-data"), "BERTH_LOG_LEVEL=warn"}
+	common = append(common, extraEnv...)
+	if c.worker, err = c.spawn("worker", append(append([]string{}, common...), c.clientEnv("worker")...), c.bin, "worker"); err != nil {
+		return nil, err
+	}
+	for i := 0; i < 2; i++ {
+		port, err := devserver.FreePort("127.0.0.1")
+		if err != nil {
+			return nil, err
+		}
+		listen := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		env := append(append(append([]string{}, common...), c.clientEnv("gateway")...), "BERTH_LISTEN="+listen)
+		gw, err := c.spawn(fmt.Sprintf("gateway%d", i+1), env, c.bin, "gateway")
+		if err != nil {
+			return nil, err
+		}
+		if err := waitListen(listen, 60*time.Second, gw); err != nil {
+			return nil, fmt.Errorf("gateway %d: %w\n%s", i+1, err, c.logTail(fmt.Sprintf("gateway%d", i+1)))
+		}
+		c.gateways = append(c.gateways, gw)
+		c.gwURLs = append(c.gwURLs, "http://"+listen)
+	}
+	ok = true
+	return c, nil
+}
+
+// freeOffset finds a port offset at which every Temporal port is free on
+// every node address (several clusters and `task cluster` may run at once).
+func freeOffset() (int, error) {
+	for try := 0; try < 50; try++ {
+		var b [2]byte
+		_, _ = rand.Read(b[:])
+		off := 1000 + int(b[0])<<4 + int(b[1]&0xf)*10 // 1000..5000, leaves 7233+off < 12500
+		if portsFree(off) {
+			return off, nil
+		}
+	}
+	return 0, errors.New("no free block of Temporal ports on 127.0.0.2-4")
+}
+
+func portsFree(off int) bool {
+	for _, ip := range nodeIPs {
+		for _, p := range []int{6933, 6934, 6935, 6939, 7233, 7234, 7235, 7239} {
+			l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(p+off)))
+			if err != nil {
+				return false
+			}
+			l.Close()
+		}
+	}
+	return true
+}
+
+// frontends is TEMPORAL_ADDRESS for the whole cluster.
+func (c *cluster) frontends() string {
+	var a []string
+	for _, ip := range nodeIPs {
+		a = append(a, c.frontend(ip))
+	}
+	return strings.Join(a, ",")
+}
+
+func (c *cluster) frontend(ip string) string {
+	return net.JoinHostPort(ip, strconv.Itoa(7233+c.offset))
+}
+
+func (c *cluster) certs(name string) string { return filepath.Join(c.dir, "certs", name) }
+
+// clientEnv is how a client holding role's certificate reaches Temporal.
+func (c *cluster) clientEnv(role string) []string {
+	return []string{
+		"TEMPORAL_ADDRESS=" + c.frontends(),
+		"TEMPORAL_TLS_CERT=" + c.certs(role+".pem"), "TEMPORAL_TLS_KEY=" + c.certs(role+".key"),
+		"TEMPORAL_TLS_CA=" + c.certs("ca.pem"), "TEMPORAL_TLS_SERVER_NAME=temporal",
+	}
+}
+
+func (c *cluster) pgEnv() []string {
+	return []string{
+		"POSTGRES_ADDR=127.0.0.1:" + strconv.Itoa(c.pgPort), "POSTGRES_PASSWORD=" + c.pgPassword,
+		"TEMPORAL_SQL_TOOL=" + filepath.Join(c.tools, "temporal-sql-tool"),
+	}
+}
+
+// script runs one of deploy/temporal's scripts.
+func (c *cluster) script(ctx context.Context, env []string, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(c.root, "deploy", "temporal", name), args...)
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// spawn starts a child in its own process group that dies with the test.
+func (c *cluster) spawn(name string, env []string, path string, args ...string) (*child, error) {
+	logf, err := os.OpenFile(filepath.Join(c.dir, name+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return c.startChild(cmd, logf)
+}
+
+func (c *cluster) startChild(cmd *exec.Cmd, logf *os.File) (*child, error) {
+	if err := childproc.Start(cmd); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
+	}
+	ch := &child{cmd: cmd, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); logf.Close(); close(ch.done) }()
+	return ch, nil
+}
+
+// StartPostgres runs the postmaster in the foreground as a child, as the
+// postgres user, on the data dir postgres.sh initialised.
+func (c *cluster) StartPostgres(ctx context.Context) error {
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return err
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	logf, err := os.OpenFile(filepath.Join(c.dir, "postgres.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(filepath.Join(c.pgBin, "postgres"), "-D", filepath.Join(c.dir, "pgdata"))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	ch, err := c.startChild(cmd, logf)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.pg = ch
+	c.mu.Unlock()
+	return waitListen(net.JoinHostPort("127.0.0.1", strconv.Itoa(c.pgPort)), 60*time.Second, ch)
+}
+
+// StopPostgres ends PostgreSQL with sig (SIGKILL of the postmaster leaves
+// its backends; SIGQUIT is an immediate shutdown, as a crash) and waits.
+func (c *cluster) StopPostgres(sig syscall.Signal) {
+	c.mu.Lock()
+	pg := c.pg
+	c.mu.Unlock()
+	if pg == nil {
+		return
+	}
+	_ = pg.cmd.Process.Signal(sig)
+	select {
+	case <-pg.done:
+	case <-time.After(30 * time.Second):
+		_ = syscall.Kill(-pg.cmd.Process.Pid, syscall.SIGKILL)
+		<-pg.done
+	}
+}
+
+// StartNode starts Temporal node i (0-2) with the shared config file.
+func (c *cluster) StartNode(ctx context.Context, i int) error {
+	ip := nodeIPs[i]
+	env := []string{
+		"TEMPORAL_BIND_IP=" + ip, "TEMPORAL_PORT_OFFSET=" + strconv.Itoa(c.offset),
+		"TEMPORAL_CERTS_DIR=" + filepath.Join(c.dir, "certs"),
+		"TEMPORAL_DYNAMIC_CONFIG=" + filepath.Join(c.root, "deploy/temporal/config/dynamicconfig.yaml"),
+		"POSTGRES_ADDR=127.0.0.1:" + strconv.Itoa(c.pgPort), "POSTGRES_PASSWORD=" + c.pgPassword,
+	}
+	ch, err := c.spawn(fmt.Sprintf("node%d", i+1), env, filepath.Join(c.tools, "temporal-server"),
+		"--config-file", filepath.Join(c.root, "deploy/temporal/config/temporal.yaml"), "start")
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.nodes[i] = ch
+	c.mu.Unlock()
+	if err := waitListen(c.frontend(ip), 120*time.Second, ch); err != nil {
+		return fmt.Errorf("temporal node %d: %w\n%s", i+1, err, c.logTail(fmt.Sprintf("node%d", i+1)))
+	}
+	return nil
+}
+
+// KillNode SIGKILLs Temporal node i, as a crash or a lost host would.
+func (c *cluster) KillNode(i int) {
+	c.mu.Lock()
+	n := c.nodes[i]
+	c.mu.Unlock()
+	if n == nil {
+		return
+	}
+	_ = n.cmd.Process.Kill()
+	<-n.done
+}
+
+func (c *cluster) build(ctx context.Context) error {
+	c.bin, c.supervisor = filepath.Join(c.dir, "berth"), filepath.Join(c.dir, "berth-supervisor")
+	for _, b := range []struct{ out, pkg string }{{c.bin, "./cmd/berth"}, {c.supervisor, "./cmd/berth-supervisor"}} {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", b.out, b.pkg)
+		cmd.Dir = c.root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
+		}
+	}
+	return nil
+}
+
+func waitListen(addr string, limit time.Duration, ch *child) error {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if !ch.alive() {
+			return fmt.Errorf("exited before listening on %s", addr)
+		}
+		if conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
+			conn.Close()
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("did not listen on %s within %s", addr, limit)
+}
+
+// logTail is the end of a process's log, for failure messages.
+func (c *cluster) logTail(name string) string {
+	b, _ := os.ReadFile(filepath.Join(c.dir, name+".log"))
+	if len(b) > 6000 {
+		b = b[len(b)-6000:]
+	}
+	return "--- " + name + ".log ---\n" + string(b)
+}
+
+// close stops every child (Berth first, PostgreSQL last) and removes the
+// containers and volumes of this cluster's host id.
+func (c *cluster) close() {
+	stopChild := func(ch *child) {
+		if ch == nil || !ch.alive() {
+			return
+		}
+		_ = ch.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-ch.done:
+		case <-time.After(15 * time.Second):
+			_ = ch.cmd.Process.Kill()
+			<-ch.done
+		}
+	}
+	for _, g := range c.gateways {
+		stopChild(g)
+	}
+	stopChild(c.worker)
+	for _, n := range c.nodes {
+		stopChild(n)
+	}
+	stopChild(c.pg)
+	if c.docker != nil {
+		ctx := context.Background()
+		f := filters.NewArgs(filters.Arg("label", dockerrt.LabelHost+"="+c.hostID))
+		cs, _ := c.docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: f})
+		for _, ct := range cs {
+			_ = c.docker.RemoveContainer(ctx, ct.ID)
+		}
+		vs, _ := c.docker.Client().VolumeList(ctx, volume.ListOptions{Filters: f})
+		for _, v := range vs.Volumes {
+			_ = c.docker.RemoveVolume(ctx, v.Name)
+		}
+		c.docker.Close()
+	}
+	if os.Getenv("BERTH_TEST_CLUSTER_KEEP") == "" {
+		os.RemoveAll(c.dir)
+	}
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
