@@ -80,6 +80,9 @@ func runDev(ctx context.Context, cfg config.Config, o devOptions) error {
 	}
 	defer srv.Stop()
 	cfg.TemporalAddress = srv.Address()
+	// The dev server speaks plaintext: TEMPORAL_TLS_* set for a production
+	// worker in the same shell must not make berth dev dial it with TLS.
+	cfg.TemporalTLS = config.TemporalTLS{}
 	c, err := dialTemporal(ctx, cfg, log)
 	if err != nil {
 		return err
