@@ -61,6 +61,9 @@ import (
 //	                 running refused whole (EGRESS_UNAVAILABLE: that worker
 //	                 had no egress controller), sleep, an egress signal and
 //	                 an update while stopped, boot with it, destroy
+//	egress-refused   (6644dc3) refusal reports signalled by the worker
+//	                 while running, one out of bounds dropped; each
+//	                 recorded one holds the "egress-refusals" marker
 //
 // To record a new history (do it whenever you add a path to the workflow,
 // and keep the old files: they are what running workflows look like):
