@@ -9,6 +9,7 @@ package activities
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -46,6 +47,8 @@ type Activities struct {
 	// NetGuard makes sure the network guard is in place (a cheap check
 	// when it is); every boot calls it first. nil: the guard is off.
 	NetGuard func(context.Context) error
+
+	markerMu sync.Mutex // restore markers: a flush never removes a newer restore's
 }
 
 // ContainerName is deterministic so a retried boot finds its own container.
