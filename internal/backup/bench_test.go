@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berthdev/berth/internal/archive"
 	"github.com/berthdev/berth/internal/archive/archivetest"
 	"github.com/berthdev/berth/internal/backup"
 	"github.com/berthdev/berth/internal/blob"
@@ -97,15 +98,19 @@ func BenchmarkBackupRestore(b *testing.B) {
 						m, err = backup.Create(ctx, store, "bench", src, backup.Options{})
 						return err
 					})
+					// The wake path: restore unsynced (the worker's restore
+					// marker covers a host crash), then the flush that runs
+					// in the background after the boot.
 					dst := filepath.Join(b.TempDir(), "_data")
 					or := timeIt(b, func() error {
-						_, err := backup.Restore(ctx, store, "bench", m.BackupID, dst, nil)
+						_, err := backup.RestoreWith(ctx, store, "bench", m.BackupID, dst, backup.RestoreOptions{Unsynced: true})
 						return err
 					})
+					flush := timeIt(b, func() error { return archive.SyncFS(dst) })
 					if err := os.RemoveAll(dst); err != nil {
 						b.Fatal(err)
 					}
-					r.keepBest(ob, bb, or, br, brs)
+					r.keepBest(ob, bb, or, br, brs, or+flush)
 					r.ours, r.base = m.Size, fileSize(b, tarball)
 				}
 				report(b, name, size, r)
@@ -125,10 +130,11 @@ func benchRounds() int {
 // results holds the best time of each measurement over the rounds.
 type results struct {
 	backup, baseBackup, restore, baseRestore, baseRestoreSync time.Duration
+	restoreFlushed                                            time.Duration // restore + its background flush
 	ours, base                                                int64 // compressed sizes
 }
 
-func (r *results) keepBest(backup, baseBackup, restore, baseRestore, baseRestoreSync time.Duration) {
+func (r *results) keepBest(backup, baseBackup, restore, baseRestore, baseRestoreSync, restoreFlushed time.Duration) {
 	best := func(cur *time.Duration, d time.Duration) {
 		if *cur == 0 || d < *cur {
 			*cur = d
@@ -139,6 +145,7 @@ func (r *results) keepBest(backup, baseBackup, restore, baseRestore, baseRestore
 	best(&r.restore, restore)
 	best(&r.baseRestore, baseRestore)
 	best(&r.baseRestoreSync, baseRestoreSync)
+	best(&r.restoreFlushed, restoreFlushed)
 }
 
 func report(b *testing.B, store string, size int64, r results) {
@@ -151,15 +158,15 @@ func report(b *testing.B, store string, size int64, r results) {
 	b.ReportMetric(mbps(baseRestore), "zstd-d|tar-x-MB/s")
 	b.ReportMetric(baseBackup.Seconds()/backupDur.Seconds(), "backup-ratio")
 	b.ReportMetric(baseRestore.Seconds()/restoreDur.Seconds(), "restore-ratio")
-	b.ReportMetric(r.baseRestoreSync.Seconds()/restoreDur.Seconds(), "restore-vs-synced-ratio")
+	b.ReportMetric(r.baseRestoreSync.Seconds()/r.restoreFlushed.Seconds(), "flushed-vs-synced-ratio")
 	fmt.Printf("\n%s store, %.0f MiB in 20,000 files, best of %d rounds (compressed: berth %.1f MiB, zstd CLI %.1f MiB)\n",
 		store, float64(size)/(1<<20), benchRounds(), float64(ours)/(1<<20), float64(base)/(1<<20))
 	fmt.Printf("  backup   berth %7.1f MB/s (%6.2fs)   tar -c | zstd    %7.1f MB/s (%6.2fs)   ratio %4.0f%%\n",
 		mbps(backupDur), backupDur.Seconds(), mbps(baseBackup), baseBackup.Seconds(), 100*baseBackup.Seconds()/backupDur.Seconds())
-	fmt.Printf("  restore  berth %7.1f MB/s (%6.2fs)   zstd -d | tar -x %7.1f MB/s (%6.2fs)   ratio %4.0f%%\n",
+	fmt.Printf("  restore  berth %7.1f MB/s (%6.2fs)   zstd -d | tar -x %7.1f MB/s (%6.2fs)   ratio %4.0f%% (goal >= 80%%; the wake path, unsynced)\n",
 		mbps(restoreDur), restoreDur.Seconds(), mbps(baseRestore), baseRestore.Seconds(), 100*baseRestore.Seconds()/restoreDur.Seconds())
-	fmt.Printf("  restore  berth %7.1f MB/s (%6.2fs)   ... && sync -f   %7.1f MB/s (%6.2fs)   ratio %4.0f%%\n",
-		mbps(restoreDur), restoreDur.Seconds(), mbps(r.baseRestoreSync), r.baseRestoreSync.Seconds(), 100*r.baseRestoreSync.Seconds()/restoreDur.Seconds())
+	fmt.Printf("  +flush   berth %7.1f MB/s (%6.2fs)   ... && sync -f   %7.1f MB/s (%6.2fs)   ratio %4.0f%% (restore + the background syncfs)\n",
+		mbps(r.restoreFlushed), r.restoreFlushed.Seconds(), mbps(r.baseRestoreSync), r.baseRestoreSync.Seconds(), 100*r.baseRestoreSync.Seconds()/r.restoreFlushed.Seconds())
 }
 
 func timeIt(b *testing.B, fn func() error) time.Duration {
