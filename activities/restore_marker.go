@@ -160,6 +160,9 @@ func (a *Activities) flushRestored(sandbox, dir string, m marker) error {
 // failure leaves the marker, so the next boot or backup tries again.
 func (a *Activities) flushInBackground(sandbox, dir string, m marker) {
 	go func() {
+		if d := faultFlushDelay(); d > 0 {
+			time.Sleep(d) // fault injection: a crash lands before the flush
+		}
 		if err := a.flushRestored(sandbox, dir, m); err != nil {
 			a.Log.Warn("flush restored workspace", zap.String("sandbox", sandbox), zap.Error(err))
 		}
@@ -182,4 +185,13 @@ func (a *Activities) settleRestore(ctx context.Context, sandbox, dir string) err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// faultFlushDelay is fault injection for tests only
+// (BERTH_FAULT_RESTORE_FLUSH_DELAY, a Go duration): the background flush
+// waits this long first, so a test can kill the worker and the container
+// while a restored volume is certainly not on disk yet.
+func faultFlushDelay() time.Duration {
+	d, _ := time.ParseDuration(os.Getenv("BERTH_FAULT_RESTORE_FLUSH_DELAY"))
+	return d
 }
