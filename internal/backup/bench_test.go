@@ -131,7 +131,7 @@ func benchRounds() int {
 type results struct {
 	backup, baseBackup, restore, baseRestore, baseRestoreSync time.Duration
 	restoreFlushed                                            time.Duration // restore + its background flush
-	ours, base                                                int64 // compressed sizes
+	ours, base                                                int64         // compressed sizes
 }
 
 func (r *results) keepBest(backup, baseBackup, restore, baseRestore, baseRestoreSync, restoreFlushed time.Duration) {
