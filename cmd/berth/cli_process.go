@@ -229,6 +229,13 @@ func runJSON(ctx context.Context, cmd *cobra.Command, sb *client.Sandbox, argv [
 	defer func() { stop() }()
 	out, err := sb.Run(ctx, argv, client.RunOptions{ExecOptions: opts, Started: func(p *client.Process) {
 		stop = forwardSignals(ctx, p)
+		// A Ctrl-C before the process was known (a sandbox waking, say)
+		// is delivered now instead of being lost.
+		if cmd.Context().Err() != nil {
+			kctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			_, _ = p.Kill(kctx, syscall.SIGINT)
+			cancel()
+		}
 	}})
 	if err != nil {
 		return err
