@@ -50,9 +50,7 @@ func TestLifecycleEndToEnd(t *testing.T) {
 	require.Equal(t, stack.HostID, info.Config.Labels[dockerrt.LabelHost])
 	require.NotEmpty(t, info.Config.Labels[dockerrt.LabelBoot])
 	// lite: 1/16 vCPU, 256 MiB, 256 pids; hardened.
-	// (as a CFS quota per 20 ms period: 1.25 ms)
-	require.Equal(t, float64(1)/16, float64(info.HostConfig.CPUQuota)/float64(info.HostConfig.CPUPeriod))
-	require.Equal(t, int64(20_000), info.HostConfig.CPUPeriod)
+	require.Equal(t, int64(62_500_000), info.HostConfig.NanoCPUs)
 	require.Equal(t, int64(256<<20), info.HostConfig.Memory)
 	require.Equal(t, int64(256), *info.HostConfig.PidsLimit)
 	require.False(t, info.HostConfig.Privileged)

@@ -23,23 +23,6 @@ import (
 // every sandbox; it is the container's entrypoint, so any image works.
 const SupervisorPath = "/.berth/supervisor"
 
-// cfsPeriodMicros is the CFS bandwidth period of sandbox containers.
-const cfsPeriodMicros = 20_000
-
-// cfsBandwidth turns a CPU share into a CFS period and quota (µs); 0, 0:
-// no limit. The period grows for shares whose quota would fall under the
-// kernel's 1 ms minimum.
-func cfsBandwidth(nanoCPUs int64) (period, quota int64) {
-	if nanoCPUs <= 0 {
-		return 0, 0
-	}
-	period = cfsPeriodMicros
-	if nanoCPUs*period/1e9 < 1000 {
-		period = min(1000*1e9/nanoCPUs, 1_000_000)
-	}
-	return period, max(nanoCPUs*period/1e9, 1000)
-}
-
 // WorkspacePath is where the workspace volume is mounted.
 const WorkspacePath = "/workspace"
 
@@ -102,7 +85,6 @@ func (r *Runtime) Run(ctx context.Context, s Spec) (id, ip string, err error) {
 		WorkingDir: WorkspacePath,
 		Hostname:   "sandbox",
 	}
-	period, quota := cfsBandwidth(s.NanoCPUs)
 	host := &container.HostConfig{
 		Mounts: []mount.Mount{
 			{Type: mount.TypeVolume, Source: s.Volume, Target: WorkspacePath},
@@ -114,12 +96,7 @@ func (r *Runtime) Run(ctx context.Context, s Spec) (id, ip string, err error) {
 		CapAdd:        keptCapabilities,
 		SecurityOpt:   []string{"no-new-privileges:true"},
 		Resources: container.Resources{
-			// The instance type's share over a 20 ms CFS period instead of
-			// Docker's 100 ms: a sandbox that used up its quota waits at most
-			// the rest of 20 ms, not of 100 ms (75 ms on basic, 1/4 vCPU),
-			// which was the p95 of every short request into a small sandbox.
-			CPUPeriod:  period,
-			CPUQuota:   quota,
+			NanoCPUs:   s.NanoCPUs,
 			Memory:     s.MemoryBytes,
 			MemorySwap: s.MemoryBytes, // no swap beyond the memory limit
 			PidsLimit:  &pids,
