@@ -9,6 +9,7 @@ package activities
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -50,6 +51,8 @@ type Activities struct {
 	// Temporal reads closed runs' histories, which ArchiveEvents copies
 	// to Backups.
 	Temporal client.Client
+
+	markerMu sync.Mutex // restore markers: a flush never removes a newer restore's
 }
 
 // ContainerName is deterministic so a retried boot finds its own container.

@@ -154,6 +154,9 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 		Labels:   labels,
 		NanoCPUs: it.NanoCPUs(), MemoryBytes: it.MemoryBytes(), Pids: it.Pids, DiskBytes: a.diskBytes(it),
 	})
+	if err == nil && !setCPUBurst(id, it.NanoCPUs()) {
+		a.Log.Debug("no CFS burst for the sandbox's cgroup", zap.String("sandbox", in.Sandbox))
+	}
 	if err != nil && id != "" {
 		if exitErr := a.exited(ctx, id); exitErr != nil {
 			err = exitErr // it died at once: say why

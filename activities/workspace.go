@@ -28,29 +28,35 @@ import (
 // backup is restored into a fresh volume. It reports the restored backup.
 func (a *Activities) prepareVolume(ctx context.Context, in contract.BootInput) (restored string, err error) {
 	vol := VolumeName(in.Sandbox)
-	marker := a.restoreMarker(in.Sandbox)
-	_, statErr := os.Stat(marker)
-	interrupted := statErr == nil // a restore here died midway: its volume is not trustworthy
+	mk, marked := a.readMarker(in.Sandbox)
+	// A marked volume is not trustworthy unless the marker says it was
+	// restored whole in this host boot (see restore_marker.go).
+	interrupted := marked && !mk.trusted()
 	exists, err := a.Docker.VolumeExists(ctx, vol)
 	if err != nil {
 		return "", err
 	}
 	if exists && !interrupted && !in.ForceRestore && (in.VolumeHost == a.HostID || in.RestoreBackupID == "") {
+		if marked {
+			// Restored, then the worker or container died before the
+			// flush: finish it now.
+			if dir, err := a.Docker.VolumeMountpoint(ctx, vol); err == nil {
+				a.flushInBackground(in.Sandbox, dir, mk)
+			}
+		}
 		return "", nil
 	}
 	if in.RestoreBackupID == "" {
-		if interrupted {
-			_ = os.Remove(marker)
+		if marked {
+			_ = os.Remove(a.restoreMarker(in.Sandbox))
 		}
 		return "", nil // a new sandbox: Boot creates an empty volume
 	}
 	if a.Backups == nil {
 		return "", temporal.NewNonRetryableApplicationError("this worker has no backup store configured", "NO_BACKUP_STORE", nil)
 	}
-	if err := os.MkdirAll(filepath.Dir(marker), 0o700); err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(marker, []byte(in.RestoreBackupID), 0o600); err != nil {
+	mk = marker{Backup: in.RestoreBackupID, State: markerRestoring, HostBoot: hostBoot(), At: time.Now().UnixNano()}
+	if err := a.writeMarker(in.Sandbox, mk); err != nil {
 		return "", err
 	}
 	// From here on the work is as long as the workspaces are big (removing
@@ -68,7 +74,9 @@ func (a *Activities) prepareVolume(ctx context.Context, in contract.BootInput) (
 		return "", err
 	}
 	start := time.Now()
-	m, err := backup.Restore(work, a.Backups, in.Sandbox, in.RestoreBackupID, dir, progress)
+	// Unsynced: the marker, not a flush, makes the restore safe (see
+	// restore_marker.go); the flush runs after the boot, in the background.
+	m, err := backup.RestoreWith(work, a.Backups, in.Sandbox, in.RestoreBackupID, dir, backup.RestoreOptions{Progress: progress, Unsynced: true})
 	if err = stalled(work, err); err != nil {
 		// Never serve an empty or partial workspace: the volume goes, and a
 		// corrupt backup fails the start for good instead of being skipped.
@@ -86,7 +94,11 @@ func (a *Activities) prepareVolume(ctx context.Context, in contract.BootInput) (
 		}
 		return "", fmt.Errorf("restore backup %s: %w", in.RestoreBackupID, err)
 	}
-	_ = os.Remove(marker)
+	mk.State = markerUnsynced
+	if err := a.writeMarker(in.Sandbox, mk); err != nil {
+		return "", err
+	}
+	a.flushInBackground(in.Sandbox, dir, mk)
 	a.Log.Info("workspace restored", zap.String("sandbox", in.Sandbox), zap.String("backup", m.BackupID),
 		zap.Int64("bytes", m.Bytes), zap.Duration("took", time.Since(start)))
 	return m.BackupID, nil
@@ -106,6 +118,11 @@ func (a *Activities) backupVolume(ctx context.Context, sandbox string, progress 
 	dir, err := a.Docker.VolumeMountpoint(ctx, VolumeName(sandbox))
 	if err != nil {
 		return backup.Manifest{}, fmt.Errorf("workspace volume: %w", err)
+	}
+	// A restored volume not flushed yet is flushed first: once the backup
+	// exists, nothing would restore it again after a host crash.
+	if err := a.settleRestore(ctx, sandbox, dir); err != nil {
+		return backup.Manifest{}, fmt.Errorf("flush restored workspace: %w", err)
 	}
 	m, err := backup.Create(ctx, a.Backups, sandbox, dir, backup.Options{TTL: a.BackupTTL, Progress: progress})
 	if err != nil {

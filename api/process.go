@@ -34,6 +34,35 @@ type ExecRequest struct {
 	Env     Env       `json:"env,omitempty"`
 	Timeout *Duration `json:"timeout,omitempty"`
 	Stdin   string    `json:"stdin,omitempty"` // "" or "null": /dev/null; "pipe"
+	// Wait answers only once the process exited, with its output (a
+	// ProcessResult, 200) instead of the started process (201): a short
+	// command in one round trip. MaxBytes and Encoding are those of the
+	// output route and apply only with Wait; Timeout still bounds the
+	// process (it is killed and the result says timedOut).
+	Wait     bool   `json:"wait,omitempty"`
+	MaxBytes int    `json:"maxBytes,omitempty"` // per stream; the newest bytes are kept
+	Encoding string `json:"encoding,omitempty"` // base64 (default, byte-exact) | utf8
+}
+
+// ProcessHeader carries the id of a process started with wait: true. The
+// supervisor sends the headers early when the process does not end at
+// once, so a caller can signal it (Ctrl-C) while waiting for the result.
+const ProcessHeader = "X-Berth-Process"
+
+// ProcessResult answers POST .../processes with "wait": true (the
+// ProcessResult schema); the supervisor writes it by hand, in this shape.
+// Stdout and Stderr are base64 unless the request asked for utf8.
+type ProcessResult struct {
+	ID        string    `json:"id"`
+	PID       int       `json:"pid"`
+	StartedAt time.Time `json:"startedAt"`
+	EndedAt   time.Time `json:"endedAt"`
+	Stdout    string    `json:"stdout"`
+	Stderr    string    `json:"stderr"`
+	ExitCode  int       `json:"exitCode"`
+	Signal    int       `json:"signal,omitempty"`
+	TimedOut  bool      `json:"timedOut"`
+	Truncated bool      `json:"truncated"`
 }
 
 // WaitRequest is the body of POST .../wait; a timeout ends only the wait.

@@ -43,6 +43,15 @@ type ExecOptions struct {
 // shell syntax) and returns once it runs. A missing executable or bad cwd
 // is an error (ErrExecutableNotFound, ErrInvalidCwd), not an exit 127.
 func (s *Sandbox) Exec(ctx context.Context, argv []string, opts ExecOptions) (*Process, error) {
+	body := execBody(argv, opts)
+	p := &Process{sb: s}
+	if _, err := s.c.call(ctx, request{method: http.MethodPost, path: s.processesPath(), body: body}, &p.ProcessInfo); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func execBody(argv []string, opts ExecOptions) api.ExecRequest {
 	body := api.ExecRequest{Argv: argv, Cwd: opts.Cwd, Env: opts.Env}
 	if opts.Timeout > 0 {
 		t := api.Duration(opts.Timeout)
@@ -51,11 +60,7 @@ func (s *Sandbox) Exec(ctx context.Context, argv []string, opts ExecOptions) (*P
 	if opts.Stdin {
 		body.Stdin = "pipe"
 	}
-	p := &Process{sb: s}
-	if _, err := s.c.call(ctx, request{method: http.MethodPost, path: s.processesPath(), body: body}, &p.ProcessInfo); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return body
 }
 
 // GetProcess returns the process with id, or nil and no error when it is

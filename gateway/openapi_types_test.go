@@ -23,6 +23,7 @@ var wireTypes = map[string]any{
 	"Process":       api.Process{},
 	"LogEvent":      api.LogEvent{},
 	"Output":        api.Output{},
+	"ProcessResult": api.ProcessResult{},
 	"FileInfo":      api.FileInfo{},
 	"Terminal":      api.Terminal{},
 	"Error":         api.ErrorEnvelope{},

@@ -13,7 +13,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/api"
-	"github.com/berthdev/berth/internal/auth"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -32,7 +31,8 @@ var (
 	forwardedRequestHeaders = []string{"Content-Type", "Content-Length", "Accept", "Last-Event-ID", "Range", "If-Match",
 		"X-Berth-Mode", "X-Berth-Mkdir"}
 	forwardedResponseHeaders = []string{"Content-Type", "Content-Length", "Content-Range", "Accept-Ranges", "Cache-Control",
-		"Retry-After", "X-Accel-Buffering", "Last-Modified", "ETag", "X-Berth-Size", "X-Berth-Mode", "X-Berth-Mtime", "X-Berth-Type"}
+		"Retry-After", "X-Accel-Buffering", "Last-Modified", "ETag", "X-Berth-Size", "X-Berth-Mode", "X-Berth-Mtime", "X-Berth-Type",
+		api.ProcessHeader}
 )
 
 // maxRetryBody is the largest body kept in memory to retry a request once
@@ -154,7 +154,7 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 	if body != nil {
 		out.ContentLength = in.ContentLength
 	}
-	out.Header.Set("Authorization", "Bearer "+auth.SupervisorToken(s.secret, t.bootID))
+	out.Header.Set("Authorization", t.auth)
 	return s.supervisors.Do(out)
 }
 
@@ -169,6 +169,11 @@ func (s *Server) stream(c echo.Context, resp *http.Response) error {
 		}
 	}
 	w.WriteHeader(resp.StatusCode)
+	if resp.ContentLength < 0 {
+		// A body of unknown length: the supervisor sent its headers ahead
+		// (a waited process's id, an event stream); pass them on now.
+		w.Flush()
+	}
 	bp := s.streamBufs.Get().(*[]byte)
 	defer s.streamBufs.Put(bp)
 	buf := *bp

@@ -10,7 +10,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/api"
-	"github.com/berthdev/berth/internal/auth"
 )
 
 func isUpgrade(r *http.Request) bool {
@@ -33,7 +32,7 @@ func (s *Server) proxyUpgrade(c echo.Context, name, path string) error {
 			pr.SetURL(&url.URL{Scheme: "http", Host: t.addr})
 			pr.Out.URL.Path, pr.Out.URL.RawPath = path, ""
 			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
-			pr.Out.Header.Set("Authorization", "Bearer "+auth.SupervisorToken(s.secret, t.bootID))
+			pr.Out.Header.Set("Authorization", t.auth)
 		},
 		Transport: s.supervisors.Transport,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {

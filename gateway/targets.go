@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/auth"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
 // target is where a sandbox's supervisor answers, for one boot.
 type target struct {
 	addr, bootID string
+	auth         string // "Bearer <token>": derived once per boot, not per request
 }
 
 // targets caches each sandbox's supervisor address and boot id so the hot
@@ -77,7 +79,8 @@ func (s *Server) resolve(ctx context.Context, name string, wake bool) (target, e
 			return target{}, unavailable("the sandbox did not come up; retry")
 		}
 	}
-	t := target{addr: v.Container.Addr, bootID: v.Container.BootID}
+	t := target{addr: v.Container.Addr, bootID: v.Container.BootID,
+		auth: "Bearer " + auth.SupervisorToken(s.secret, v.Container.BootID)}
 	s.targets.put(name, t)
 	return t, nil
 }

@@ -40,6 +40,21 @@ func BenchmarkExecRoundTrip(b *testing.B) {
 			}
 		}
 	})
+	b.Run("supervisor-http-wait", func(b *testing.B) {
+		a := newAPI(b, supervisortest.Options{})
+		a.hc = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+		if f := os.Getenv("BERTH_BENCH_PIDFILE"); f != "" { // for perf record -p
+			_ = os.WriteFile(f, []byte(strconv.Itoa(a.inst.PID)), 0o644)
+		}
+		b.ResetTimer()
+		for b.Loop() {
+			var o output
+			a.must("POST", "/v1/processes", map[string]any{"argv": []string{"true"}, "wait": true}, http.StatusOK, &o)
+			if o.ExitCode != 0 {
+				b.Fatalf("exit %d", o.ExitCode)
+			}
+		}
+	})
 	b.Run("local-fork-exec-wait", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := exec.Command("true").Output(); err != nil {

@@ -252,3 +252,43 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// exec --json runs in one round trip (nothing streams), yet Ctrl-C still
+// reaches the remote process once it runs.
+func TestCLIExecJSONForwardsCtrlC(t *testing.T) {
+	n := name(t, "clisigj")
+	berthOK(t, "create", n, "--keep-alive")
+	defer berth(t, "rm", n)
+	cmd := berthCmd(t, "exec", n, "--json", "--", "sh", "-c", "echo ready; exec sleep 60")
+	// Straight to the gateway: the spec-checking proxy reads a JSON answer
+	// whole before passing it on, which would hold back the early headers.
+	cmd.Env = append(cmd.Env, "BERTH_URL="+stack.URL)
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	require.NoError(t, cmd.Start())
+	stacktest.WaitFor(t, 60*time.Second, "the process to run", func() (bool, string) {
+		out := berth(t, "ps", n).stdout
+		return strings.Contains(out, "sleep 60") && strings.Contains(out, "running"), out
+	})
+	time.Sleep(500 * time.Millisecond) // past the moment its id reaches the CLI
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		ee, ok := err.(*exec.ExitError)
+		require.True(t, ok, "exit error: %v", err)
+		require.Equal(t, 128+int(syscall.SIGINT), ee.ExitCode())
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("berth exec --json did not exit after Ctrl-C; stderr: %s", stderr.String())
+	}
+	var o struct {
+		Stdout   string
+		ExitCode int
+		Signal   int
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout.String()), &o), stdout.String())
+	require.Equal(t, "ready\n", o.Stdout)
+	require.Equal(t, int(syscall.SIGINT), o.Signal)
+}

@@ -2,9 +2,11 @@ package tests
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -156,5 +158,83 @@ func TestWorkerKilledMidBackupAndMidRestore(t *testing.T) {
 	require.Equal(t, 200, <-started)
 	require.Equal(t, "running", stack.Status(t, n))
 	archivetest.RequireEqual(t, want, archivetest.Snapshot(t, workspaceDir(t, stack, n)))
+	stack.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)
+}
+
+// restoreMarker is the worker's record of a restore whose volume may not be
+// on disk yet (activities/restore_marker.go).
+type restoreMarker struct {
+	Backup   string `json:"backup"`
+	State    string `json:"state"`
+	HostBoot string `json:"hostBoot"`
+	At       int64  `json:"at"`
+}
+
+// A wake restores without waiting for the disk. Killing the worker and the
+// container right after it must still leave the workspace whole (the page
+// cache survives them), and a host crash before the flush (simulated by a
+// fault-injected marker from another host boot) must restore again rather
+// than serve a volume that may be torn.
+func TestWakeKilledRightAfterRestoreKeepsWorkspaceWhole(t *testing.T) {
+	// Its own stack: the background flush waits 10 minutes (fault
+	// injection), so the kill below surely lands before it.
+	stack, err := stacktest.Start(context.Background(), stacktest.Options{Env: []string{"BERTH_FAULT_RESTORE_FLUSH_DELAY=10m"}})
+	require.NoError(t, err)
+	t.Cleanup(stack.Close)
+	n := name(t, "wakekill")
+	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "keepAlive": true})
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	ws := workspaceDir(t, stack, n)
+	archivetest.Build(t, ws, archivetest.Options{SmallFiles: 3000, SmallSize: 4096, BigFiles: []int64{96 << 20}, Extras: true, Seed: 11})
+	want := archivetest.Snapshot(t, ws)
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/sleep", nil)
+	backupID := lastBackup(t, stack, n)
+	require.NotEmpty(t, backupID)
+	markerPath := filepath.Join(stack.Dir, "data", "restoring", n)
+
+	// Wake from the backup (the volume is gone, as on another host), then
+	// kill worker and container at once.
+	removeVolume(t, stack, n)
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	stack.StopWorker(syscall.SIGKILL)
+	out, err := exec.Command("docker", "kill", "berth-"+n).CombinedOutput()
+	require.NoError(t, err, string(out))
+	var m restoreMarker
+	b, err := os.ReadFile(markerPath)
+	require.NoError(t, err, "killed before the flush: the marker is there")
+	require.NoError(t, json.Unmarshal(b, &m))
+	require.Equal(t, "unsynced", m.State, "a served workspace is restored whole")
+	require.Equal(t, backupID, m.Backup)
+	require.NoError(t, stack.StartWorker())
+	stack.WaitStatus(t, n, "stopped", 60*time.Second)
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	require.Equal(t, "running", stack.Status(t, n))
+	archivetest.RequireEqual(t, want, archivetest.Snapshot(t, workspaceDir(t, stack, n)))
+	// The volume was served as it was (no restore, same boot of the host),
+	// and the next backup flushes it first and drops the marker.
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/sleep", nil)
+	_, err = os.Stat(markerPath)
+	require.True(t, os.IsNotExist(err), "the backup flushed the volume and dropped the marker: %v", err)
+
+	// Fault injection: a host crash between the wake and the flush. The
+	// worker and container die, and the marker says the restore happened
+	// in another host boot (its page cache is gone). A file written after
+	// the wake shows whether the volume was served or restored again.
+	backupID = lastBackup(t, stack, n) // the same workspace, backed up again
+	removeVolume(t, stack, n)
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	require.NoError(t, os.WriteFile(filepath.Join(workspaceDir(t, stack, n), "after-wake.txt"), []byte("x"), 0o644))
+	stack.StopWorker(syscall.SIGKILL)
+	out, err = exec.Command("docker", "kill", "berth-"+n).CombinedOutput()
+	require.NoError(t, err, string(out))
+	b, err = json.Marshal(restoreMarker{Backup: backupID, State: "unsynced", HostBoot: "fault-injected-earlier-host-boot", At: 1})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(markerPath, b, 0o600))
+	require.NoError(t, stack.StartWorker())
+	stack.WaitStatus(t, n, "stopped", 60*time.Second)
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	require.Equal(t, "running", stack.Status(t, n))
+	archivetest.RequireEqual(t, want, archivetest.Snapshot(t, workspaceDir(t, stack, n)))
+	require.Equal(t, backupID, lastBackup(t, stack, n), "no backup in between: the same one was restored again")
 	stack.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)
 }

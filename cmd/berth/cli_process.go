@@ -189,6 +189,9 @@ pipes and globs. --detach prints the process id and returns at once.`,
 			// The command's context ends on Ctrl-C; the stream must not:
 			// it goes on until the exit the Ctrl-C causes.
 			ctx := context.WithoutCancel(cmd.Context())
+			if g.json && !detach {
+				return runJSON(ctx, cmd, c.Sandbox(name), argv, opts)
+			}
 			p, err := c.Sandbox(name).Exec(ctx, argv, opts)
 			if err != nil {
 				return err
@@ -198,18 +201,6 @@ pipes and globs. --detach prints the process id and returns at once.`,
 			}
 			stop := forwardSignals(ctx, p)
 			defer stop()
-			if g.json {
-				out, err := p.Output(ctx, client.OutputOptions{})
-				if err != nil {
-					return err
-				}
-				code := exitCodeOf(&client.ExitStatus{Code: out.ExitCode, Signal: out.Signal})
-				if err := writeJSON(cmd.OutOrStdout(), outputView{ID: p.ID, PID: p.PID, Stdout: string(out.Stdout), Stderr: string(out.Stderr),
-					ExitCode: out.ExitCode, Signal: out.Signal, TimedOut: out.TimedOut, Truncated: out.Truncated}); err != nil {
-					return err
-				}
-				return exitOf(code)
-			}
 			exit, err := streamLogs(ctx, p, "", true, true, cmd.OutOrStdout(), cmd.ErrOrStderr(), false)
 			if err != nil {
 				return err
@@ -229,6 +220,32 @@ pipes and globs. --detach prints the process id and returns at once.`,
 	f.StringVar(&timeout, "timeout", "", "deadline on the process (e.g. 30s, 10m): its group is killed when it passes")
 	f.BoolVarP(&detach, "detach", "d", false, "print the process id and return (follow it with 'berth logs NAME ID -f')")
 	return cmd
+}
+
+// runJSON is exec --json: nothing streams, so the command runs in one
+// round trip (Run), and Ctrl-C is forwarded once the process is known.
+func runJSON(ctx context.Context, cmd *cobra.Command, sb *client.Sandbox, argv []string, opts client.ExecOptions) error {
+	stop := func() {}
+	defer func() { stop() }()
+	out, err := sb.Run(ctx, argv, client.RunOptions{ExecOptions: opts, Started: func(p *client.Process) {
+		stop = forwardSignals(ctx, p)
+		// A Ctrl-C before the process was known (a sandbox waking, say)
+		// is delivered now instead of being lost.
+		if cmd.Context().Err() != nil {
+			kctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			_, _ = p.Kill(kctx, syscall.SIGINT)
+			cancel()
+		}
+	}})
+	if err != nil {
+		return err
+	}
+	code := exitCodeOf(&client.ExitStatus{Code: out.ExitCode, Signal: out.Signal})
+	if err := writeJSON(cmd.OutOrStdout(), outputView{ID: out.ID, PID: out.PID, Stdout: string(out.Stdout), Stderr: string(out.Stderr),
+		ExitCode: out.ExitCode, Signal: out.Signal, TimedOut: out.TimedOut, Truncated: out.Truncated}); err != nil {
+		return err
+	}
+	return exitOf(code)
 }
 
 func exitOf(code int) error {

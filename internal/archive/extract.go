@@ -27,6 +27,12 @@ type ExtractOptions struct {
 	// Merge extracts into root as it is (created if missing) instead of
 	// publishing a new tree: see merge.go. Without it, see publish.
 	Merge bool
+	// NoSync (publish only) skips flushing the tree to disk before it is
+	// published. The caller then owns durability: it must keep its own
+	// record that the published tree may be torn by a host crash until it
+	// has called SyncFS on it (see docs/ARCHITECTURE.md, "Restore without
+	// waiting for the disk").
+	NoSync bool
 	// DropSpecialBits clears setuid, setgid and sticky bits (merge only):
 	// for trees that leave a sandbox for a host, where a setuid file
 	// copied out by root would be a root shell for whoever runs it.
@@ -96,6 +102,7 @@ func publish(ctx context.Context, in, src io.Reader, root string, o *ExtractOpti
 	}()
 
 	x := newExtractor(ctx, staging, newMeter(o.Progress, o.ProgressStep))
+	x.noSync = o.NoSync
 	st, err := x.run(tar.NewReader(in))
 	if err == nil {
 		// Read past the tar end: the decompressor's checksum, and the
@@ -118,7 +125,9 @@ func publish(ctx context.Context, in, src io.Reader, root string, o *ExtractOpti
 		return st, fmt.Errorf("archive: publish %s: %w", root, err)
 	}
 	committed = true
-	syncDir(parent)
+	if !o.NoSync {
+		syncDir(parent)
+	}
 	return st, nil
 }
 
@@ -145,6 +154,10 @@ func removeStale(parent, prefix string) {
 		}
 	}
 }
+
+// SyncFS flushes the filesystem holding dir to disk: what a restore with
+// ExtractOptions.NoSync leaves to its caller.
+func SyncFS(dir string) error { return syncFS(dir) }
 
 func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {

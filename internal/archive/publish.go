@@ -40,6 +40,8 @@ type extractor struct {
 	meter progressMeter
 	st    Stats
 	buf   []byte
+	// noSync: the caller flushes the tree later (ExtractOptions.NoSync).
+	noSync bool
 }
 
 func newExtractor(ctx context.Context, dir string, meter progressMeter) *extractor {
@@ -256,6 +258,9 @@ func (x *extractor) finish(ok bool) error {
 		return err
 	}
 	x.meter.finish()
+	if x.noSync {
+		return nil
+	}
 	if err := syncFS(x.dir); err != nil {
 		return fmt.Errorf("archive: sync: %w", err)
 	}

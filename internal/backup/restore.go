@@ -22,6 +22,22 @@ import (
 // left as it was (missing or empty): zstdtar.Extract publishes the tree
 // only after the digest has been verified at EOF.
 func Restore(ctx context.Context, store blob.Store, sandbox, backupID, dir string, progress archive.Progress) (Manifest, error) {
+	return RestoreWith(ctx, store, sandbox, backupID, dir, RestoreOptions{Progress: progress})
+}
+
+// RestoreOptions tune RestoreWith.
+type RestoreOptions struct {
+	Progress archive.Progress
+	// Unsynced publishes the tree without flushing it to disk first: the
+	// restore runs at the speed of the page cache. The caller must then
+	// treat dir as possibly torn after a host crash until it has called
+	// archive.SyncFS on it (e.g. by keeping a marker that says "restore
+	// again" until the sync).
+	Unsynced bool
+}
+
+// RestoreWith is Restore with options.
+func RestoreWith(ctx context.Context, store blob.Store, sandbox, backupID, dir string, o RestoreOptions) (Manifest, error) {
 	if err := checkSandbox(sandbox); err != nil {
 		return Manifest{}, err
 	}
@@ -42,7 +58,7 @@ func Restore(ctx context.Context, store blob.Store, sandbox, backupID, dir strin
 	defer rc.Close()
 
 	vr := &verifyingReader{r: rc, h: sha256.New(), size: m.Size, sum: m.SHA256}
-	if _, err := zstdtar.Extract(ctx, vr, dir, progress); err != nil {
+	if _, err := zstdtar.ExtractWith(ctx, vr, dir, archive.ExtractOptions{Progress: o.Progress, NoSync: o.Unsynced}); err != nil {
 		if errors.Is(err, archive.ErrFormat) || errors.Is(err, archive.ErrUnsafe) {
 			err = fmt.Errorf("%w: %s: %w", ErrCorrupt, backupID, err)
 		}

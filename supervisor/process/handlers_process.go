@@ -35,6 +35,9 @@ func (s *Service) createProcess(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return httpapi.BadRequest(`stdin must be "pipe" or "null", got ` + strconv.Quote(req.Stdin))
 	}
+	if err := checkWait(&req, pipe); err != nil {
+		return err
+	}
 	cmd, aerr := s.launcher.Prepare(req.Argv, req.Cwd, req.Env, nil)
 	if aerr != nil {
 		return aerr
@@ -46,6 +49,10 @@ func (s *Service) createProcess(w http.ResponseWriter, r *http.Request) error {
 	p, aerr := s.procs.spawn(spec)
 	if aerr != nil {
 		return aerr
+	}
+	if req.Wait {
+		s.answerWhenDone(w, r, p, req.Encoding, req.MaxBytes)
+		return nil
 	}
 	// The view as started: state "running" even if a fast process has
 	// already gone; the exit is what wait/output/logs are for.

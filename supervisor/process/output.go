@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -27,8 +28,8 @@ func (s *Service) output(w http.ResponseWriter, r *http.Request) error {
 	}
 	q := r.URL.Query()
 	enc := q.Get("encoding")
-	if enc != "" && enc != "base64" && enc != "utf8" && enc != "utf-8" {
-		return httpapi.BadRequest(`encoding must be "utf8" or "base64", got "` + enc + `"`)
+	if err := validEncoding(enc); err != nil {
+		return err
 	}
 	maxBytes, err := httpapi.QueryInt(q, "maxBytes")
 	if err != nil {
@@ -41,6 +42,15 @@ func (s *Service) output(w http.ResponseWriter, r *http.Request) error {
 	if err := awaitExit(r, p, timeout); err != nil {
 		return err
 	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	writeOutput(w, p, enc, maxBytes, nil)
+	return nil
+}
+
+// writeOutput writes the JSON object of an exited process's output; head,
+// if given, writes leading members (each followed by a comma).
+func writeOutput(w io.Writer, p *process, enc string, maxBytes int, head func(*bufio.Writer)) {
 	stdout, t1 := p.log.parts(streamStdout, maxBytes)
 	stderr, t2 := p.log.parts(streamStderr, maxBytes)
 	exit := p.view().Exit
@@ -48,11 +58,18 @@ func (s *Service) output(w http.ResponseWriter, r *http.Request) error {
 	if enc == "utf8" || enc == "utf-8" {
 		writeString = writeUTF8
 	}
-
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	bw := bufio.NewWriterSize(w, 64<<10)
-	bw.WriteString(`{"stdout":"`)
+	// Small outputs (the common case) fit one small buffer; the 64 KiB one
+	// is for big ones.
+	size := 4 << 10
+	if n := partsLen(stdout) + partsLen(stderr); n > 2<<10 {
+		size = 64 << 10
+	}
+	bw := bufio.NewWriterSize(w, size)
+	bw.WriteByte('{')
+	if head != nil {
+		head(bw)
+	}
+	bw.WriteString(`"stdout":"`)
 	writeString(bw, stdout, t1)
 	bw.WriteString(`","stderr":"`)
 	writeString(bw, stderr, t2)
@@ -64,6 +81,21 @@ func (s *Service) output(w http.ResponseWriter, r *http.Request) error {
 	}
 	bw.WriteString(`,"timedOut":` + boolJSON(exit.TimedOut) + `,"truncated":` + boolJSON(t1 || t2) + "}\n")
 	bw.Flush() // a failed write means the client left: nothing to answer
+}
+
+func partsLen(parts [][]byte) int {
+	n := 0
+	for _, d := range parts {
+		n += len(d)
+	}
+	return n
+}
+
+// validEncoding checks an output encoding parameter.
+func validEncoding(enc string) error {
+	if enc != "" && enc != "base64" && enc != "utf8" && enc != "utf-8" {
+		return httpapi.BadRequest(`encoding must be "utf8" or "base64", got ` + strconv.Quote(enc))
+	}
 	return nil
 }
 
@@ -80,8 +112,18 @@ const pieceSize = 48 << 10
 
 // writeBase64 writes the parts as one standard base64 string (no quotes).
 func writeBase64(w io.Writer, parts [][]byte, _ bool) {
-	stage := make([]byte, 0, pieceSize)
-	out := make([]byte, 0, base64.StdEncoding.EncodedLen(pieceSize))
+	total := partsLen(parts)
+	if total == 0 {
+		return
+	}
+	if len(parts) == 1 && total <= pieceSize {
+		w.Write(appendBase64(make([]byte, 0, base64.StdEncoding.EncodedLen(total)), parts[0]))
+		return
+	}
+	// Buffers sized for the output: most commands print little, and two
+	// 48 KiB buffers per stream were most of a short command's garbage.
+	stage := make([]byte, 0, min(total, pieceSize))
+	out := make([]byte, 0, base64.StdEncoding.EncodedLen(min(total, pieceSize)))
 	for _, d := range parts {
 		for len(d) > 0 {
 			n := min(len(d), pieceSize-len(stage))
@@ -100,7 +142,7 @@ func writeBase64(w io.Writer, parts [][]byte, _ bool) {
 // continuation bytes of a character whose start is gone are dropped rather
 // than shown as U+FFFD. A character split between pieces is carried over.
 func writeUTF8(w io.Writer, parts [][]byte, truncated bool) {
-	stage := make([]byte, 0, pieceSize+utf8.UTFMax)
+	stage := make([]byte, 0, min(partsLen(parts), pieceSize)+utf8.UTFMax)
 	first := truncated
 	flush := func(final bool) {
 		keep := 0

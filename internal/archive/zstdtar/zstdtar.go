@@ -50,3 +50,9 @@ func Write(ctx context.Context, w io.Writer, root string, progress archive.Progr
 func Extract(ctx context.Context, r io.Reader, root string, progress archive.Progress) (archive.Stats, error) {
 	return archive.Extract(ctx, r, root, archive.ExtractOptions{Decompress: Decompress, Progress: progress})
 }
+
+// ExtractWith is Extract with options (the decompressor is always zstd).
+func ExtractWith(ctx context.Context, r io.Reader, root string, o archive.ExtractOptions) (archive.Stats, error) {
+	o.Decompress = Decompress
+	return archive.Extract(ctx, r, root, o)
+}
