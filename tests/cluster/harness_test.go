@@ -38,6 +38,7 @@ var nodeIPs = []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"}
 // deploy/temporal scripts an operator runs.
 type cluster struct {
 	root, dir, tools, pgBin string
+	dynamicConfig           string // deploy/temporal's file plus testDynamicConfig
 	pgPort, offset          int
 	pgPassword              string
 	token, secret, hostID   string
@@ -136,6 +137,9 @@ func startCluster(ctx context.Context, root, tools, pgBin string, extraEnv ...st
 	if err := c.StartPostgres(ctx); err != nil {
 		return nil, err
 	}
+	if err := c.writeDynamicConfig(); err != nil {
+		return nil, err
+	}
 	if err := c.script(ctx, c.pgEnv(), "schema.sh"); err != nil {
 		return nil, err
 	}
@@ -179,6 +183,32 @@ func startCluster(ctx context.Context, root, tools, pgBin string, extraEnv ...st
 	}
 	ok = true
 	return c, nil
+}
+
+// testDynamicConfig is appended to deploy/temporal/config/dynamicconfig.yaml
+// for the test cluster only. Temporal refuses a local namespace retention
+// under an hour and spreads the deletion of each closed run over the 30
+// minutes after its retention ends; with these a test can watch retention
+// delete runs within a couple of minutes (retention_test.go). They change
+// nothing until a test lowers the namespace's retention.
+const testDynamicConfig = `
+# --- test cluster only (tests/cluster/harness_test.go) ---
+system.namespaceMinRetentionLocal:
+  - value: 10s
+history.retentionTimerJitterDuration:
+  - value: 1s
+`
+
+// writeDynamicConfig writes the nodes' dynamic config file: production's,
+// then the test-only keys (a key in both would make the YAML invalid, and
+// the nodes refuse to start, so a clash cannot pass unnoticed).
+func (c *cluster) writeDynamicConfig() error {
+	prod, err := os.ReadFile(filepath.Join(c.root, "deploy/temporal/config/dynamicconfig.yaml"))
+	if err != nil {
+		return err
+	}
+	c.dynamicConfig = filepath.Join(c.dir, "dynamicconfig.yaml")
+	return os.WriteFile(c.dynamicConfig, append(prod, testDynamicConfig...), 0o644)
 }
 
 // freeOffset finds a port offset at which every Temporal port is free on
@@ -322,7 +352,7 @@ func (c *cluster) StartNode(ctx context.Context, i int) error {
 	env := []string{
 		"TEMPORAL_BIND_IP=" + ip, "TEMPORAL_PORT_OFFSET=" + strconv.Itoa(c.offset),
 		"TEMPORAL_CERTS_DIR=" + filepath.Join(c.dir, "certs"),
-		"TEMPORAL_DYNAMIC_CONFIG=" + filepath.Join(c.root, "deploy/temporal/config/dynamicconfig.yaml"),
+		"TEMPORAL_DYNAMIC_CONFIG=" + c.dynamicConfig,
 		"POSTGRES_ADDR=127.0.0.1:" + strconv.Itoa(c.pgPort), "POSTGRES_PASSWORD=" + c.pgPassword,
 	}
 	ch, err := c.spawn(fmt.Sprintf("node%d", i+1), env, filepath.Join(c.tools, "temporal-server"),

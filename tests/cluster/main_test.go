@@ -6,7 +6,8 @@
 // says what is missing (BERTH_TEST_CLUSTER=1 makes that a failure).
 //
 // The focused tests (setup, authorization, one lifecycle over both
-// gateways) run in a few minutes and in CI. The long ones (Temporal nodes
+// gateways, the event stream outliving Temporal's retention) run in a few
+// minutes and in CI. The long ones (Temporal nodes
 // SIGKILLed under traffic, PostgreSQL restarted under traffic) run with
 // BERTH_TEST_CLUSTER=full: `task test:cluster`.
 package cluster
