@@ -41,7 +41,7 @@ type ExecRequest struct {
 	// process (it is killed and the result says timedOut).
 	Wait     bool   `json:"wait,omitempty"`
 	MaxBytes int    `json:"maxBytes,omitempty"` // per stream; the newest bytes are kept
-	Encoding string `json:"encoding,omitempty"` // base64 (default, byte-exact) | utf8
+	Encoding string `json:"encoding,omitempty"` // utf8 (default, invalid bytes replaced) | base64 (byte-exact)
 }
 
 // ProcessHeader carries the id of a process started with wait: true. The

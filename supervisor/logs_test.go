@@ -109,7 +109,7 @@ func TestLogsBinaryBytes(t *testing.T) {
 	if got := concat(a.logs(p.ID, ""), "stdout"); got != string(blob) {
 		t.Fatalf("logs: %d bytes differ from the %d written", len(got), len(blob))
 	}
-	o := a.output(p.ID, "")
+	o := a.output(p.ID, "encoding=base64")
 	var dec []byte
 	json.Unmarshal([]byte(strconv.Quote(o.Stdout)), &dec) // base64 via []byte
 	if !bytes.Equal(dec, blob) || o.Truncated {

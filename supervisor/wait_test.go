@@ -18,7 +18,10 @@ func TestOutputEncodingsAndLimits(t *testing.T) {
 	if o.Stdout != "héllo wörld\n" || o.Stderr != "bad \uFFFD byte" {
 		t.Fatalf("utf8 output %q %q", o.Stdout, o.Stderr)
 	}
-	o = a.output(p.ID, "")
+	if d := a.output(p.ID, ""); d != o {
+		t.Fatalf("the default is utf8 (as the spec says): %+v, want %+v", d, o)
+	}
+	o = a.output(p.ID, "encoding=base64")
 	if o.Stdout != "aMOpbGxvIHfDtnJsZAo=" || o.Stderr != "YmFkIP8gYnl0ZQ==" {
 		t.Fatalf("base64 output %q %q", o.Stdout, o.Stderr)
 	}

@@ -100,6 +100,10 @@ func TestProcessRunMatchesExecAndOutput(t *testing.T) {
 		r = stack.Do(t, "POST", procPath(n), map[string]any{"argv": []string{"printf", `h\303\251\377`}, "wait": true})
 		require.Equal(t, 200, r.Status, "%s", r.Body)
 		r.JSON(t, &res)
+		require.Equal(t, "hé\uFFFD", res.Stdout, "utf8 is the default, as for output")
+		r = stack.Do(t, "POST", procPath(n), map[string]any{"argv": []string{"printf", `h\303\251\377`}, "wait": true, "encoding": "base64"})
+		require.Equal(t, 200, r.Status, "%s", r.Body)
+		r.JSON(t, &res)
 		require.Equal(t, base64.StdEncoding.EncodeToString([]byte("h\xc3\xa9\xff")), res.Stdout)
 	})
 

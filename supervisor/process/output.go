@@ -14,7 +14,7 @@ import (
 )
 
 // output waits for the exit and returns the retained output. Query:
-// encoding (base64 default, or utf8: invalid sequences become U+FFFD),
+// encoding (utf8 default, as the spec says: invalid sequences become U+FFFD; or base64),
 // maxBytes (per stream; the newest bytes are kept), timeout (ends only this
 // wait: 408 WAIT_TIMEOUT).
 //
@@ -54,9 +54,9 @@ func writeOutput(w io.Writer, p *process, enc string, maxBytes int, head func(*b
 	stdout, t1 := p.log.parts(streamStdout, maxBytes)
 	stderr, t2 := p.log.parts(streamStderr, maxBytes)
 	exit := p.view().Exit
-	writeString := writeBase64
-	if enc == "utf8" || enc == "utf-8" {
-		writeString = writeUTF8
+	writeString := writeUTF8
+	if enc == "base64" {
+		writeString = writeBase64
 	}
 	// Small outputs (the common case) fit one small buffer; the 64 KiB one
 	// is for big ones.
