@@ -66,6 +66,7 @@ type bootCA struct {
 // liveSandbox is a running container the registry knows, by sandbox.
 type liveSandbox struct {
 	container string
+	bootID    string
 	ip        netip.Addr
 }
 

@@ -131,7 +131,7 @@ func (h *egressHost) track(sandbox, container string, addr netip.Addr, st egress
 	if err := h.register(sandbox, addr, st); err != nil {
 		return err
 	}
-	h.live[sandbox] = liveSandbox{container: container, ip: addr}
+	h.live[sandbox] = liveSandbox{container: container, bootID: st.BootID, ip: addr}
 	if err := netguard.Claim(h.table, addr); err != nil {
 		return fmt.Errorf("claim %s from other workers' redirect tables: %w", addr, err)
 	}
@@ -147,6 +147,13 @@ func (h *egressHost) forget(sandbox, container string) {
 	h.reg.Remove(l.ip)
 	h.res.Forget(sandbox)
 	delete(h.live, sandbox)
+	// The boot's CA dies with its container: the next boot makes its own.
+	// A newer boot's CA (prepared before this container's death was
+	// seen) stays.
+	if c, ok := h.cas[sandbox]; ok && c.bootID == l.bootID {
+		delete(h.cas, sandbox)
+		go h.dropCA(sandbox, l.bootID) // a blob store call: not under mu
+	}
 	if err := h.syncRedirect(context.Background()); err != nil {
 		h.log.Warn("egress redirect table", zap.Error(err))
 	}

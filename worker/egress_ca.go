@@ -43,6 +43,28 @@ func (h *egressHost) saveCA(sandbox, bootID string, c *ca.CA) {
 	}
 }
 
+// dropCA removes the sealed CA of one boot of sandbox, and only of that
+// boot. A boot that seals its CA between the read and the delete loses it
+// to this; its HTTPS is then intercepted until a worker restart, not after,
+// as before CAs were sealed.
+func (h *egressHost) dropCA(sandbox, bootID string) {
+	if h.sealed == nil {
+		return
+	}
+	key := secrets.SealedKey(sealedCAKind, sandbox)
+	b, err := h.sealed.GetSealed(key)
+	if err != nil {
+		return // none, or unreadable: nothing of this boot to remove
+	}
+	var s sealedCA
+	if json.Unmarshal(b, &s) == nil && s.BootID != bootID {
+		return // a newer boot's
+	}
+	if err := h.sealed.DeleteSealed(key); err != nil {
+		h.log.Warn("egress: remove a stopped boot's sealed CA", zap.String("sandbox", sandbox), zap.Error(err))
+	}
+}
+
 // loadCA is the sealed CA of this boot of sandbox, or nil.
 func (h *egressHost) loadCA(sandbox, bootID string) *ca.CA {
 	if h.sealed == nil {
