@@ -1,12 +1,9 @@
 package tests
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
@@ -151,23 +148,7 @@ func waitDeleted(t *testing.T, n, run string, limit time.Duration) {
 // catalogOffset is the sandbox's offset in the /v1/events catalogue.
 func catalogOffset(t *testing.T, n string) int64 {
 	t.Helper()
-	req, err := http.NewRequest("GET", stack.URL+"/v1/events", nil)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+stack.Token)
-	req.Header.Set("Accept", eventlog.NDJSON)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, 200, resp.StatusCode)
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		var e api.Event
-		require.NoError(t, json.Unmarshal(line, &e))
+	for _, e := range stack.Catalogue(t) {
 		var spec struct{ Path string }
 		require.NoError(t, json.Unmarshal(e.Payload, &spec))
 		if spec.Path == n {

@@ -13,7 +13,20 @@ import (
 // Events reads a sandbox's event stream (without follow) as NDJSON.
 func (s *Stack) Events(t testing.TB, name string, after int64) []api.Event {
 	t.Helper()
-	req, err := http.NewRequest("GET", s.URL+"/v1/sandboxes/"+name+"/events?after="+itoa(after), nil)
+	return s.readEvents(t, "/v1/sandboxes/"+name+"/events?after="+itoa(after), name)
+}
+
+// Catalogue reads the /v1/events catalogue (without follow): one event
+// per sandbox, whose payload's path is the sandbox's name.
+func (s *Stack) Catalogue(t testing.TB) []api.Event {
+	t.Helper()
+	return s.readEvents(t, "/v1/events", "the catalogue")
+}
+
+// readEvents reads an event stream of the gateway as NDJSON.
+func (s *Stack) readEvents(t testing.TB, path, name string) []api.Event {
+	t.Helper()
+	req, err := http.NewRequest("GET", s.URL+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

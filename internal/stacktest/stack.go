@@ -153,10 +153,14 @@ func (s *Stack) StartTemporal(ctx context.Context) error {
 	return nil
 }
 
-func (s *Stack) build(ctx context.Context) error {
-	for _, b := range []struct{ out, pkg string }{{s.Bin, "./cmd/berth"}, {s.Supervisor, "./cmd/berth-supervisor"}} {
+func (s *Stack) build(ctx context.Context) error { return Build(ctx, s.root, s.Bin, s.Supervisor) }
+
+// Build builds berth into bin and berth-supervisor into supervisor from
+// the module at root, the way every test stack runs them.
+func Build(ctx context.Context, root, bin, supervisor string) error {
+	for _, b := range []struct{ out, pkg string }{{bin, "./cmd/berth"}, {supervisor, "./cmd/berth-supervisor"}} {
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", b.out, b.pkg)
-		cmd.Dir = s.root
+		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)

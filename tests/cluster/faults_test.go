@@ -61,6 +61,24 @@ func (c *cluster) traffic(ctx context.Context, r *retries, loops int, prefix str
 	return done, errs
 }
 
+// trafficResult is what background traffic did.
+type trafficResult struct {
+	spans []span
+	errs  []error
+}
+
+// background runs three traffic loops until the returned finish is called,
+// which waits for them and returns what they did.
+func (c *cluster) background(ctx context.Context, r *retries, prefix string) (finish func() trafficResult) {
+	stop := make(chan struct{})
+	res := make(chan trafficResult, 1)
+	go func() {
+		spans, errs := c.traffic(ctx, r, 3, prefix, stop)
+		res <- trafficResult{spans, errs}
+	}()
+	return func() trafficResult { close(stop); return <-res }
+}
+
 // TestClusterSurvivesNodeKills: sandboxes go through their whole lives
 // while one Temporal node is SIGKILLed and restarted, then another. No call
 // fails beyond the documented retry (503/504 with Retry-After), every
@@ -71,16 +89,7 @@ func TestClusterSurvivesNodeKills(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	var r retries
-	stop := make(chan struct{})
-	type result struct {
-		spans []span
-		errs  []error
-	}
-	res := make(chan result, 1)
-	go func() {
-		spans, errs := c.traffic(ctx, &r, 3, "kill", stop)
-		res <- result{spans, errs}
-	}()
+	finish := c.background(ctx, &r, "kill")
 	time.Sleep(20 * time.Second)
 	var kills []time.Time
 	for _, i := range []int{1, 2} {
@@ -94,8 +103,7 @@ func TestClusterSurvivesNodeKills(t *testing.T) {
 		}
 		time.Sleep(20 * time.Second)
 	}
-	close(stop)
-	out := <-res
+	out := finish()
 	for _, err := range out.errs {
 		t.Error(err)
 	}
@@ -118,16 +126,7 @@ func TestClusterRecoversFromPostgresRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	var r retries
-	stop := make(chan struct{})
-	type result struct {
-		spans []span
-		errs  []error
-	}
-	res := make(chan result, 1)
-	go func() {
-		spans, errs := c.traffic(ctx, &r, 3, "pg", stop)
-		res <- result{spans, errs}
-	}()
+	finish := c.background(ctx, &r, "pg")
 	time.Sleep(20 * time.Second)
 	t.Log("PostgreSQL: immediate shutdown (SIGQUIT)")
 	down := time.Now()
@@ -138,8 +137,7 @@ func TestClusterRecoversFromPostgresRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(30 * time.Second)
-	close(stop)
-	out := <-res
+	out := finish()
 	for _, err := range out.errs {
 		t.Error(err)
 	}

@@ -383,15 +383,7 @@ func (c *cluster) KillNode(i int) {
 
 func (c *cluster) build(ctx context.Context) error {
 	c.bin, c.supervisor = filepath.Join(c.dir, "berth"), filepath.Join(c.dir, "berth-supervisor")
-	for _, b := range []struct{ out, pkg string }{{c.bin, "./cmd/berth"}, {c.supervisor, "./cmd/berth-supervisor"}} {
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", b.out, b.pkg)
-		cmd.Dir = c.root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
-		}
-	}
-	return nil
+	return stacktest.Build(ctx, c.root, c.bin, c.supervisor)
 }
 
 func waitListen(addr string, limit time.Duration, ch *child) error {
