@@ -87,11 +87,11 @@ func (r Reader) readRun(ctx context.Context, name, runID string, longPoll bool,
 		// A closed run is read from its archive whenever there is one:
 		// the same envelopes, and still there after retention. Archived
 		// envelopes have no history event id; 0 tells fn so.
+		// An archive that cannot be read (the blob store is down) is no
+		// reason to fail: history still has the run unless retention
+		// took it, and then the error below says the run is gone.
 		ar, ok, err := readArchivedRun(ctx, r.Archive, name, runID)
-		if err != nil {
-			return "", true, err
-		}
-		if ok {
+		if err == nil && ok {
 			for i := range ar.Events {
 				if stop, err := fn(0, &ar.Events[i]); stop || err != nil {
 					return "", true, err
