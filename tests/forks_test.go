@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/backup"
 	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/stacktest"
 )
 
 // Forks: a new sandbox whose workspace starts as another's backup (a
@@ -34,17 +36,22 @@ func writeWS(t *testing.T, sandbox, file, content string) {
 // createdFrom is the origin the sandbox's created event names.
 func createdFrom(t *testing.T, sandbox string) *struct{ Sandbox, BackupID string } {
 	t.Helper()
-	for _, e := range stack.Events(t, sandbox, 0) {
-		if e.Type == api.EventCreated {
-			var p struct {
-				From *struct{ Sandbox, BackupID string }
-			}
-			require.NoError(t, json.Unmarshal(e.Payload, &p))
-			return p.From
-		}
+	var p struct {
+		From *struct{ Sandbox, BackupID string }
 	}
-	t.Fatalf("%s has no created event", sandbox)
-	return nil
+	// The workflow records it on its first task, just after the create.
+	stacktest.WaitFor(t, 30*time.Second, sandbox+"'s created event", func() (bool, string) {
+		types := []string{}
+		for _, e := range stack.Events(t, sandbox, 0) {
+			if e.Type == api.EventCreated {
+				require.NoError(t, json.Unmarshal(e.Payload, &p))
+				return true, ""
+			}
+			types = append(types, e.Type)
+		}
+		return false, fmt.Sprint(types)
+	})
+	return p.From
 }
 
 func fork(t *testing.T, want int, name string, from map[string]any) string {
@@ -122,12 +129,17 @@ func TestForkSleepingRunningAndNamedBackup(t *testing.T) {
 	require.Equal(t, "v2", readWS(t, a, "note.txt"))
 
 	// The fork owns a copy: destroying the origin and running retention
-	// (which deletes every backup of a destroyed sandbox) leaves it.
+	// (which deletes every expired backup of a destroyed sandbox) leaves
+	// it, as the newest backup of a live sandbox, however old.
 	stack.Must(t, 200, "DELETE", "/v1/sandboxes/"+a, nil)
 	store, err := blob.OpenFile(filepath.Join(stack.Dir, "data", "backups"))
 	require.NoError(t, err)
-	_, err = backup.PruneAll(context.Background(), store, 3, time.Now())
-	require.NoError(t, err)
+	// As retention would run once every backup here has expired.
+	later := time.Now().Add(backup.DefaultTTL + time.Hour)
+	for _, n := range []string{a, b1} {
+		_, err = backup.Prune(context.Background(), store, n, 3, later)
+		require.NoError(t, err)
+	}
 	_, err = backup.Latest(context.Background(), store, a)
 	require.ErrorIs(t, err, backup.ErrNoBackup, "the destroyed origin's backups are gone")
 	b4 := name(t, "fkb4")
