@@ -22,6 +22,14 @@ import (
 // the origin may prune or lose its backup at once, the fork keeps its copy
 // (it is the fork's newest backup until the fork makes one).
 
+// forkMemo is a fork's MemoSpecFrom: the request as given (an identical
+// repeat compares equal to it) and the backup it resolved to (so a create
+// that lost the name knows whether the copy it made is the winner's).
+type forkMemo struct {
+	From     api.ForkFrom `json:"from"`
+	BackupID string       `json:"backupId"`
+}
+
 // checkFrom validates a fork request at the edge.
 func checkFrom(from api.ForkFrom, name string) *api.Error {
 	if err := validName(from.Sandbox); err != nil {

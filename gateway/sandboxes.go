@@ -102,7 +102,6 @@ func (s *Server) create(c echo.Context) error {
 		if aerr := checkFrom(*req.From, spec.Path); aerr != nil {
 			return aerr
 		}
-		memo[contract.MemoSpecFrom] = *req.From
 		// A claimed name answers as any create does, before anything is
 		// copied into its backups.
 		d, err := s.describe(ctx, spec.Path)
@@ -117,6 +116,7 @@ func (s *Server) create(c echo.Context) error {
 			return err
 		}
 		origin, copied = &o, cp
+		memo[contract.MemoSpecFrom] = forkMemo{From: *req.From, BackupID: o.BackupID}
 	}
 	err := s.callTemporal(ctx, func(ctx context.Context) error {
 		_, err := s.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
@@ -147,7 +147,7 @@ func (s *Server) create(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if copied && d.view.LastBackupID != origin.BackupID {
+	if copied && d.forkBackupID != origin.BackupID {
 		// Another create won the name meanwhile: the copy is not its.
 		dropCopy(ctx, s.backups, spec.Path, origin.BackupID)
 	}
@@ -184,6 +184,8 @@ type described struct {
 	egress *policy.Policy // the create's, nil for the default
 	from   *api.ForkFrom  // a fork's request, nil for none
 	view   contract.View
+	// forkBackupID is the origin backup a fork started from.
+	forkBackupID string
 }
 
 // describe reads a sandbox from its workflow's memo: no worker needed.
@@ -217,9 +219,9 @@ func fromMemo(fields map[string]*commonpb.Payload, started time.Time) (described
 		}
 	}
 	if p, ok := fields[contract.MemoSpecFrom]; ok {
-		var f api.ForkFrom
+		var f forkMemo
 		if dc.FromPayload(p, &f) == nil {
-			d.from = &f
+			d.from, d.forkBackupID = &f.From, f.BackupID
 		}
 	}
 	if p, ok := fields[contract.MemoState]; ok && dc.FromPayload(p, &d.view) == nil {

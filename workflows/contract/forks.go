@@ -7,8 +7,9 @@ import (
 )
 
 // MemoSpecFrom is a fork's request as the caller gave it (origin sandbox
-// and the backup it named, if any), set at create beside MemoSpec: an
-// identical repeat compares equal to it, whatever backup it resolved to.
+// and the backup it named, if any) and the backup it resolved to, set at
+// create beside MemoSpec: an identical repeat compares equal to the
+// request, whatever backup it resolved to.
 const MemoSpecFrom = "berth.spec.from"
 
 // ForkOrigin is the backup a fork's workspace starts as. The gateway has
