@@ -57,7 +57,9 @@ func createdFrom(t *testing.T, sandbox string) *struct{ Sandbox, BackupID string
 func fork(t *testing.T, want int, name string, from map[string]any) string {
 	t.Helper()
 	var v struct{ Name, Status, LastBackupID string }
+	start := time.Now()
 	stack.Must(t, want, "POST", "/v1/sandboxes", map[string]any{"name": name, "keepAlive": true, "from": from}).JSON(t, &v)
+	t.Logf("fork %s from %v: %s", name, from, time.Since(start).Round(time.Millisecond))
 	require.Equal(t, name, v.Name)
 	require.NotEmpty(t, v.LastBackupID, "a fork's restore source is its origin's backup")
 	return v.LastBackupID
