@@ -30,6 +30,7 @@ var wireTypes = map[string]any{
 	"EgressPolicy":  api.EgressPolicy{},
 	"Secret":        api.Secret{},
 	"SecretRequest": api.SecretRequest{},
+	"ForkFrom":      api.ForkFrom{},
 }
 
 // requestOnly: object schemas of request bodies the gateway decodes into

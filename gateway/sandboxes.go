@@ -40,6 +40,7 @@ type createRequest struct {
 	KeepAlive    *bool              `json:"keepAlive"`
 	Env          map[string]*string `json:"env"`
 	Egress       json.RawMessage    `json:"egress"`
+	From         *api.ForkFrom      `json:"from"` // a fork (forks.go)
 }
 
 // spec normalises a create request so that two identical creates compare
@@ -95,6 +96,28 @@ func (s *Server) create(c echo.Context) error {
 		memo[contract.MemoSpecEgress] = egress
 	}
 	ctx := c.Request().Context()
+	var origin *contract.ForkOrigin
+	copied := false
+	if req.From != nil {
+		if aerr := checkFrom(*req.From, spec.Path); aerr != nil {
+			return aerr
+		}
+		// A claimed name answers as any create does, before anything is
+		// copied into its backups.
+		d, err := s.describe(ctx, spec.Path)
+		if err == nil {
+			return s.answerClaimed(c, d, spec, egress, req.From)
+		}
+		if ae, ok := err.(*api.Error); !ok || ae.Code != api.CodeSandboxNotFound {
+			return err
+		}
+		o, cp, err := s.resolveFork(ctx, *req.From, spec.Path)
+		if err != nil {
+			return err
+		}
+		origin, copied = &o, cp
+		memo[contract.MemoSpecFrom] = forkMemo{From: *req.From, BackupID: o.BackupID}
+	}
 	err := s.callTemporal(ctx, func(ctx context.Context) error {
 		_, err := s.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 			ID: contract.WorkflowID(spec.Path), TaskQueue: contract.SharedQueue,
@@ -107,11 +130,15 @@ func (s *Server) create(c echo.Context) error {
 				contract.SABerthSandbox.ValueSet(spec.Path),
 				contract.SABerthStatus.ValueSet(string(contract.StatusCreated)),
 				contract.SABerthInstanceType.ValueSet(spec.InstanceType)),
-		}, contract.WorkflowType, contract.Input{Spec: &spec, ContinueAsNewAfter: s.continueAsNewAfter, Egress: egress})
+		}, contract.WorkflowType, contract.Input{Spec: &spec, ContinueAsNewAfter: s.continueAsNewAfter, Egress: egress, From: origin})
 		return err
 	})
 	if err == nil {
-		return c.JSON(http.StatusCreated, publicView(viewFromSpec(spec, egress, time.Now())))
+		v := viewFromSpec(spec, egress, time.Now())
+		if origin != nil {
+			v.LastBackupID = origin.BackupID
+		}
+		return c.JSON(http.StatusCreated, publicView(v))
 	}
 	if !temporal.IsWorkflowExecutionAlreadyStartedError(err) {
 		return fromTemporal(err, spec.Path)
@@ -120,10 +147,21 @@ func (s *Server) create(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if copied && d.forkBackupID != origin.BackupID {
+		// Another create won the name meanwhile: the copy is not its.
+		dropCopy(ctx, s.backups, spec.Path, origin.BackupID)
+	}
+	return s.answerClaimed(c, d, spec, egress, req.From)
+}
+
+// answerClaimed answers a create whose name is already claimed: 200 when
+// the claim was an identical create, 409 for another config, 410 once
+// destroyed.
+func (s *Server) answerClaimed(c echo.Context, d described, spec schemas.CreateRequested, egress *policy.Policy, from *api.ForkFrom) error {
 	switch {
 	case d.view.Status == contract.StatusDestroyed:
 		return api.NewError(http.StatusGone, api.CodeSandboxDestroyed, fmt.Sprintf("sandbox %q was destroyed; names are never reused, pick a new one", spec.Path))
-	case !reflect.DeepEqual(d.spec, spec) || !reflect.DeepEqual(d.egress, egress):
+	case !reflect.DeepEqual(d.spec, spec) || !reflect.DeepEqual(d.egress, egress) || !reflect.DeepEqual(d.from, from):
 		e := api.NewError(http.StatusConflict, api.CodeNameConflict, fmt.Sprintf("sandbox %q already exists with a different configuration", spec.Path))
 		return e
 	}
@@ -144,7 +182,10 @@ func viewFromSpec(spec schemas.CreateRequested, egress *policy.Policy, at time.T
 type described struct {
 	spec   schemas.CreateRequested
 	egress *policy.Policy // the create's, nil for the default
+	from   *api.ForkFrom  // a fork's request, nil for none
 	view   contract.View
+	// forkBackupID is the origin backup a fork started from.
+	forkBackupID string
 }
 
 // describe reads a sandbox from its workflow's memo: no worker needed.
@@ -175,6 +216,12 @@ func fromMemo(fields map[string]*commonpb.Payload, started time.Time) (described
 		var e policy.Policy
 		if dc.FromPayload(p, &e) == nil {
 			d.egress = &e
+		}
+	}
+	if p, ok := fields[contract.MemoSpecFrom]; ok {
+		var f forkMemo
+		if dc.FromPayload(p, &f) == nil {
+			d.from, d.forkBackupID = &f.From, f.BackupID
 		}
 	}
 	if p, ok := fields[contract.MemoState]; ok && dc.FromPayload(p, &d.view) == nil {

@@ -27,6 +27,15 @@ type CreateRequested struct {
 // Created confirms the sandbox exists; no container is running yet.
 type Created struct {
 	Config SandboxConfig `json:"config"`
+	// From names the sandbox and backup a fork's workspace starts as;
+	// absent for a sandbox that starts empty.
+	From *ForkOrigin `json:"from,omitempty"`
+}
+
+// ForkOrigin is where a forked sandbox's workspace came from.
+type ForkOrigin struct {
+	Sandbox  string `json:"sandbox"`
+	BackupID string `json:"backupId"`
 }
 
 // Configured is the env map set in one change; a nil value unsets the key.

@@ -77,6 +77,10 @@ func TestGoodPayloadsValidate(t *testing.T) {
 	}
 	// Optional fields of create-requested may be left out.
 	assert.NoError(t, Validate(envelopeOf(t, api.EventCreateRequested, CreateRequested{Path: "b", InstanceType: "lite"})))
+	// A fork's created event names its origin.
+	assert.NoError(t, Validate(envelopeOf(t, api.EventCreated, Created{
+		Config: SandboxConfig{Name: "b", InstanceType: "lite", SleepAfter: "10m0s"},
+		From:   &ForkOrigin{Sandbox: "a", BackupID: "20260101T000000Z-0a1b2c3d"}})))
 	// The catalogue stream's path is /sandboxes.
 	env := envelopeOf(t, api.EventCreateRequested, CreateRequested{Path: "b", InstanceType: "lite"})
 	env.Path = api.CatalogPath
@@ -107,6 +111,9 @@ func TestBadPayloadsFail(t *testing.T) {
 		{"created bad name", api.EventCreated, `{"config":{"name":"Bad_Name","instanceType":"basic","sleepAfter":"","keepAlive":false}}`},
 		{"created keepAlive string", api.EventCreated, `{"config":{"name":"a","instanceType":"basic","sleepAfter":"","keepAlive":"yes"}}`},
 		{"created bad sleepAfter", api.EventCreated, `{"config":{"name":"a","instanceType":"basic","sleepAfter":"soon","keepAlive":false}}`},
+		{"created from without backupId", api.EventCreated, `{"config":{"name":"a","instanceType":"basic","sleepAfter":"","keepAlive":false},"from":{"sandbox":"b"}}`},
+		{"created from bad sandbox", api.EventCreated, `{"config":{"name":"a","instanceType":"basic","sleepAfter":"","keepAlive":false},"from":{"sandbox":"B/x","backupId":"x"}}`},
+		{"created from junk", api.EventCreated, `{"config":{"name":"a","instanceType":"basic","sleepAfter":"","keepAlive":false},"from":{"sandbox":"b","backupId":"x","y":1}}`},
 		{"create-requested without path", api.EventCreateRequested, `{"instanceType":"basic"}`},
 		{"create-requested without instanceType", api.EventCreateRequested, `{"path":"a"}`},
 		{"create-requested env null value", api.EventCreateRequested, `{"path":"a","instanceType":"basic","env":{"A":null}}`},

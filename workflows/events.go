@@ -25,7 +25,7 @@ func (s *sandbox) recordCreated(ctx workflow.Context) {
 	s.record(ctx, api.EventCreated, schemas.Created{Config: schemas.SandboxConfig{
 		Name: c.Name, InstanceType: c.InstanceType, SleepAfter: c.SleepAfter.String(),
 		KeepAlive: c.KeepAlive, Env: c.Env,
-	}})
+	}, From: s.forkOrigin()})
 	if len(c.Env) > 0 {
 		env := make(map[string]*string, len(c.Env))
 		for k, v := range c.Env {

@@ -30,6 +30,9 @@ func Sandbox(ctx workflow.Context, in contract.Input) error {
 			}
 			s.st.Config.Egress = statePolicy(*in.Egress)
 		}
+		if err := s.startFork(in.From); err != nil {
+			return err
+		}
 	} else {
 		return contract.ValidationError("workflow input needs spec or state")
 	}
@@ -157,6 +160,6 @@ func (s *sandbox) continueAsNew(ctx workflow.Context) error {
 	}
 	s.stopWatchers()
 	next := s.in
-	next.Spec, next.State = nil, s.st
+	next.Spec, next.State, next.From = nil, s.st, nil
 	return workflow.NewContinueAsNewError(ctx, Sandbox, next)
 }

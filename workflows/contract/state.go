@@ -86,6 +86,8 @@ type Input struct {
 	// default. It is not in Spec: the create-requested event keeps the
 	// seed's shape.
 	Egress *policy.Policy `json:"egress,omitempty"`
+	// From is a fork's origin (first run only); nil starts empty.
+	From *ForkOrigin `json:"from,omitempty"`
 }
 
 // Intent is one queued operation. Update handlers and signal handlers only
