@@ -1,0 +1,113 @@
+package tests
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/berthdev/berth/client"
+)
+
+type fileChange struct{ typ, path, from string }
+
+// watchInto follows a watch into a channel until ctx ends or stop is
+// closed; the error that ended it, if any, is the last thing sent.
+func watchInto(ctx context.Context, sb *client.Sandbox, path string, o client.WatchOptions) (<-chan client.FileEvent, <-chan error) {
+	evs, errc := make(chan client.FileEvent, 100), make(chan error, 1)
+	go func() {
+		defer close(evs)
+		for ev, err := range sb.Watch(ctx, path, o) {
+			if err != nil {
+				errc <- err
+				return
+			}
+			select {
+			case evs <- ev:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return evs, errc
+}
+
+// nextChanges reads n events and checks them against want, in order,
+// with increasing ids; it returns the last id.
+func nextChanges(t *testing.T, evs <-chan client.FileEvent, want []fileChange) uint64 {
+	t.Helper()
+	var got []client.FileEvent
+	var last uint64
+	deadline := time.After(20 * time.Second)
+	for len(got) < len(want) {
+		select {
+		case ev, ok := <-evs:
+			require.True(t, ok, "watch ended after %+v", got)
+			require.Greater(t, ev.ID, last, "ids increase")
+			last = ev.ID
+			got = append(got, ev)
+		case <-deadline:
+			t.Fatalf("wanted %d events, got %+v", len(want), got)
+		}
+	}
+	for i, w := range want {
+		g := got[i]
+		require.Equal(t, w, fileChange{g.Type, g.Path, g.From}, "event %d of %+v", i, got)
+	}
+	return last
+}
+
+func noMoreChanges(t *testing.T, evs <-chan client.FileEvent, d time.Duration) {
+	t.Helper()
+	select {
+	case ev, ok := <-evs:
+		if ok {
+			t.Fatalf("unexpected event %+v (a duplicate or a change nobody made)", ev)
+		}
+	case <-time.After(d):
+	}
+}
+
+func TestFilesWatch(t *testing.T) {
+	ctx := testCtx(t, 3*time.Minute)
+	n := name(t, "watch")
+	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h"})
+
+	// A watch does not start a sandbox: someone looking must not wake it.
+	_, errc := watchInto(ctx, sb, "", client.WatchOptions{})
+	require.ErrorIs(t, <-errc, client.ErrSandboxNotRunning)
+	require.Equal(t, "created", stack.Status(t, n))
+
+	run(t, ctx, sb, "mkdir", "/workspace/w")
+	wctx, stop := context.WithCancel(ctx)
+	evs, _ := watchInto(wctx, sb, "w", client.WatchOptions{Recursive: true})
+	time.Sleep(500 * time.Millisecond) // the stream is open (no event to wait for)
+
+	w := "/workspace/w/"
+	run(t, ctx, sb, "sh", "-c", `cd /workspace/w && printf 1 > a.txt && mkdir sub && sleep 0.3 &&
+		printf x > sub/b.txt && mv a.txt sub/c.txt && rm sub/b.txt`)
+	cursor := nextChanges(t, evs, []fileChange{
+		{"create", w + "a.txt", ""}, {"modify", w + "a.txt", ""},
+		{"create", w + "sub", ""},
+		{"create", w + "sub/b.txt", ""}, {"modify", w + "sub/b.txt", ""},
+		{"rename", w + "sub/c.txt", w + "a.txt"},
+		{"delete", w + "sub/b.txt", ""},
+	})
+	noMoreChanges(t, evs, time.Second)
+
+	// Disconnect; changes meanwhile arrive on resume, once each.
+	stop()
+	run(t, ctx, sb, "sh", "-c", `cd /workspace/w && printf y > d.txt && rm d.txt && mv sub sub2 && printf z > sub2/e.txt`)
+	evs, _ = watchInto(ctx, sb, "/workspace/w", client.WatchOptions{Recursive: true, After: cursor})
+	nextChanges(t, evs, []fileChange{
+		{"create", w + "d.txt", ""}, {"modify", w + "d.txt", ""}, {"delete", w + "d.txt", ""},
+		{"rename", w + "sub2", w + "sub"},
+		{"create", w + "sub2/e.txt", ""}, {"modify", w + "sub2/e.txt", ""},
+	})
+	noMoreChanges(t, evs, time.Second)
+
+	// Hostile names are data: the stream carries them exactly.
+	run(t, ctx, sb, "sh", "-c", "touch \"/workspace/w/evil$(printf '\\033]0;x\\007\\n')name\"")
+	nextChanges(t, evs, []fileChange{{"create", w + "evil\x1b]0;x\x07\nname", ""}})
+}
