@@ -108,6 +108,6 @@ func TestFilesWatch(t *testing.T) {
 	noMoreChanges(t, evs, time.Second)
 
 	// Hostile names are data: the stream carries them exactly.
-	run(t, ctx, sb, "sh", "-c", "touch \"/workspace/w/evil$(printf '\\033]0;x\\007\\n')name\"")
+	run(t, ctx, sb, "sh", "-c", `touch "$(printf '/workspace/w/evil\033]0;x\007\nname')"`)
 	nextChanges(t, evs, []fileChange{{"create", w + "evil\x1b]0;x\x07\nname", ""}})
 }
