@@ -59,7 +59,8 @@ type hub struct {
 	key       string
 	root      string
 	recursive bool
-	f         *os.File // the inotify instance
+	f         *os.File // the inotify instance, read through the poller (Close ends a Read)
+	fd        int      // its descriptor, for adding watches (f.Fd would make it blocking)
 
 	// Owned by the reader goroutine.
 	wds      map[int32]string
@@ -89,7 +90,7 @@ func newHub(root string, recursive bool) (*hub, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &hub{root: root, recursive: recursive, f: os.NewFile(uintptr(fd), "inotify"),
+	h := &hub{root: root, recursive: recursive, f: os.NewFile(uintptr(fd), "inotify"), fd: fd,
 		wds: map[int32]string{}, synth: map[string]bool{}, wake: make(chan struct{}), startID: currentID()}
 	// The root itself follows a symlink (as reading it would); nothing
 	// below it does.
@@ -127,7 +128,7 @@ func (h *hub) addTree(dir string, emit bool) {
 			h.overflowWatches()
 			return fs.SkipDir
 		}
-		wd, err := unix.InotifyAddWatch(int(h.f.Fd()), p, watchMask|watchDirFlags)
+		wd, err := unix.InotifyAddWatch(h.fd, p, watchMask|watchDirFlags)
 		if err != nil {
 			if errors.Is(err, unix.ENOSPC) {
 				h.overflowWatches()
@@ -165,14 +166,28 @@ func (h *hub) emit(ev api.FileEvent) {
 	h.pending = append(h.pending, ev)
 }
 
+// run reads batches: the first event of a batch, then whatever comes in
+// the next watchBatch (so a burst of writes is one modify), then publishes.
 func (h *hub) run() {
-	buf := make([]byte, 64<<10)
+	buf := make([]byte, 256<<10)
 	for {
 		n, err := h.f.Read(buf)
 		if err != nil {
 			h.end()
 			return
 		}
+		time.Sleep(watchBatch)
+		for n < len(buf)-(unix.SizeofInotifyEvent+unix.NAME_MAX+1) {
+			// What is queued now, without waiting for more (a deadline
+			// already past would not even try the read).
+			_ = h.f.SetReadDeadline(time.Now().Add(time.Millisecond))
+			m, err := h.f.Read(buf[n:])
+			n += m
+			if err != nil || m == 0 {
+				break
+			}
+		}
+		_ = h.f.SetReadDeadline(time.Time{})
 		rootGone := h.parse(buf[:n])
 		h.flushMove()
 		h.publish()
@@ -180,7 +195,6 @@ func (h *hub) run() {
 			h.end()
 			return
 		}
-		time.Sleep(watchBatch)
 	}
 }
 
@@ -274,7 +288,7 @@ func (h *hub) flushMove() {
 	if m.isDir && h.recursive {
 		for wd, p := range h.wds {
 			if under(p, m.path) {
-				_, _ = unix.InotifyRmWatch(int(h.f.Fd()), uint32(wd))
+				_, _ = unix.InotifyRmWatch(h.fd, uint32(wd))
 				delete(h.wds, wd)
 			}
 		}
