@@ -193,3 +193,43 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A cursor older than the ring gets an overflow saying so, with the id to
+// go on from, then the events the ring still holds; an open watch is not
+// activity.
+func TestFilesWatchRingAndActivity(t *testing.T) {
+	a := newAPI(t, supervisortest.Options{})
+	dir := t.TempDir()
+	q := "path=" + url.QueryEscape(dir)
+	w := a.watch(t, q, "")
+	time.Sleep(100 * time.Millisecond)
+	must(t, os.WriteFile(filepath.Join(dir, "first"), nil, 0o644))
+	first := w.next(1)[0]
+	const n = 5000 // more than the ring holds
+	for i := range n {
+		f, err := os.Create(filepath.Join(dir, strconv.Itoa(i)))
+		must(t, err)
+		f.Close()
+	}
+	w.next(n)
+	w.resp.Body.Close()
+
+	w2 := a.watch(t, q, strconv.FormatUint(first.ID, 10))
+	evs := w2.next(4097)
+	if o := evs[0]; o.Type != "overflow" || o.Reason != "cursor" || o.ID <= first.ID || evs[1].ID <= o.ID {
+		t.Fatalf("resume from an evicted cursor: %+v then %+v", o, evs[1])
+	}
+	if last := evs[len(evs)-1]; last.Path != filepath.Join(dir, strconv.Itoa(n-1)) {
+		t.Fatalf("last event %+v", last)
+	}
+	w2.quiet(200 * time.Millisecond)
+
+	var act struct {
+		InFlight int   `json:"inFlight"`
+		IdleMs   int64 `json:"idleMs"`
+	}
+	a.must("GET", "/v1/activity", nil, 200, &act)
+	if act.InFlight != 0 {
+		t.Fatalf("an open watch counts as activity: %+v", act)
+	}
+}
