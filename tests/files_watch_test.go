@@ -99,7 +99,7 @@ func TestFilesWatch(t *testing.T) {
 	// Disconnect; changes meanwhile arrive on resume, once each.
 	stop()
 	run(t, ctx, sb, "sh", "-c", `cd /workspace/w && printf y > d.txt && rm d.txt && mv sub sub2 && printf z > sub2/e.txt`)
-	evs, _ = watchInto(ctx, sb, "/workspace/w", client.WatchOptions{Recursive: true, After: cursor})
+	evs, errc = watchInto(ctx, sb, "/workspace/w", client.WatchOptions{Recursive: true, After: cursor})
 	nextChanges(t, evs, []fileChange{
 		{"create", w + "d.txt", ""}, {"modify", w + "d.txt", ""}, {"delete", w + "d.txt", ""},
 		{"rename", w + "sub2", w + "sub"},
@@ -110,4 +110,13 @@ func TestFilesWatch(t *testing.T) {
 	// Hostile names are data: the stream carries them exactly.
 	run(t, ctx, sb, "sh", "-c", `touch "$(printf '/workspace/w/evil\033]0;x\007\nname')"`)
 	nextChanges(t, evs, []fileChange{{"create", w + "evil\x1b]0;x\x07\nname", ""}})
+
+	// A sleep ends the watch (it does not keep the sandbox awake, nor
+	// wake it again by reconnecting).
+	_, err := stack.Client().Sleep(ctx, n)
+	require.NoError(t, err)
+	for range evs {
+	}
+	require.ErrorIs(t, <-errc, client.ErrSandboxNotRunning)
+	require.Equal(t, "stopped", stack.Status(t, n))
 }
