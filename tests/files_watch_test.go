@@ -2,12 +2,15 @@ package tests
 
 import (
 	"context"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/stacktest"
 )
 
 type fileChange struct{ typ, path, from string }
@@ -119,4 +122,31 @@ func TestFilesWatch(t *testing.T) {
 	}
 	require.ErrorIs(t, <-errc, client.ErrSandboxNotRunning)
 	require.Equal(t, "stopped", stack.Status(t, n))
+}
+
+// berth watch prints one escaped line per event and exits 0 on Ctrl-C.
+func TestCLIWatch(t *testing.T) {
+	n := name(t, "cliwatch")
+	berthOK(t, "create", n, "--keep-alive")
+	defer berth(t, "rm", n)
+	berthOK(t, "exec", n, "--", "mkdir", "/workspace/w")
+	cmd := berthCmd(t, "watch", n+":w", "--recursive")
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	require.NoError(t, cmd.Start())
+	defer cmd.Process.Kill()
+	time.Sleep(time.Second) // the stream is open (nothing to wait for)
+	berthOK(t, "exec", n, "--", "sh", "-c", `cd /workspace/w && mkdir d && sleep 0.3 && touch "$(printf 'd/x\033]0;pwned\007y')" && mv d e`)
+	stacktest.WaitFor(t, 20*time.Second, "the events", func() (bool, string) {
+		return strings.Contains(stdout.String(), "rename   /workspace/w/d/ -> /workspace/w/e/"), stdout.String() + stderr.String()
+	})
+	out := stdout.String()
+	require.NotContains(t, out, "\x1b", "an escape sequence from the sandbox reached the terminal")
+	require.NotContains(t, out, "\x07")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 3, out)
+	require.Regexp(t, `^\d+  create   /workspace/w/d/$`, lines[0])
+	require.Regexp(t, `^\d+  create   /workspace/w/d/x.*y$`, lines[1])
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	require.NoError(t, cmd.Wait(), stderr.String())
 }
