@@ -25,6 +25,7 @@ var wireTypes = map[string]any{
 	"Output":        api.Output{},
 	"ProcessResult": api.ProcessResult{},
 	"FileInfo":      api.FileInfo{},
+	"FileEvent":     api.FileEvent{},
 	"Terminal":      api.Terminal{},
 	"Error":         api.ErrorEnvelope{},
 	"EgressPolicy":  api.EgressPolicy{},

@@ -49,8 +49,16 @@ func (s *Server) hotPath(kind string, wakes func(method, rest string) bool) echo
 		if isUpgrade(req) {
 			return s.proxyUpgrade(c, name, "/v1/"+kind+rest)
 		}
-		return s.proxy(c, name, "/v1/"+kind+rest, rest, wakes(req.Method, rest))
+		wake := wakes(req.Method, rest) && !isFileWatch(kind, rest, req)
+		return s.proxy(c, name, "/v1/"+kind+rest, rest, wake)
 	}
+}
+
+// isFileWatch: a file watch follows a sandbox but never starts one, unlike
+// every other file request: a UI left open would otherwise undo each sleep
+// by reconnecting. (GET /files/watch without ?path= reads the file /watch.)
+func isFileWatch(kind, rest string, req *http.Request) bool {
+	return kind == "files" && rest == "/watch" && req.Method == http.MethodGet && req.URL.Query().Has("path")
 }
 
 // Wake rules: exec and new terminals start a sandbox, listing and reading
@@ -104,6 +112,9 @@ func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool) error
 func noContainerAnswer(c echo.Context, nc *noContainer, path, rest string) error {
 	if nc.status == contract.StatusStarting {
 		return unavailable("the sandbox's container is still booting")
+	}
+	if path == "/v1/files/watch" {
+		return api.NewError(http.StatusConflict, api.CodeSandboxNotRunning, "the sandbox is "+string(nc.status)+"; a file watch does not start it (start it, then watch)")
 	}
 	notFound := api.CodeProcessNotFound
 	if strings.HasPrefix(path, "/v1/terminals") {

@@ -51,6 +51,11 @@
 //	POST   /v1/files/{path}?op=mkdir      mkdir -p (?mode=) -> 201 | 200 when it was there
 //	POST   /v1/files/{path}?op=move&to=/new&overwrite=true&mkdir=false   rename (copy+delete
 //	                                      across file systems) -> stat of the destination
+//	GET    /v1/files/watch?path=&recursive=&after=   SSE of FileEvent (inotify; id: = event id;
+//	                                      Last-Event-ID resumes from a 4096-event ring per root;
+//	                                      an older cursor gets an "overflow" event). With ?path=
+//	                                      only: without it this reads the file /watch. Relative
+//	                                      paths are under /workspace. Not counted as activity.
 //	GET    /v1/archive?path=/dir&gzip=    tar of the tree (symlinks stored, not followed)
 //	PUT    /v1/archive?path=/dir          extract a tar (gzip detected) into /dir, merging;
 //	                                      nothing written outside it (400 PATH_ESCAPE)

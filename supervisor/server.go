@@ -82,8 +82,10 @@ func (s *Server) Handler() http.Handler {
 		}
 		if files.IsPath(r.URL.Path) {
 			// Before the mux: it would redirect "//" or "/./" in a path.
-			s.act.requestStarted()
-			defer s.act.requestEnded()
+			if !files.IsWatch(r) {
+				s.act.requestStarted()
+				defer s.act.requestEnded()
+			}
 			serveFiles(w, r)
 			return
 		}

@@ -40,7 +40,7 @@ func clientCommands(g *globals) []*cobra.Command {
 		// Processes (cli_process.go), terminals (cli_shell.go).
 		execCmd(g), psCmd(g), logsCmd(g), waitCmd(g), shellCmd(g),
 		// Files (cli_files*.go), events (cli_events.go).
-		cpCmd(g), catCmd(g), eventsCmd(g),
+		cpCmd(g), catCmd(g), eventsCmd(g), watchCmd(g), // cli_watch.go
 	}
 }
 

@@ -17,6 +17,9 @@ import (
 
 // files serves every /v1/files/... request.
 func (s *Service) files(w http.ResponseWriter, r *http.Request) error {
+	if IsWatch(r) {
+		return s.watch(w, r)
+	}
 	p, aerr := cleanPath(strings.TrimPrefix(r.URL.Path, filesPrefix), "path")
 	if aerr != nil {
 		return aerr

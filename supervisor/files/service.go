@@ -10,7 +10,7 @@ import (
 )
 
 // Service serves /v1/files/... and /v1/archive.
-type Service struct{}
+type Service struct{ watchers watchers }
 
 // New builds the service.
 func New() *Service { return &Service{} }
