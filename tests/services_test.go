@@ -111,3 +111,21 @@ func TestServiceValidation(t *testing.T) {
 		require.Equal(t, "VALIDATION_FAILED", r.Code(), "%s", r.Body)
 	}
 }
+
+func TestCLIServiceAddLsRm(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	n := name(t, "svccli")
+	sb := newSandbox(t, n, map[string]any{"keepAlive": true})
+	out := berthOK(t, "service", "add", n, "loop", "--restart", "on-failure", "--port", "8080", "--", "sh", "-c", "sleep 1000")
+	require.Contains(t, out, "loop")
+	require.Contains(t, out, "on-failure")
+	// The sandbox was never started: the service waits for its first boot.
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	p := awaitService(t, ctx, sb, "loop", "")
+	require.Equal(t, []string{"sh", "-c", "sleep 1000"}, p.Command)
+	require.Contains(t, berthOK(t, "service", "ls", n), "sh -c sleep 1000")
+	require.Contains(t, berthOK(t, "service", "rm", n, "loop"), "no services")
+	r := berth(t, "service", "add", n, "bad", "--restart", "never", "--", "true")
+	require.NotEqual(t, 0, r.code)
+	require.Contains(t, r.stderr, "restart")
+}
