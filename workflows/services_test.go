@@ -19,7 +19,10 @@ func servicesHarness(t *testing.T) (*harness, *[][]api.Service, *[][]api.Service
 	var booted, applied [][]api.Service
 	h.boot = func(in contract.BootInput) error { booted = append(booted, in.Services); return nil }
 	h.env.OnActivity(acts.ApplyServices, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in contract.ServicesInput) error { applied = append(applied, in.Services); return nil })
+		func(_ context.Context, in contract.ServicesInput) error {
+			applied = append(applied, in.Services)
+			return nil
+		})
 	return h, &booted, &applied
 }
 
