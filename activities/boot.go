@@ -47,6 +47,14 @@ func (a *Activities) Boot(ctx context.Context, in contract.BootInput) (contract.
 		a.undoBoot(ctx, in, id)
 		return contract.BootResult{}, err
 	}
+	if len(in.Services) > 0 {
+		// After the env and the workspace restore: services start in the
+		// sandbox they were declared for.
+		if err := a.pushServices(ctx, c, in.Services); err != nil {
+			a.undoBoot(ctx, in, id)
+			return contract.BootResult{}, err
+		}
+	}
 	return contract.BootResult{Container: c, RestoredBackupID: restored}, nil
 }
 

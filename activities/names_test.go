@@ -16,14 +16,15 @@ func TestContractActivityNamesAreMethods(t *testing.T) {
 	ctx := reflect.TypeFor[context.Context]()
 	errT := reflect.TypeFor[error]()
 	want := map[string]struct{ in, out reflect.Type }{
-		contract.ActivityBoot:        {reflect.TypeFor[contract.BootInput](), reflect.TypeFor[contract.BootResult]()},
-		contract.ActivityStop:        {reflect.TypeFor[contract.StopInput](), reflect.TypeFor[contract.StopResult]()},
-		contract.ActivitySnapshot:    {reflect.TypeFor[contract.StopInput](), reflect.TypeFor[contract.SnapshotResult]()},
-		contract.ActivityDestroy:     {reflect.TypeFor[contract.DestroyInput](), nil},
-		contract.ActivityWatch:       {reflect.TypeFor[contract.Container](), reflect.TypeFor[contract.Exit]()},
-		contract.ActivityCheckIdle:   {reflect.TypeFor[contract.Container](), reflect.TypeFor[contract.Idle]()},
-		contract.ActivityApplyEnv:    {reflect.TypeFor[contract.EnvInput](), nil},
-		contract.ActivityApplyEgress: {reflect.TypeFor[contract.EgressInput](), nil},
+		contract.ActivityBoot:          {reflect.TypeFor[contract.BootInput](), reflect.TypeFor[contract.BootResult]()},
+		contract.ActivityStop:          {reflect.TypeFor[contract.StopInput](), reflect.TypeFor[contract.StopResult]()},
+		contract.ActivitySnapshot:      {reflect.TypeFor[contract.StopInput](), reflect.TypeFor[contract.SnapshotResult]()},
+		contract.ActivityDestroy:       {reflect.TypeFor[contract.DestroyInput](), nil},
+		contract.ActivityWatch:         {reflect.TypeFor[contract.Container](), reflect.TypeFor[contract.Exit]()},
+		contract.ActivityCheckIdle:     {reflect.TypeFor[contract.Container](), reflect.TypeFor[contract.Idle]()},
+		contract.ActivityApplyEnv:      {reflect.TypeFor[contract.EnvInput](), nil},
+		contract.ActivityApplyEgress:   {reflect.TypeFor[contract.EgressInput](), nil},
+		contract.ActivityApplyServices: {reflect.TypeFor[contract.ServicesInput](), nil},
 		contract.ActivityArchiveEvents: {reflect.TypeFor[contract.ArchiveEventsInput](),
 			reflect.TypeFor[contract.ArchiveEventsResult]()},
 	}

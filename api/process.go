@@ -21,6 +21,8 @@ type Process struct {
 	StartedAt time.Time   `json:"startedAt"`
 	EndedAt   *time.Time  `json:"endedAt,omitempty"`
 	Exit      *ExitStatus `json:"exit,omitempty"`
+	// Service names the declared service this process is a run of.
+	Service string `json:"service,omitempty"`
 }
 
 // Env is a layer of environment overrides of an exec or a terminal: a nil

@@ -29,6 +29,7 @@ var wireTypes = map[string]any{
 	"Terminal":      api.Terminal{},
 	"Error":         api.ErrorEnvelope{},
 	"EgressPolicy":  api.EgressPolicy{},
+	"Service":       api.Service{},
 	"Secret":        api.Secret{},
 	"SecretRequest": api.SecretRequest{},
 	"ForkFrom":      api.ForkFrom{},

@@ -133,6 +133,7 @@ func New(o Options) *Server {
 	v1.POST("/sandboxes/:name/kill", s.lifecycle(contract.OpKill), named)
 	v1.PATCH("/sandboxes/:name/env", s.setEnv, json, named)
 	v1.PUT("/sandboxes/:name/egress", s.setEgress, middleware.BodyLimit("256K"), named)
+	s.mountServices(v1, named)
 	// Secret names may hold '/', so the name is the rest of the path.
 	small := middleware.BodyLimit("256K")
 	v1.GET("/secrets", s.listSecrets)

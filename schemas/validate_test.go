@@ -42,6 +42,7 @@ func goodPayloads() map[string]any {
 		api.EventDestroyed:         Empty{},
 		api.EventEgressPolicyChanged: EgressPolicyChanged{Policy: api.EgressPolicy{Mode: "allowlist",
 			Domains: []string{"api.github.com", "*.pypi.org"}, CIDRs: []string{"203.0.113.0/24"}}},
+		api.EventServicesChanged: ServicesChanged{Services: []api.Service{{Name: "web", Argv: []string{"python3", "-m", "http.server"}, Port: 8000, Restart: "always"}}},
 		api.EventEgressRefused: EgressRefused{Count: 3, FirstAt: time.Unix(1, 0).UTC(), LastAt: time.Unix(4, 0).UTC(),
 			ByKind: RefusalKinds{DNS: 1, HTTP: 2}, First: []EgressRefusal{
 				{Kind: "dns", Host: "evil.example", Reason: "name not in the allowlist", Count: 1},
@@ -65,7 +66,7 @@ func TestEveryTypeHasASchemaFile(t *testing.T) {
 		assert.NotNil(t, NewPayload(typ), typ)
 	}
 	assert.Empty(t, names, "schema files without an event type")
-	assert.Len(t, api.EventTypes(), 15)
+	assert.Len(t, api.EventTypes(), 16)
 }
 
 func TestGoodPayloadsValidate(t *testing.T) {
@@ -94,6 +95,7 @@ func TestBadPayloadsFail(t *testing.T) {
 		{"backup-created without backupId", api.EventBackupCreated, `{}`},
 		{"egress-policy-changed without policy", api.EventEgressPolicyChanged, `{}`},
 		{"egress-policy-changed bad mode", api.EventEgressPolicyChanged, `{"policy":{"mode":"some"}}`},
+		{"services-changed bad restart", api.EventServicesChanged, `{"services":[{"name":"web","argv":["x"],"restart":"never"}]}`},
 		{"egress-policy-changed junk", api.EventEgressPolicyChanged, `{"policy":{"mode":"open","x":1}}`},
 		{"egress-refused without first", api.EventEgressRefused, `{"count":1,"firstAt":"2026-01-01T00:00:00Z","lastAt":"2026-01-01T00:00:00Z","byKind":{"dns":1}}`},
 		{"egress-refused bad kind", api.EventEgressRefused, `{"count":1,"firstAt":"2026-01-01T00:00:00Z","lastAt":"2026-01-01T00:00:00Z","byKind":{"dns":1},"first":[{"kind":"udp","reason":"r","count":1}]}`},

@@ -63,6 +63,7 @@ func Run(cfg Config, log io.Writer) error {
 // outside a container would hit the whole user session.
 func (s *Server) stopAll(sig syscall.Signal) {
 	pid1 := os.Getpid() == 1
+	s.procs.StopServices() // no restarts while everything is stopped
 	signalAll := func(sig syscall.Signal) {
 		if pid1 {
 			syscall.Kill(-1, sig)

@@ -43,6 +43,8 @@ func (s *sandbox) apply(ctx workflow.Context, in contract.Intent) {
 		err = s.snapshot(ctx)
 	case actEgress:
 		err = s.setEgress(ctx, *in.Egress)
+	case actServices:
+		err = s.setServices(ctx, *in.Services)
 	case actNotRunning:
 		err = temporal.NewNonRetryableApplicationError("sandbox "+s.st.Config.Name+" is not running; start it first", contract.ErrNotRunning, nil)
 	case actKill:
@@ -72,6 +74,9 @@ func (s *sandbox) boot(ctx workflow.Context, req *contract.StartRequest) error {
 	in := contract.BootInput{Sandbox: s.st.Config.Name, InstanceType: s.st.Config.InstanceType,
 		BootID: bootID, Env: s.st.Config.Env, VolumeHost: s.st.Host, RestoreBackupID: s.st.LastBackupID,
 		Egress: s.st.Config.Egress}
+	if s.servicesOn(ctx) {
+		in.Services = s.st.Config.Services
+	}
 	size := s.st.LastBackupSize
 	if req != nil {
 		in.RestoreBackupID, in.ForceRestore, size = req.BackupID, true, req.Size

@@ -69,6 +69,9 @@ func (s *sandbox) register(ctx workflow.Context) error {
 		}}); err != nil {
 		return err
 	}
+	if err := s.registerServices(ctx); err != nil {
+		return err
+	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, string(contract.OpEgress),
 		func(ctx workflow.Context, p policy.Policy) (contract.View, error) {
 			p = p.Normalized()

@@ -54,6 +54,7 @@ const (
 	actSnapshot                 // back up a running sandbox, keep it running
 	actNotRunning               // the op needs a running sandbox
 	actEgress                   // set the egress policy (enforced first when running)
+	actServices                 // declare or remove a service (pushed when running)
 )
 
 // opTable: rows are the statuses the main loop can be in between intents
@@ -68,22 +69,22 @@ var opTable = map[contract.Status]map[contract.Op]action{
 	contract.StatusCreated: {
 		contract.OpStart: actBoot, contract.OpSleep: actNothing, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
 		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actNotRunning,
-		contract.OpEgress: actEgress, opExited: actNothing, opIdle: actNothing,
+		contract.OpEgress: actEgress, contract.OpServices: actServices, opExited: actNothing, opIdle: actNothing,
 	},
 	contract.StatusRunning: {
 		contract.OpStart: actNothing, contract.OpSleep: actSleep, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
 		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actSnapshot,
-		contract.OpEgress: actEgress, opExited: actExited, opIdle: actSleep,
+		contract.OpEgress: actEgress, contract.OpServices: actServices, opExited: actExited, opIdle: actSleep,
 	},
 	contract.StatusStopped: {
 		contract.OpStart: actBoot, contract.OpSleep: actNothing, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
 		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actNotRunning,
-		contract.OpEgress: actEgress, opExited: actNothing, opIdle: actNothing,
+		contract.OpEgress: actEgress, contract.OpServices: actServices, opExited: actNothing, opIdle: actNothing,
 	},
 	contract.StatusDestroyed: {
 		contract.OpStart: actReject, contract.OpSleep: actReject, contract.OpKill: actReject, contract.OpDestroy: actReject,
 		contract.OpConfigure: actReject, contract.OpPatch: actReject, contract.OpBackup: actReject,
-		contract.OpEgress: actReject, opExited: actNothing, opIdle: actNothing,
+		contract.OpEgress: actReject, contract.OpServices: actReject, opExited: actNothing, opIdle: actNothing,
 	},
 }
 

@@ -21,6 +21,7 @@ type process struct {
 	pid     int
 	argv    []string
 	cwd     string
+	service string // the declared service this is a run of, if any
 	started time.Time
 	log     *logBuffer
 
@@ -42,7 +43,7 @@ type process struct {
 }
 
 func (p *process) view() api.Process {
-	v := api.Process{ID: p.id, PID: p.pid, Command: p.argv, Cwd: p.cwd, State: "running", StartedAt: p.started}
+	v := api.Process{ID: p.id, PID: p.pid, Command: p.argv, Cwd: p.cwd, State: "running", StartedAt: p.started, Service: p.service}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.exit != nil {

@@ -35,15 +35,18 @@ type Service struct {
 	procs    *table
 	// followers counts log follows in flight.
 	followers httpapi.Slots
+	svcs      *services
 }
 
 // New builds the service; nothing runs until a process is started.
 func New(o Options) *Service {
-	return &Service{
+	s := &Service{
 		tag: o.Tag, launcher: o.Launcher,
 		procs:     newTable(o.Tag, o.LogBufferBytes, o.LogTotalBytes, o.MaxExited, o.MaxRunning, o.KillGrace, o.Started, o.Ended),
 		followers: httpapi.Slots{Limit: o.MaxFollowers},
 	}
+	s.svcs = &services{s: s}
+	return s
 }
 
 // Mount registers the process routes.
@@ -59,6 +62,8 @@ func (s *Service) Mount(handle httpapi.Handle) {
 	handle("POST /v1/processes/{id}/wait-for-log", s.waitForLog)
 	handle("POST /v1/processes/{id}/stdin", s.writeStdin)
 	handle("POST /v1/processes/{id}/stdin/close", s.closeStdin)
+	handle("PUT /v1/services", s.putServices)
+	handle("GET /v1/services", s.listServices)
 }
 
 // Dispatch hands a reaped status to its process; false if the pid is not

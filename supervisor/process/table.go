@@ -43,6 +43,7 @@ type spawnSpec struct {
 	child.Command
 	stdinPipe bool
 	timeout   time.Duration
+	service   string
 }
 
 func (t *table) spawn(s spawnSpec) (*process, *httpapi.Error) {
@@ -87,7 +88,7 @@ func (t *table) spawn(s spawnSpec) (*process, *httpapi.Error) {
 		}
 		p := &process{
 			id: formatProcessID(t.tag, n), num: n, pid: pid,
-			argv: s.Argv, cwd: s.Cwd, started: time.Now().UTC(),
+			argv: s.Argv, cwd: s.Cwd, service: s.service, started: time.Now().UTC(),
 			log:        newLogBuffer(t.logLimit, t.logs),
 			logs:       t.logs,
 			reclaim:    t.reclaimLogs,
@@ -96,7 +97,11 @@ func (t *table) spawn(s spawnSpec) (*process, *httpapi.Error) {
 			stdin:      inParent,
 			bufs:       &t.bufs,
 		}
-		t.started()
+		// A service runs for the life of the sandbox; it must not keep
+		// the sandbox awake, or an idle sandbox with a service never sleeps.
+		if p.service == "" {
+			t.started()
+		}
 		if s.timeout > 0 {
 			p.deadline = time.AfterFunc(s.timeout, func() { t.expire(p) })
 		}
@@ -151,7 +156,9 @@ func (t *table) dispatch(pid int, ws syscall.WaitStatus) bool {
 // retention of exited processes.
 func (t *table) finished(p *process) {
 	t.reg.Exited(p.num)
-	t.ended()
+	if p.service == "" {
+		t.ended()
+	}
 }
 
 // reclaimLogs brings the output kept for all processes within the

@@ -1,6 +1,9 @@
 package contract
 
-import "github.com/berthdev/berth/internal/egress/policy"
+import (
+	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/egress/policy"
+)
 
 // The inputs and results of the workflow's activities, as history records
 // them. The activities (package activities) take and return exactly these.
@@ -36,6 +39,8 @@ type BootInput struct {
 	// (the public internet), which is also what histories recorded before
 	// policies existed mean.
 	Egress *policy.Policy `json:"egress,omitempty"`
+	// Services are started once the supervisor holds the env.
+	Services []api.Service `json:"services,omitempty"`
 }
 
 // BootResult is the booted container and the backup restored for it.

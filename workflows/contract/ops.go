@@ -36,4 +36,4 @@ const (
 
 // ActivityNames lists every activity type the workflow schedules.
 var ActivityNames = []string{ActivityBoot, ActivityStop, ActivitySnapshot, ActivityDestroy,
-	ActivityWatch, ActivityCheckIdle, ActivityApplyEnv, ActivityApplyEgress, ActivityArchiveEvents}
+	ActivityWatch, ActivityCheckIdle, ActivityApplyEnv, ActivityApplyEgress, ActivityArchiveEvents, ActivityApplyServices}

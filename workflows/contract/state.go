@@ -3,6 +3,7 @@ package contract
 import (
 	"time"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/schemas"
 )
@@ -31,6 +32,8 @@ type Config struct {
 	// Egress is the egress policy; nil is the default (open), which is
 	// also what states recorded before policies existed mean.
 	Egress *policy.Policy `json:"egress,omitempty"`
+	// Services are the declared services (OpServices), in declaration order.
+	Services []api.Service `json:"services,omitempty"`
 }
 
 // View is the sandbox as callers see it: the Update result, the query result
@@ -47,6 +50,7 @@ type View struct {
 	Container    *Container        `json:"container,omitempty"`
 	LastEvent    string            `json:"lastEvent,omitempty"`
 	Egress       *policy.Policy    `json:"egress,omitempty"`
+	Services     []api.Service     `json:"services,omitempty"`
 	CreatedAt    time.Time         `json:"createdAt"`
 	UpdatedAt    time.Time         `json:"updatedAt"`
 }
@@ -99,6 +103,7 @@ type Intent struct {
 	Patch     *PatchRequest     `json:"patch,omitempty"`
 	Start     *StartRequest     `json:"start,omitempty"`
 	Egress    *policy.Policy    `json:"egress,omitempty"`
+	Services  *ServicesChange   `json:"services,omitempty"`
 	// FromUpdate marks intents whose caller waits for a result.
 	FromUpdate bool `json:"fromUpdate,omitempty"`
 }
@@ -114,6 +119,7 @@ func (s *State) View() View {
 		SleepAfter: s.Config.SleepAfter.String(), KeepAlive: s.Config.KeepAlive, Env: env,
 		LastBackupID: s.LastBackupID, Host: s.Host, Container: s.Container,
 		LastEvent: s.LastEvent, Egress: s.Config.Egress, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt,
+		Services: s.Config.Services,
 	}
 	return v
 }

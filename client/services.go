@@ -1,0 +1,67 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/berthdev/berth/api"
+)
+
+// Service is a declared service of a sandbox: a command the supervisor
+// starts on every boot (once the workspace is restored) and starts again
+// when it exits, per Restart ("always" or "on-failure"). Its runs are
+// processes whose Service field names it.
+type Service = api.Service
+
+// Restart rules of a service.
+const (
+	RestartAlways    = api.RestartAlways
+	RestartOnFailure = api.RestartOnFailure
+)
+
+func servicePath(name, svc string) string {
+	return sandboxPath(name, "services", url.PathEscape(svc))
+}
+
+// PutService declares (or replaces) a service of the sandbox; s.Name names
+// it. A running sandbox starts it at once. It returns the declared set.
+func (c *Client) PutService(ctx context.Context, name string, s Service) ([]Service, error) {
+	body := map[string]any{"argv": s.Argv, "restart": s.Restart}
+	if s.Cwd != "" {
+		body["cwd"] = s.Cwd
+	}
+	if len(s.Env) > 0 {
+		body["env"] = s.Env
+	}
+	if s.Port != 0 {
+		body["port"] = s.Port
+	}
+	if s.Restart == "" {
+		delete(body, "restart")
+	}
+	var out api.ServiceList
+	if _, err := c.call(ctx, request{method: http.MethodPut, path: servicePath(name, s.Name), body: body}, &out); err != nil {
+		return nil, err
+	}
+	return out.Services, nil
+}
+
+// RemoveService removes a service; its run is stopped. Removing one that
+// is not declared changes nothing. It returns the declared set.
+func (c *Client) RemoveService(ctx context.Context, name, svc string) ([]Service, error) {
+	var out api.ServiceList
+	if _, err := c.call(ctx, request{method: http.MethodDelete, path: servicePath(name, svc)}, &out); err != nil {
+		return nil, err
+	}
+	return out.Services, nil
+}
+
+// ListServices lists the sandbox's declared services.
+func (c *Client) ListServices(ctx context.Context, name string) ([]Service, error) {
+	var out api.ServiceList
+	if _, err := c.call(ctx, request{method: http.MethodGet, path: sandboxPath(name, "services")}, &out); err != nil {
+		return nil, err
+	}
+	return out.Services, nil
+}

@@ -1,0 +1,131 @@
+package tests
+
+import (
+	"context"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/berthdev/berth/client"
+)
+
+// runningService returns the running process of service svc, or nil.
+func runningService(t *testing.T, ctx context.Context, sb *client.Sandbox, svc string) *client.Process {
+	t.Helper()
+	ps, err := sb.ListProcesses(ctx)
+	require.NoError(t, err)
+	for _, p := range ps {
+		if p.Service == svc && p.State == "running" {
+			return p
+		}
+	}
+	return nil
+}
+
+func awaitService(t *testing.T, ctx context.Context, sb *client.Sandbox, svc, notID string) *client.Process {
+	t.Helper()
+	var p *client.Process
+	require.Eventually(t, func() bool {
+		p = runningService(t, ctx, sb, svc)
+		return p != nil && p.ID != notID
+	}, 30*time.Second, 100*time.Millisecond, "service %s running (not %s)", svc, notID)
+	return p
+}
+
+// boots counts the lines the service appended to /workspace/boots.
+func boots(t *testing.T, ctx context.Context, sb *client.Sandbox) int {
+	t.Helper()
+	out := run(t, ctx, sb, "sh", "-c", "cat /workspace/boots 2>/dev/null || true")
+	return strings.Count(string(out.Stdout), "\n")
+}
+
+func TestServiceRunsComesBackAfterKillAndAfterSleep(t *testing.T) {
+	ctx := testCtx(t, 4*time.Minute)
+	n := name(t, "svc")
+	sb := newSandbox(t, n, map[string]any{"keepAlive": true})
+	c := stack.Client()
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+
+	script := "echo up >> /workspace/boots; while true; do date +%s > /workspace/beat; sleep 0.2; done"
+	list, err := c.PutService(ctx, n, client.Service{Name: "ticker", Argv: []string{"sh", "-c", script}, Restart: client.RestartAlways})
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	t0 := time.Now()
+	first := awaitService(t, ctx, sb, "ticker", "")
+	t.Logf("declared service running after %v", time.Since(t0))
+	require.Eventually(t, func() bool { return boots(t, ctx, sb) == 1 }, 10*time.Second, 100*time.Millisecond)
+
+	// Killed, it comes back.
+	_, err = first.Kill(ctx, syscall.SIGKILL)
+	require.NoError(t, err)
+	t0 = time.Now()
+	second := awaitService(t, ctx, sb, "ticker", first.ID)
+	t.Logf("killed service back after %v", time.Since(t0))
+	require.Eventually(t, func() bool { return boots(t, ctx, sb) == 2 }, 10*time.Second, 100*time.Millisecond)
+
+	// Sleep and wake: it runs again, on the workspace it left.
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/sleep", nil)
+	require.Equal(t, "stopped", stack.Status(t, n))
+	t0 = time.Now()
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	third := awaitService(t, ctx, sb, "ticker", second.ID)
+	t.Logf("service running %v after start was asked", time.Since(t0))
+	require.Eventually(t, func() bool { return boots(t, ctx, sb) == 3 }, 10*time.Second, 100*time.Millisecond,
+		"the woken service appends to the workspace it left")
+
+	got, err := c.ListServices(ctx, n)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, "ticker", got[0].Name)
+
+	// The change is on the event stream.
+	r := stack.Must(t, 200, "GET", "/v1/sandboxes/"+n+"/events", nil)
+	require.Contains(t, string(r.Body), "services-changed")
+
+	// Removed: its run is stopped and not started again.
+	list, err = c.RemoveService(ctx, n, "ticker")
+	require.NoError(t, err)
+	require.Empty(t, list)
+	require.Eventually(t, func() bool { return runningService(t, ctx, sb, "ticker") == nil }, 10*time.Second, 100*time.Millisecond)
+	_ = third
+}
+
+func TestServiceValidation(t *testing.T) {
+	n := name(t, "svcv")
+	newSandbox(t, n, nil)
+	for _, tc := range []struct {
+		svc  string
+		body map[string]any
+	}{
+		{"web", map[string]any{"argv": []string{}}},
+		{"web", map[string]any{"argv": []string{"true"}, "restart": "sometimes"}},
+		{"web", map[string]any{"argv": []string{"true"}, "port": 70000}},
+		{"web", map[string]any{"argv": []string{"true"}, "bogus": 1}},
+		{"Bad_Name", map[string]any{"argv": []string{"true"}}},
+	} {
+		r := stack.Do(t, "PUT", "/v1/sandboxes/"+n+"/services/"+tc.svc, tc.body)
+		require.Equal(t, 400, r.Status, "%v: %s", tc.body, r.Body)
+		require.Equal(t, "VALIDATION_FAILED", r.Code(), "%s", r.Body)
+	}
+}
+
+func TestCLIServiceAddLsRm(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	n := name(t, "svccli")
+	sb := newSandbox(t, n, map[string]any{"keepAlive": true})
+	out := berthOK(t, "service", "add", n, "loop", "--restart", "on-failure", "--port", "8080", "--", "sh", "-c", "sleep 1000")
+	require.Contains(t, out, "loop")
+	require.Contains(t, out, "on-failure")
+	// The sandbox was never started: the service waits for its first boot.
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	p := awaitService(t, ctx, sb, "loop", "")
+	require.Equal(t, []string{"sh", "-c", "sleep 1000"}, p.Command)
+	require.Contains(t, berthOK(t, "service", "ls", n), "sh -c sleep 1000")
+	require.Contains(t, berthOK(t, "service", "rm", n, "loop"), "no services")
+	r := berth(t, "service", "add", n, "bad", "--restart", "never", "--", "true")
+	require.NotEqual(t, 0, r.code)
+	require.Contains(t, r.stderr, "restart")
+}
