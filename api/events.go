@@ -44,6 +44,9 @@ const (
 	// connections, requests) under its policy; one event sums a few
 	// seconds or more of refusals.
 	EventEgressRefused = eventPrefix + "egress-refused"
+	// EventPortsChanged: a port was exposed or unexposed (preview URLs);
+	// the payload lists the exposed ports from now on.
+	EventPortsChanged = eventPrefix + "ports-changed"
 )
 
 // EventTypes lists every event type of the catalogue in the order a
@@ -54,7 +57,7 @@ func EventTypes() []string {
 		EventWorkspaceRestored, EventSleepRequested, EventBackupCreated,
 		EventBackupFailed, EventStopped, EventConfigured, EventKillRequested,
 		EventDestroyRequested, EventDestroyed, EventEgressPolicyChanged,
-		EventEgressRefused,
+		EventEgressRefused, EventPortsChanged,
 	}
 }
 

@@ -22,6 +22,8 @@ func NewPayload(typ string) any {
 		return &EgressPolicyChanged{}
 	case api.EventEgressRefused:
 		return &EgressRefused{}
+	case api.EventPortsChanged:
+		return &PortsChanged{}
 	}
 	if api.IsKnownEventType(typ) {
 		return &Empty{}

@@ -31,6 +31,11 @@ type Config struct {
 	// Egress is the egress policy; nil is the default (open), which is
 	// also what states recorded before policies existed mean.
 	Egress *policy.Policy `json:"egress,omitempty"`
+	// Ports are the exposed ports (preview URLs), in exposure order;
+	// Unexposed the ports exposed once and removed since (their preview
+	// URLs answer 410 rather than 404).
+	Ports     []Port `json:"ports,omitempty"`
+	Unexposed []int  `json:"unexposed,omitempty"`
 }
 
 // View is the sandbox as callers see it: the Update result, the query result
@@ -47,6 +52,8 @@ type View struct {
 	Container    *Container        `json:"container,omitempty"`
 	LastEvent    string            `json:"lastEvent,omitempty"`
 	Egress       *policy.Policy    `json:"egress,omitempty"`
+	Ports        []Port            `json:"ports,omitempty"`
+	Unexposed    []int             `json:"unexposed,omitempty"`
 	CreatedAt    time.Time         `json:"createdAt"`
 	UpdatedAt    time.Time         `json:"updatedAt"`
 }
@@ -99,6 +106,7 @@ type Intent struct {
 	Patch     *PatchRequest     `json:"patch,omitempty"`
 	Start     *StartRequest     `json:"start,omitempty"`
 	Egress    *policy.Policy    `json:"egress,omitempty"`
+	Ports     *PortsRequest     `json:"ports,omitempty"`
 	// FromUpdate marks intents whose caller waits for a result.
 	FromUpdate bool `json:"fromUpdate,omitempty"`
 }
@@ -114,6 +122,7 @@ func (s *State) View() View {
 		SleepAfter: s.Config.SleepAfter.String(), KeepAlive: s.Config.KeepAlive, Env: env,
 		LastBackupID: s.LastBackupID, Host: s.Host, Container: s.Container,
 		LastEvent: s.LastEvent, Egress: s.Config.Egress, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt,
+		Ports: s.Config.Ports, Unexposed: s.Config.Unexposed,
 	}
 	return v
 }
