@@ -29,6 +29,8 @@ var wireTypes = map[string]any{
 	"Terminal":      api.Terminal{},
 	"Error":         api.ErrorEnvelope{},
 	"EgressPolicy":  api.EgressPolicy{},
+	"ExposeRequest": api.ExposeRequest{},
+	"ExposedPort":   api.ExposedPort{},
 	"Secret":        api.Secret{},
 	"SecretRequest": api.SecretRequest{},
 	"ForkFrom":      api.ForkFrom{},
