@@ -8,6 +8,7 @@ package gateway
 import (
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -43,9 +45,8 @@ const (
 type previewState struct {
 	domain string        // BERTH_PREVIEW_DOMAIN, default localhost
 	wait   time.Duration // BERTH_PREVIEW_WAIT: how long a request waits for its port
-	// transport and upstreamFailed serve every preview's ReverseProxy.
-	transport      http.RoundTripper
-	upstreamFailed func(http.ResponseWriter, *http.Request, error)
+	// transport serves every preview's ReverseProxy.
+	transport http.RoundTripper
 
 	mu    sync.Mutex
 	cache map[string]portsEntry
@@ -57,7 +58,7 @@ type portsEntry struct {
 	at        time.Time
 }
 
-func newPreviewState(log *zap.Logger) *previewState {
+func newPreviewState() *previewState {
 	p := &previewState{domain: "localhost", wait: 30 * time.Second, cache: map[string]portsEntry{}}
 	if d := strings.Trim(strings.ToLower(os.Getenv("BERTH_PREVIEW_DOMAIN")), "."); d != "" {
 		p.domain = d
@@ -67,16 +68,8 @@ func newPreviewState(log *zap.Logger) *previewState {
 	}
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.Proxy = nil // the container's address is reached directly
-	t.DialContext = (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	t.DialContext = dialPort
 	p.transport = t
-	p.upstreamFailed = func(w http.ResponseWriter, r *http.Request, err error) {
-		if log != nil {
-			log.Info("preview upstream failed", zap.String("host", r.Host), zap.Error(err))
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadGateway)
-		_, _ = w.Write([]byte(`{"error":{"code":"UNAVAILABLE","message":"the sandbox's port did not answer","retryable":true}}` + "\n"))
-	}
 	return p
 }
 
@@ -185,11 +178,15 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 			return previewUnauthorized(port)
 		}
 	}
-	addr, err := s.awaitPort(ctx, name, port)
+	// One bound for waking the sandbox and for its port to accept.
+	pw := &previewWait{name: name, port: port, deadline: time.Now().Add(s.preview.wait), waited: s.preview.wait}
+	wctx, cancel := context.WithDeadline(ctx, pw.deadline)
+	addr, err := s.awaitTarget(wctx, name, port)
+	cancel()
 	if err != nil {
 		return err
 	}
-	out := r.Clone(ctx)
+	out := r.Clone(context.WithValue(ctx, previewWaitKey{}, pw))
 	out.Header.Del(previewTokenHeader)
 	stripCookie(out, previewCookie)
 	out.URL.Path, out.URL.RawPath = path, ""
@@ -205,7 +202,7 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 		},
 		FlushInterval: -1,
 		Transport:     s.preview.transport,
-		ErrorHandler:  s.preview.upstreamFailed,
+		ErrorHandler:  s.upstreamFailed,
 	}).ServeHTTP(c.Response(), out)
 	return nil
 }
@@ -231,38 +228,76 @@ func stripCookie(r *http.Request, name string) {
 	}
 }
 
-// awaitPort wakes a sleeping sandbox (as exec does) and waits, bounded by
-// BERTH_PREVIEW_WAIT, until the port accepts connections.
-func (s *Server) awaitPort(ctx context.Context, name string, port int) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.preview.wait)
-	defer cancel()
+// previewWait is a preview request's bound on waiting for its port,
+// carried to the proxy's dialer in the request's context.
+type previewWaitKey struct{}
+
+type previewWait struct {
+	name     string
+	port     int
+	deadline time.Time
+	waited   time.Duration
+	gaveUp   bool // set by the dialer: nothing accepted before deadline
+}
+
+// dialPort is the preview transport's dialer: a refused connection is
+// usually a server still starting (or a sandbox just woken), so it retries
+// until the request's wait runs out. No probe connection is made: a server
+// that accepts once sees only the real request.
+func dialPort(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	w, _ := ctx.Value(previewWaitKey{}).(*previewWait)
 	for {
-		t, err := s.resolve(ctx, name, true)
-		if err == nil {
-			host, _, _ := net.SplitHostPort(t.addr)
-			addr := net.JoinHostPort(host, strconv.Itoa(port))
-			d := net.Dialer{Timeout: time.Second}
-			conn, derr := d.DialContext(ctx, "tcp", addr)
-			if derr == nil {
-				_ = conn.Close()
-				return addr, nil
-			}
-			// A refused port is usually a server still starting; an address
-			// that does not answer may be a replaced container.
-			var oe *net.OpError
-			if !errors.As(derr, &oe) || !strings.Contains(derr.Error(), "refused") {
-				s.targets.drop(name)
-			}
-		} else if ae, ok := err.(*api.Error); ok && ae.Status < 500 {
-			return "", err
+		conn, err := d.DialContext(ctx, network, addr)
+		if err == nil || w == nil || !errors.Is(err, syscall.ECONNREFUSED) {
+			return conn, err
+		}
+		if time.Until(w.deadline) < 250*time.Millisecond {
+			w.gaveUp = true
+			return nil, err
 		}
 		select {
 		case <-ctx.Done():
-			e := api.NewError(http.StatusServiceUnavailable, api.CodeContainerUnavailable,
-				"nothing accepts connections on port "+strconv.Itoa(port)+" of sandbox "+name+" (waited "+s.preview.wait.String()+"); is the server running?")
-			e.Retryable, e.RetryAfterMs = true, 2000
-			return "", e
+			return nil, ctx.Err()
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// upstreamFailed answers a preview whose port did not answer: 503 with
+// Retry-After when nothing accepted connections within the wait, else 502
+// (and the cached container address is dropped: it may be a replaced one).
+func (s *Server) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
+	pw, _ := r.Context().Value(previewWaitKey{}).(*previewWait)
+	var e *api.Error
+	if pw != nil && pw.gaveUp {
+		e = api.NewError(http.StatusServiceUnavailable, api.CodeContainerUnavailable,
+			"nothing accepts connections on port "+strconv.Itoa(pw.port)+" of sandbox "+pw.name+
+				" (waited "+pw.waited.String()+"); is the server running?")
+		e.Retryable, e.RetryAfterMs = true, 2000
+	} else {
+		if pw != nil {
+			s.targets.drop(pw.name)
+		}
+		s.log.Info("preview upstream failed", zap.String("host", r.Host), zap.Error(err))
+		e = api.NewError(http.StatusBadGateway, api.CodeUnavailable, "the sandbox's port did not answer: "+err.Error())
+		e.Retryable, e.RetryAfterMs = true, 1000
+	}
+	if sec := e.RetryAfterSeconds(); sec > 0 {
+		w.Header().Set("Retry-After", strconv.FormatInt(sec, 10))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(e.Status)
+	_ = json.NewEncoder(w).Encode(api.ErrorEnvelope{Error: e})
+}
+
+// awaitTarget wakes a sleeping sandbox (as exec does) and returns the
+// port's address; the request's remaining wait is left for the dialer.
+func (s *Server) awaitTarget(ctx context.Context, name string, port int) (string, error) {
+	t, err := s.resolve(ctx, name, true)
+	if err != nil {
+		return "", err
+	}
+	host, _, _ := net.SplitHostPort(t.addr)
+	return net.JoinHostPort(host, strconv.Itoa(port)), nil
 }

@@ -105,7 +105,7 @@ func New(o Options) *Server {
 	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
 		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter, backups: o.Backups,
 		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets}
-	s.preview = newPreviewState(o.Log)
+	s.preview = newPreviewState()
 	s.supervisors = &http.Client{Transport: supervisorTransport()}
 	s.streamBufs.New = func() any { b := make([]byte, 256<<10); return &b }
 	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace, Archive: o.Backups}, eventlog.DefaultBuffer)

@@ -175,3 +175,38 @@ func TestPreviewURLsByHostAndPathWithTokensUnexposeAndSleep(t *testing.T) {
 	require.Equal(t, "hello-preview\n", body)
 	t.Logf("preview after restarting the server: %v", time.Since(start))
 }
+
+// TestPreviewStreamsAndMakesNoProbeConnection: a server that accepts one
+// connection only (busybox nc) sends an event, waits 3 s, sends another.
+// The first event must reach the client before the second is written (the
+// proxy flushes at once), and the request itself must be the one connection
+// the server accepts (the gateway's wait for the port makes no probe).
+func TestPreviewStreamsAndMakesNoProbeConnection(t *testing.T) {
+	n := name(t, "prevsse")
+	sb := newSandbox(t, n, nil)
+	ctx := testCtx(t, 3*time.Minute)
+	_, err := stack.Client().Expose(ctx, n, 8002, true)
+	require.NoError(t, err)
+	_, err = sb.Exec(ctx, []string{"sh", "-c", `(printf 'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: one\n\n'; sleep 3; printf 'data: two\n\n') | nc -l -p 8002`}, client.ExecOptions{})
+	require.NoError(t, err)
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, stack.URL+"/events", nil)
+	require.NoError(t, err)
+	req.Host = "8002-" + n + ".localhost"
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode)
+	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	start := time.Now()
+	buf := make([]byte, 64)
+	k, err := io.ReadAtLeast(resp.Body, buf, len("data: one\n\n"))
+	require.NoError(t, err)
+	first := time.Since(start)
+	require.Equal(t, "data: one\n\n", string(buf[:k]))
+	rest, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, "data: two\n\n", string(rest))
+	t.Logf("first event after %v, second after %v", first, time.Since(start))
+	require.Less(t, first, 2*time.Second, "the first event was held back")
+}
