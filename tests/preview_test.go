@@ -216,3 +216,34 @@ func TestPreviewStreamsAndMakesNoProbeConnection(t *testing.T) {
 	// the first would arrive with it.
 	require.Greater(t, gap, time.Second, "the first event was held back until the second")
 }
+
+func TestCLIExposePrintsAWorkingURLAndPortsListsIt(t *testing.T) {
+	n := name(t, "prevcli")
+	sb := newSandbox(t, n, nil)
+	ctx := testCtx(t, 3*time.Minute)
+	out := run(t, ctx, sb, "sh", "-c", "mkdir -p /workspace/www && echo from-cli > /workspace/www/index.html")
+	require.Equal(t, 0, out.ExitCode, "%s", out.Stderr)
+	startHTTPD(t, sb, "8000")
+
+	printed := strings.TrimSpace(berthOK(t, "expose", n, "8000"))
+	u, err := url.Parse(printed)
+	require.NoError(t, err, printed)
+	require.True(t, strings.HasPrefix(u.Host, "8000-"+n+".localhost:"), printed)
+	require.NotEmpty(t, u.Query().Get("berth_token"), "a private port's URL carries its token: %s", printed)
+	// The printed URL opens (a browser resolves *.localhost to loopback;
+	// here the host name is set by hand): a redirect that sets the cookie,
+	// then the page.
+	st, _, hdr := previewGet(t, u.Host, u.RequestURI(), nil)
+	require.Equal(t, 303, st)
+	st, body, _ := previewGet(t, u.Host, hdr.Get("Location"), http.Header{"Cookie": {strings.SplitN(hdr.Get("Set-Cookie"), ";", 2)[0]}})
+	require.Equal(t, 200, st, body)
+	require.Equal(t, "from-cli\n", body)
+
+	listed := berthOK(t, "ports", n)
+	require.Equal(t, "8000\tprivate\t"+printed+"\n", listed)
+	r := berth(t, "expose", n, "7070")
+	require.NotEqual(t, 0, r.code)
+	require.Contains(t, r.stderr, "supervisor")
+	berthOK(t, "unexpose", n, "8000")
+	require.Equal(t, "", berthOK(t, "ports", n))
+}
