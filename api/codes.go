@@ -31,6 +31,7 @@ const (
 	CodeTimeout                Code = "TIMEOUT"                  // 504 the operation goes on in the background
 	CodeEgressUnavailable      Code = "EGRESS_UNAVAILABLE"       // 503 the sandbox's host enforces no egress policy
 	CodeSecretNotFound         Code = "SECRET_NOT_FOUND"         // 404 no secret of that name
+	CodePortNotExposed         Code = "PORT_NOT_EXPOSED"         // 404 never exposed, 410 unexposed since
 	CodeInternal               Code = "INTERNAL"                 // 500 a bug or an OS failure
 )
 
@@ -79,7 +80,7 @@ func Codes() []Code {
 		CodeValidation, CodeUnauthorized, CodeSandboxNotFound, CodeNotFound, CodeMethodNotAllowed,
 		CodeNameConflict, CodeSandboxDestroyed, CodeSandboxNotRunning, CodePayloadTooLarge, CodeEnvTooLarge,
 		CodeContainerUnavailable, CodeBootFailed, CodeBackupFailed, CodeBackupStoreUnavailable,
-		CodeBackupNotFound, CodeRestoreFailed, CodeTemporalUnavailable, CodeUnavailable, CodeTimeout, CodeEgressUnavailable, CodeSecretNotFound, CodeInternal,
+		CodeBackupNotFound, CodeRestoreFailed, CodeTemporalUnavailable, CodeUnavailable, CodeTimeout, CodeEgressUnavailable, CodeSecretNotFound, CodePortNotExposed, CodeInternal,
 
 		CodeProcessNotFound, CodeTerminalNotFound, CodeStaleHandle, CodeInvalidCursor, CodeInvalidTerminalCursor,
 		CodeUpgradeRequired, CodeWaitTimeout, CodeExecutableNotFound, CodeInvalidCwd, CodeExecFailed,

@@ -47,6 +47,9 @@ const (
 	// EventServicesChanged: a service was declared, changed or removed;
 	// the payload is the whole declared set from now on.
 	EventServicesChanged = eventPrefix + "services-changed"
+	// EventPortsChanged: a port was exposed or unexposed (preview URLs);
+	// the payload lists the exposed ports from now on.
+	EventPortsChanged = eventPrefix + "ports-changed"
 )
 
 // EventTypes lists every event type of the catalogue in the order a
@@ -57,7 +60,7 @@ func EventTypes() []string {
 		EventWorkspaceRestored, EventSleepRequested, EventBackupCreated,
 		EventBackupFailed, EventStopped, EventConfigured, EventKillRequested,
 		EventDestroyRequested, EventDestroyed, EventEgressPolicyChanged,
-		EventEgressRefused, EventServicesChanged,
+		EventEgressRefused, EventServicesChanged, EventPortsChanged,
 	}
 }
 

@@ -22,6 +22,7 @@ const (
 	ErrEnvTooLarge         = api.CodeEnvTooLarge            // 413: the sandbox env would exceed 128 variables or 64 KiB
 	ErrEgressUnavailable   = api.CodeEgressUnavailable      // 503: the sandbox's host cannot enforce the policy; the previous one stays
 	ErrSecretNotFound      = api.CodeSecretNotFound         // 404: no secret of that name
+	ErrPortNotExposed      = api.CodePortNotExposed         // 404 never exposed, 410 unexposed since
 	// Per-sandbox limits: 429, retryable, with RetryAfter.
 	ErrTooManyProcesses = api.CodeTooManyProcesses // running processes
 	ErrTooManyTerminals = api.CodeTooManyTerminals // open terminals

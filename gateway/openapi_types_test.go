@@ -30,6 +30,8 @@ var wireTypes = map[string]any{
 	"Error":         api.ErrorEnvelope{},
 	"EgressPolicy":  api.EgressPolicy{},
 	"Service":       api.Service{},
+	"ExposeRequest": api.ExposeRequest{},
+	"ExposedPort":   api.ExposedPort{},
 	"Secret":        api.Secret{},
 	"SecretRequest": api.SecretRequest{},
 	"ForkFrom":      api.ForkFrom{},

@@ -92,6 +92,7 @@ type Server struct {
 	backups            blob.Store
 	secrets            SecretStore
 	targets            targets
+	preview            *previewState // preview URLs (preview.go)
 	supervisors        *http.Client
 	// streamBufs holds the proxy's copy buffers: large, so that a fast log
 	// or file stream costs few reads and writes, and pooled, so that each
@@ -104,6 +105,7 @@ func New(o Options) *Server {
 	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
 		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter, backups: o.Backups,
 		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets}
+	s.preview = newPreviewState()
 	s.supervisors = &http.Client{Transport: supervisorTransport()}
 	s.streamBufs.New = func() any { b := make([]byte, 256<<10); return &b }
 	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace, Archive: o.Backups}, eventlog.DefaultBuffer)
@@ -114,6 +116,7 @@ func New(o Options) *Server {
 	e.Use(s.accessLog)
 	// Auth as a root middleware, not a group's: a group middleware makes Echo
 	// answer 404 instead of 405 for a wrong method.
+	e.Use(s.previewMiddleware) // preview URLs take their own tokens, not the API's
 	e.Use(s.auth)
 	e.GET("/healthz", s.health)
 	e.GET("/v1/healthz", s.health)
@@ -140,6 +143,9 @@ func New(o Options) *Server {
 	v1.PUT("/secrets/*", s.putSecret, small)
 	v1.GET("/secrets/*", s.getSecret)
 	v1.DELETE("/secrets/*", s.deleteSecret)
+	v1.POST("/sandboxes/:name/ports", s.exposePort, small, named)
+	v1.GET("/sandboxes/:name/ports", s.listPorts, named)
+	v1.DELETE("/sandboxes/:name/ports/:port", s.unexposePort, named)
 	v1.GET("/sandboxes/:name/events", s.sandboxEvents, named)
 	v1.GET("/events", s.catalogEvents)
 	v1.GET("/sandboxes/:name/backups", s.listBackups, named)

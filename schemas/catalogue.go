@@ -24,6 +24,8 @@ func NewPayload(typ string) any {
 		return &EgressRefused{}
 	case api.EventServicesChanged:
 		return &ServicesChanged{}
+	case api.EventPortsChanged:
+		return &PortsChanged{}
 	}
 	if api.IsKnownEventType(typ) {
 		return &Empty{}

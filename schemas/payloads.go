@@ -63,5 +63,16 @@ type EgressPolicyChanged struct {
 	Policy api.EgressPolicy `json:"policy"`
 }
 
+// PortsChanged lists a sandbox's exposed ports after a change.
+type PortsChanged struct {
+	Ports []ExposedPort `json:"ports"`
+}
+
+// ExposedPort is one exposed port as events carry it (never its token).
+type ExposedPort struct {
+	Port   int  `json:"port"`
+	Public bool `json:"public"`
+}
+
 // Empty is the payload of every event that carries no fields.
 type Empty struct{}

@@ -48,6 +48,7 @@ func goodPayloads() map[string]any {
 				{Kind: "dns", Host: "evil.example", Reason: "name not in the allowlist", Count: 1},
 				{Kind: "http", Host: "other.example", Destination: "203.0.113.7:443", Secret: "gh", Reason: `secret "gh" is not bound to host "other.example": the request was not sent`, Count: 2},
 			}},
+		api.EventPortsChanged: PortsChanged{Ports: []ExposedPort{{Port: 8000, Public: true}, {Port: 3000}}},
 	}
 }
 
@@ -66,7 +67,7 @@ func TestEveryTypeHasASchemaFile(t *testing.T) {
 		assert.NotNil(t, NewPayload(typ), typ)
 	}
 	assert.Empty(t, names, "schema files without an event type")
-	assert.Len(t, api.EventTypes(), 16)
+	assert.Len(t, api.EventTypes(), 17)
 }
 
 func TestGoodPayloadsValidate(t *testing.T) {

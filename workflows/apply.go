@@ -20,6 +20,12 @@ import (
 
 // apply runs one intent to completion and answers its update, if any.
 func (s *sandbox) apply(ctx workflow.Context, in contract.Intent) {
+	if in.Op == contract.OpPorts {
+		// Any status takes a ports change (none has a container effect),
+		// so it needs no opTable column.
+		s.answer(in, s.setPorts(ctx, *in.Ports))
+		return
+	}
 	var err error
 	switch lookup(s.st.Status, in.Op) {
 	case actReject:

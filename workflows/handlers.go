@@ -85,6 +85,9 @@ func (s *sandbox) register(ctx workflow.Context) error {
 		}}); err != nil {
 		return err
 	}
+	if err := s.registerPorts(ctx); err != nil {
+		return err
+	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, string(contract.OpPatch),
 		func(ctx workflow.Context, req contract.PatchRequest) (contract.View, error) {
 			return s.await(ctx, contract.Intent{Op: contract.OpPatch, Patch: &req})

@@ -64,6 +64,10 @@ import (
 //	egress-refused   (6644dc3) refusal reports signalled by the worker
 //	                 while running, one out of bounds dropped; each
 //	                 recorded one holds the "egress-refusals" marker
+//	preview-ports    (e840a3c) a public port exposed while created, start,
+//	                 a private one exposed and unexposed, sleep, exposed
+//	                 while stopped, wake, destroy (two runs); each run's
+//	                 first ports op records the "preview-ports" marker
 //
 // To record a new history (do it whenever you add a path to the workflow,
 // and keep the old files: they are what running workflows look like):

@@ -33,7 +33,7 @@ type globals struct {
 
 // clientCommands are the verbs that talk to a gateway.
 func clientCommands(g *globals) []*cobra.Command {
-	return []*cobra.Command{
+	return append([]*cobra.Command{
 		// Sandboxes (cli_sandbox.go, cli_lifecycle.go, cli_backups.go, cli_fork.go).
 		createCmd(g), lsCmd(g), getCmd(g), startCmd(g), lifecycleCmd(g, "sleep"), killCmd(g), rmCmd(g),
 		envCmd(g), backupCmd(g), backupsCmd(g), egressCmd(g), secretCmd(g), forkCmd(g),
@@ -42,7 +42,7 @@ func clientCommands(g *globals) []*cobra.Command {
 		execCmd(g), psCmd(g), logsCmd(g), waitCmd(g), shellCmd(g),
 		// Files (cli_files*.go), events (cli_events.go).
 		cpCmd(g), catCmd(g), eventsCmd(g), watchCmd(g), // cli_watch.go
-	}
+	}, portsCmds(g)...) // preview URLs (cli_ports.go)
 }
 
 func newRootCmd() *cobra.Command {
@@ -276,5 +276,6 @@ var errorHints = map[client.ErrorCode]string{
 	client.ErrInternal:             "the gateway failed unexpectedly; its log says why. Retrying may help",
 	client.ErrEgressUnavailable:    "the sandbox's host cannot enforce egress policies (is the worker's egress enabled?); the previous policy stays. A sleeping sandbox takes the change for its next boot",
 	client.ErrSecretNotFound:       "no such secret: `berth secret ls` lists them",
+	client.ErrPortNotExposed:       "the port is not exposed: `berth ports NAME` lists them",
 	client.ErrStreamUnavailable:    "the event stream could not be read right now",
 }

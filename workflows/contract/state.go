@@ -34,6 +34,11 @@ type Config struct {
 	Egress *policy.Policy `json:"egress,omitempty"`
 	// Services are the declared services (OpServices), in declaration order.
 	Services []api.Service `json:"services,omitempty"`
+	// Ports are the exposed ports (preview URLs), in exposure order;
+	// Unexposed the ports exposed once and removed since (their preview
+	// URLs answer 410 rather than 404).
+	Ports     []Port `json:"ports,omitempty"`
+	Unexposed []int  `json:"unexposed,omitempty"`
 }
 
 // View is the sandbox as callers see it: the Update result, the query result
@@ -51,6 +56,8 @@ type View struct {
 	LastEvent    string            `json:"lastEvent,omitempty"`
 	Egress       *policy.Policy    `json:"egress,omitempty"`
 	Services     []api.Service     `json:"services,omitempty"`
+	Ports        []Port            `json:"ports,omitempty"`
+	Unexposed    []int             `json:"unexposed,omitempty"`
 	CreatedAt    time.Time         `json:"createdAt"`
 	UpdatedAt    time.Time         `json:"updatedAt"`
 }
@@ -104,6 +111,7 @@ type Intent struct {
 	Start     *StartRequest     `json:"start,omitempty"`
 	Egress    *policy.Policy    `json:"egress,omitempty"`
 	Services  *ServicesChange   `json:"services,omitempty"`
+	Ports     *PortsRequest     `json:"ports,omitempty"`
 	// FromUpdate marks intents whose caller waits for a result.
 	FromUpdate bool `json:"fromUpdate,omitempty"`
 }
@@ -120,6 +128,7 @@ func (s *State) View() View {
 		LastBackupID: s.LastBackupID, Host: s.Host, Container: s.Container,
 		LastEvent: s.LastEvent, Egress: s.Config.Egress, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt,
 		Services: s.Config.Services,
+		Ports:    s.Config.Ports, Unexposed: s.Config.Unexposed,
 	}
 	return v
 }

@@ -1,0 +1,303 @@
+package gateway
+
+// Preview URLs: requests for {port}-{name}.{BERTH_PREVIEW_DOMAIN} (or the
+// path fallback /v1/preview/{name}/{port}/...) are reverse-proxied to that
+// port of the sandbox's container. They bypass the API's bearer token:
+// public ports need nothing, private ones their port's token.
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/workflows/contract"
+)
+
+const (
+	previewPathPrefix  = "/v1/preview/"
+	previewTokenParam  = "berth_token"
+	previewTokenHeader = "X-Berth-Preview-Token"
+	previewCookie      = "berth_preview_token"
+	// previewCacheTTL bounds how long another gateway's unexpose can go
+	// unseen here; this gateway's own changes replace the entry at once.
+	previewCacheTTL = 3 * time.Second
+)
+
+// previewState is the gateway's preview configuration and its short cache
+// of each sandbox's ports (so a page's many requests do not each query
+// Temporal).
+type previewState struct {
+	domain string        // BERTH_PREVIEW_DOMAIN, default localhost
+	wait   time.Duration // BERTH_PREVIEW_WAIT: how long a request waits for its port
+	// transport serves every preview's ReverseProxy.
+	transport http.RoundTripper
+
+	mu    sync.Mutex
+	cache map[string]portsEntry
+}
+
+type portsEntry struct {
+	ports     []contract.Port
+	unexposed []int
+	at        time.Time
+}
+
+func newPreviewState() *previewState {
+	p := &previewState{domain: "localhost", wait: 30 * time.Second, cache: map[string]portsEntry{}}
+	if d := strings.Trim(strings.ToLower(os.Getenv("BERTH_PREVIEW_DOMAIN")), "."); d != "" {
+		p.domain = d
+	}
+	if w, err := time.ParseDuration(os.Getenv("BERTH_PREVIEW_WAIT")); err == nil && w > 0 {
+		p.wait = w
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.Proxy = nil // the container's address is reached directly
+	t.DialContext = dialPort
+	p.transport = t
+	return p
+}
+
+func (p *previewState) put(name string, v contract.View) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cache[name] = portsEntry{ports: v.Ports, unexposed: v.Unexposed, at: time.Now()}
+}
+
+func (p *previewState) get(name string) (portsEntry, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e, ok := p.cache[name]
+	if !ok || time.Since(e.at) > previewCacheTTL {
+		return portsEntry{}, false
+	}
+	return e, true
+}
+
+// previewTarget reads a request's sandbox, port and upstream path: from its
+// host name, or from the path fallback. ok is false for any other request.
+func (p *previewState) previewTarget(r *http.Request) (name string, port int, path, base string, ok bool) {
+	host := strings.ToLower(r.Host)
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if label, ok := strings.CutSuffix(host, "."+p.domain); ok && !strings.Contains(label, ".") {
+		ps, n, found := strings.Cut(label, "-")
+		if port, err := strconv.Atoi(ps); found && err == nil && validName(n) == nil {
+			return n, port, r.URL.Path, "/", true
+		}
+	}
+	rest, found := strings.CutPrefix(r.URL.Path, previewPathPrefix)
+	if !found {
+		return "", 0, "", "", false
+	}
+	n, rest, _ := strings.Cut(rest, "/")
+	ps, rest, _ := strings.Cut(rest, "/")
+	port, err := strconv.Atoi(ps)
+	if err != nil || validName(n) != nil {
+		return "", 0, "", "", false
+	}
+	return n, port, "/" + rest, previewPathPrefix + n + "/" + ps + "/", true
+}
+
+// previewMiddleware answers preview requests before the API's bearer check.
+func (s *Server) previewMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		name, port, path, base, ok := s.preview.previewTarget(c.Request())
+		if !ok {
+			return next(c)
+		}
+		return s.servePreview(c, name, port, path, base)
+	}
+}
+
+func portNotExposed(status int, msg string) *api.Error {
+	return api.NewError(status, api.CodePortNotExposed, msg)
+}
+
+func (s *Server) servePreview(c echo.Context, name string, port int, path, base string) error {
+	r := c.Request()
+	ctx := r.Context()
+	e, ok := s.preview.get(name)
+	if !ok {
+		d, err := s.describe(ctx, name)
+		if err != nil {
+			return err
+		}
+		s.preview.put(name, d.view)
+		e = portsEntry{ports: d.view.Ports, unexposed: d.view.Unexposed}
+	}
+	i := slices.IndexFunc(e.ports, func(p contract.Port) bool { return p.Port == port })
+	if i < 0 {
+		if slices.Contains(e.unexposed, port) {
+			return portNotExposed(http.StatusGone, "port "+strconv.Itoa(port)+" of sandbox "+name+
+				" is no longer exposed; expose it again (berth expose "+name+" "+strconv.Itoa(port)+")")
+		}
+		return portNotExposed(http.StatusNotFound, "port "+strconv.Itoa(port)+" of sandbox "+name+
+			" is not exposed (berth expose "+name+" "+strconv.Itoa(port)+")")
+	}
+	p := e.ports[i]
+	if !p.Public {
+		want := s.previewToken(name, p)
+		if q := r.URL.Query().Get(previewTokenParam); q != "" {
+			if !tokenEqual(q, want) {
+				return previewUnauthorized(port)
+			}
+			// Trade the query token for a cookie, so the page's links and
+			// assets work and the token leaves the address bar.
+			c.SetCookie(&http.Cookie{Name: previewCookie, Value: q, Path: base, HttpOnly: true,
+				SameSite: http.SameSiteLaxMode, Secure: c.Scheme() == "https"})
+			u := *r.URL
+			qv := u.Query()
+			qv.Del(previewTokenParam)
+			u.RawQuery = qv.Encode()
+			return c.Redirect(http.StatusSeeOther, u.RequestURI())
+		}
+		got := r.Header.Get(previewTokenHeader)
+		if got == "" {
+			if ck, err := r.Cookie(previewCookie); err == nil {
+				got = ck.Value
+			}
+		}
+		if !tokenEqual(got, want) {
+			return previewUnauthorized(port)
+		}
+	}
+	// One bound for waking the sandbox and for its port to accept.
+	pw := &previewWait{name: name, port: port, deadline: time.Now().Add(s.preview.wait), waited: s.preview.wait}
+	wctx, cancel := context.WithDeadline(ctx, pw.deadline)
+	addr, err := s.awaitTarget(wctx, name, port)
+	cancel()
+	if err != nil {
+		return err
+	}
+	out := r.Clone(context.WithValue(ctx, previewWaitKey{}, pw))
+	out.Header.Del(previewTokenHeader)
+	stripCookie(out, previewCookie)
+	out.URL.Path, out.URL.RawPath = path, ""
+	// A ReverseProxy per request: its Rewrite needs this request's target.
+	// FlushInterval -1 passes SSE and other streams at once; upgrades
+	// (WebSocket) are passed through by ReverseProxy itself.
+	(&httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(&url.URL{Scheme: "http", Host: addr})
+			pr.Out.URL.Path, pr.Out.URL.RawPath = path, ""
+			pr.Out.Host = pr.In.Host
+			pr.SetXForwarded()
+		},
+		FlushInterval: -1,
+		Transport:     s.preview.transport,
+		ErrorHandler:  s.upstreamFailed,
+	}).ServeHTTP(c.Response(), out)
+	return nil
+}
+
+func tokenEqual(got, want string) bool {
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+func previewUnauthorized(port int) *api.Error {
+	return api.NewError(http.StatusUnauthorized, api.CodeUnauthorized, "port "+strconv.Itoa(port)+
+		" is private: add ?"+previewTokenParam+"=TOKEN or the "+previewTokenHeader+" header (the token is in berth ports' output)")
+}
+
+// stripCookie removes one cookie from a request, keeping the others: the
+// sandbox's app never sees the preview token.
+func stripCookie(r *http.Request, name string) {
+	cookies := r.Cookies()
+	r.Header.Del("Cookie")
+	for _, ck := range cookies {
+		if ck.Name != name {
+			r.AddCookie(ck)
+		}
+	}
+}
+
+// previewWait is a preview request's bound on waiting for its port,
+// carried to the proxy's dialer in the request's context.
+type previewWaitKey struct{}
+
+type previewWait struct {
+	name     string
+	port     int
+	deadline time.Time
+	waited   time.Duration
+	gaveUp   bool // set by the dialer: nothing accepted before deadline
+}
+
+// dialPort is the preview transport's dialer: a refused connection is
+// usually a server still starting (or a sandbox just woken), so it retries
+// until the request's wait runs out. No probe connection is made: a server
+// that accepts once sees only the real request.
+func dialPort(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	w, _ := ctx.Value(previewWaitKey{}).(*previewWait)
+	for {
+		conn, err := d.DialContext(ctx, network, addr)
+		if err == nil || w == nil || !errors.Is(err, syscall.ECONNREFUSED) {
+			return conn, err
+		}
+		if time.Until(w.deadline) < 250*time.Millisecond {
+			w.gaveUp = true
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// upstreamFailed answers a preview whose port did not answer: 503 with
+// Retry-After when nothing accepted connections within the wait, else 502
+// (and the cached container address is dropped: it may be a replaced one).
+func (s *Server) upstreamFailed(w http.ResponseWriter, r *http.Request, err error) {
+	pw, _ := r.Context().Value(previewWaitKey{}).(*previewWait)
+	var e *api.Error
+	if pw != nil && pw.gaveUp {
+		e = api.NewError(http.StatusServiceUnavailable, api.CodeContainerUnavailable,
+			"nothing accepts connections on port "+strconv.Itoa(pw.port)+" of sandbox "+pw.name+
+				" (waited "+pw.waited.String()+"); is the server running?")
+		e.Retryable, e.RetryAfterMs = true, 2000
+	} else {
+		if pw != nil {
+			s.targets.drop(pw.name)
+		}
+		s.log.Info("preview upstream failed", zap.String("host", r.Host), zap.Error(err))
+		e = api.NewError(http.StatusBadGateway, api.CodeUnavailable, "the sandbox's port did not answer: "+err.Error())
+		e.Retryable, e.RetryAfterMs = true, 1000
+	}
+	if sec := e.RetryAfterSeconds(); sec > 0 {
+		w.Header().Set("Retry-After", strconv.FormatInt(sec, 10))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(e.Status)
+	_ = json.NewEncoder(w).Encode(api.ErrorEnvelope{Error: e})
+}
+
+// awaitTarget wakes a sleeping sandbox (as exec does) and returns the
+// port's address; the request's remaining wait is left for the dialer.
+func (s *Server) awaitTarget(ctx context.Context, name string, port int) (string, error) {
+	t, err := s.resolve(ctx, name, true)
+	if err != nil {
+		return "", err
+	}
+	host, _, _ := net.SplitHostPort(t.addr)
+	return net.JoinHostPort(host, strconv.Itoa(port)), nil
+}

@@ -1,0 +1,111 @@
+package gateway
+
+// The ports API: expose, list and unexpose a sandbox's ports (preview URLs).
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"net"
+	"net/http"
+	"strconv"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/workflows/contract"
+)
+
+// previewToken derives a private port's token from the gateway's secret and
+// the exposure's nonce: history keeps only the nonce, and a new exposure
+// (new nonce) revokes the old token.
+func (s *Server) previewToken(name string, p contract.Port) string {
+	m := hmac.New(sha256.New, []byte(s.secret))
+	m.Write([]byte("berth-preview\x00" + name + "\x00" + strconv.Itoa(p.Port) + "\x00" + p.Nonce))
+	return hex.EncodeToString(m.Sum(nil))[:40]
+}
+
+// exposedPort is the API form of a port: its URLs as the caller reaches
+// this gateway, and a private port's token.
+func (s *Server) exposedPort(c echo.Context, name string, p contract.Port) api.ExposedPort {
+	scheme, host := c.Scheme(), c.Request().Host
+	suffix := ""
+	if _, port, err := net.SplitHostPort(host); err == nil {
+		suffix = ":" + port
+	}
+	out := api.ExposedPort{Port: p.Port, Public: p.Public,
+		URL:     scheme + "://" + strconv.Itoa(p.Port) + "-" + name + "." + s.preview.domain + suffix + "/",
+		PathURL: scheme + "://" + host + "/v1/preview/" + name + "/" + strconv.Itoa(p.Port) + "/"}
+	if !p.Public {
+		out.Token = s.previewToken(name, p)
+	}
+	return out
+}
+
+func parsePortParam(raw string) (int, *api.Error) {
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 1 || n > 65535 {
+		return 0, badRequest("port " + strconv.Quote(raw) + ": a port is 1..65535")
+	}
+	return n, nil
+}
+
+// exposePort exposes a port (again: a new token) and answers with its URLs.
+func (s *Server) exposePort(c echo.Context) error {
+	name := c.Param("name")
+	var req api.ExposeRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	r := contract.PortsRequest{Port: req.Port, Public: req.Public, Nonce: uuid.NewString()}
+	if err := r.Validate(); err != nil {
+		return badRequest(err.Error())
+	}
+	v, err := s.update(c.Request().Context(), name, contract.OpPorts, r)
+	if err != nil {
+		return err
+	}
+	s.preview.put(name, v)
+	for _, p := range v.Ports {
+		if p.Port == req.Port {
+			return c.JSON(http.StatusOK, s.exposedPort(c, name, p))
+		}
+	}
+	return api.NewError(http.StatusInternalServerError, api.CodeInternal, "the port was not recorded")
+}
+
+// listPorts lists the exposed ports, in exposure order.
+func (s *Server) listPorts(c echo.Context) error {
+	name := c.Param("name")
+	d, err := s.describe(c.Request().Context(), name)
+	if err != nil {
+		return err
+	}
+	s.preview.put(name, d.view)
+	out := []api.ExposedPort{}
+	for _, p := range d.view.Ports {
+		out = append(out, s.exposedPort(c, name, p))
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// unexposePort removes a port: its URLs answer 410 and its token is void
+// from the answer on (this gateway forgets its cached ports at once).
+func (s *Server) unexposePort(c echo.Context) error {
+	name := c.Param("name")
+	port, aerr := parsePortParam(c.Param("port"))
+	if aerr != nil {
+		return aerr
+	}
+	r := contract.PortsRequest{Port: port, Remove: true}
+	if err := r.Validate(); err != nil {
+		return badRequest(err.Error())
+	}
+	v, err := s.update(c.Request().Context(), name, contract.OpPorts, r)
+	if err != nil {
+		return err
+	}
+	s.preview.put(name, v)
+	return c.NoContent(http.StatusNoContent)
+}

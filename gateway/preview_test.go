@@ -1,0 +1,39 @@
+package gateway
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestPreviewTargetReadsHostNamesAndPaths(t *testing.T) {
+	p := &previewState{domain: "preview.example.com"}
+	cases := []struct {
+		host, target string
+		ok           bool
+		name         string
+		port         int
+		path, base   string
+	}{
+		{"8000-demo.preview.example.com", "/a/b?x=1", true, "demo", 8000, "/a/b", "/"},
+		{"8000-my-box.PREVIEW.example.com:8080", "/", true, "my-box", 8000, "/", "/"},
+		{"127.0.0.1:8080", "/v1/preview/demo/3000/x/y", true, "demo", 3000, "/x/y", "/v1/preview/demo/3000/"},
+		{"127.0.0.1:8080", "/v1/preview/demo/3000", true, "demo", 3000, "/", "/v1/preview/demo/3000/"},
+		// Not previews: the API, a deeper subdomain, no port, a bad name.
+		{"127.0.0.1:8080", "/v1/sandboxes", false, "", 0, "", ""},
+		{"a.8000-demo.preview.example.com", "/v1/sandboxes", false, "", 0, "", ""},
+		{"demo.preview.example.com", "/", false, "", 0, "", ""},
+		{"8000-Bad_Name.preview.example.com", "/", false, "", 0, "", ""},
+		{"127.0.0.1", "/v1/preview/demo/http/", false, "", 0, "", ""},
+	}
+	for _, c := range cases {
+		r := httptest.NewRequest("GET", c.target, nil)
+		r.Host = c.host
+		name, port, path, base, ok := p.previewTarget(r)
+		require.Equal(t, c.ok, ok, "%s%s", c.host, c.target)
+		if ok {
+			require.Equal(t, []any{c.name, c.port, c.path, c.base}, []any{name, port, path, base}, "%s%s", c.host, c.target)
+		}
+	}
+}
