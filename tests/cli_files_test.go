@@ -3,11 +3,9 @@ package tests
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,22 +13,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 )
-
-// berthIn runs berth with stdin.
-func berthIn(t *testing.T, stdin io.Reader, args ...string) cliResult {
-	t.Helper()
-	cmd := berthCmd(t, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("berth %v: %v", args, err)
-	}
-	return cliResult{out.String(), errb.String(), code}
-}
 
 // binaryData is n pseudo-random bytes with every byte value and CR/LF/NUL
 // runs in front, so that any text mangling shows.

@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os/exec"
 	"strings"
 	"sync"
@@ -34,10 +35,27 @@ func berthCmd(t *testing.T, args ...string) *exec.Cmd {
 
 func berth(t *testing.T, args ...string) cliResult {
 	t.Helper()
+	return berthIn(t, nil, args...)
+}
+
+// cliLimit bounds one berth command in a test: a command that hangs
+// fails its test with what it printed instead of stalling the suite.
+const cliLimit = 5 * time.Minute
+
+// berthIn runs berth with stdin (nil: none).
+func berthIn(t *testing.T, stdin io.Reader, args ...string) cliResult {
+	t.Helper()
 	cmd := berthCmd(t, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	var out, errb syncBuffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("berth %v: %v", args, err)
+	}
+	hung := time.AfterFunc(cliLimit, func() { _ = cmd.Process.Kill() })
+	err := cmd.Wait()
+	if !hung.Stop() {
+		t.Fatalf("berth %v still running after %s\nstdout: %q\nstderr: %s", args, cliLimit, out.String(), errb.String())
+	}
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()

@@ -104,7 +104,16 @@ type shellSession struct {
 	input          chan []byte // stdin chunks; closed at EOF
 	pending        []byte      // input not yet sent
 	last           byte        // last input byte read
+	eofSent        bool        // a script's input ended and its Ctrl-D went out
 }
+
+// eofRepeat is how often a script's Ctrl-D is sent again while its shell
+// runs on. A Ctrl-D that reaches the terminal before the shell's line
+// editor switched it to raw mode is kept by the kernel as an end-of-line
+// marker that the editor then reads as a NUL byte, not as end of input,
+// and the shell would wait forever. Input is over either way, so telling
+// it again can only end what is still reading.
+const eofRepeat = 2 * time.Second
 
 func (s *shellSession) size() (cols, rows int) {
 	if !s.tty {
@@ -194,6 +203,8 @@ func (s *shellSession) attached(ctx context.Context, conn *client.TerminalConn, 
 	if len(s.pending) > 0 {
 		in = nil // send what is pending first
 	}
+	repeat := time.NewTicker(eofRepeat)
+	defer repeat.Stop()
 	for {
 		if len(s.pending) > 0 && in == nil && len(done) == 0 { // never into a connection known lost
 			if _, err := conn.Write(s.pending); err != nil {
@@ -201,6 +212,9 @@ func (s *shellSession) attached(ctx context.Context, conn *client.TerminalConn, 
 			} else {
 				s.pending = nil
 				in = s.input
+				if s.input == nil && !s.tty {
+					s.eofSent = true
+				}
 			}
 		}
 		select {
@@ -225,6 +239,10 @@ func (s *shellSession) attached(ctx context.Context, conn *client.TerminalConn, 
 				continue
 			}
 			s.pending, in, s.last = data, nil, data[len(data)-1]
+		case <-repeat.C:
+			if s.eofSent && len(s.pending) == 0 {
+				s.pending = []byte{4}
+			}
 		case sig := <-s.sigs:
 			switch sig {
 			case syscall.SIGWINCH:
