@@ -239,18 +239,7 @@ func TestCLIExecForwardsCtrlC(t *testing.T) {
 	stacktest.WaitFor(t, 30*time.Second, "the process to run", func() (bool, string) {
 		return strings.Contains(stdout.String(), "ready"), stdout.String()
 	})
-	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		ee, ok := err.(*exec.ExitError)
-		require.True(t, ok, "exit error: %v", err)
-		require.Equal(t, 128+int(syscall.SIGINT), ee.ExitCode())
-	case <-time.After(20 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatal("berth exec did not exit after Ctrl-C")
-	}
+	requireCtrlCExit(t, cmd, "berth exec", nil)
 }
 
 // syncBuffer is a bytes.Buffer safe to read while a command writes it.
@@ -289,6 +278,21 @@ func TestCLIExecJSONForwardsCtrlC(t *testing.T) {
 		return strings.Contains(out, "sleep 60") && strings.Contains(out, "running"), out
 	})
 	time.Sleep(500 * time.Millisecond) // past the moment its id reaches the CLI
+	requireCtrlCExit(t, cmd, "berth exec --json", stderr)
+	var o struct {
+		Stdout   string
+		ExitCode int
+		Signal   int
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout.String()), &o), stdout.String())
+	require.Equal(t, "ready\n", o.Stdout)
+	require.Equal(t, int(syscall.SIGINT), o.Signal)
+}
+
+// requireCtrlCExit sends cmd a Ctrl-C (SIGINT) and requires it to exit
+// within 20 s with 128+SIGINT, as a shell reports a Ctrl-C'd command.
+func requireCtrlCExit(t *testing.T, cmd *exec.Cmd, what string, stderr *syncBuffer) {
+	t.Helper()
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -299,14 +303,10 @@ func TestCLIExecJSONForwardsCtrlC(t *testing.T) {
 		require.Equal(t, 128+int(syscall.SIGINT), ee.ExitCode())
 	case <-time.After(20 * time.Second):
 		_ = cmd.Process.Kill()
-		t.Fatalf("berth exec --json did not exit after Ctrl-C; stderr: %s", stderr.String())
+		msg := ""
+		if stderr != nil {
+			msg = stderr.String()
+		}
+		t.Fatalf("%s did not exit after Ctrl-C; stderr: %s", what, msg)
 	}
-	var o struct {
-		Stdout   string
-		ExitCode int
-		Signal   int
-	}
-	require.NoError(t, json.Unmarshal([]byte(stdout.String()), &o), stdout.String())
-	require.Equal(t, "ready\n", o.Stdout)
-	require.Equal(t, int(syscall.SIGINT), o.Signal)
 }

@@ -153,6 +153,20 @@ func (s *Stack) StartTemporal(ctx context.Context) error {
 	return nil
 }
 
+// RemoveHostObjects removes the containers and volumes a test host made
+// (labelled with its host id), whatever state they are in.
+func RemoveHostObjects(ctx context.Context, d *dockerrt.Runtime, hostID string) {
+	f := filters.NewArgs(filters.Arg("label", dockerrt.LabelHost+"="+hostID))
+	cs, _ := d.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: f})
+	for _, c := range cs {
+		_ = d.RemoveContainer(ctx, c.ID)
+	}
+	vs, _ := d.Client().VolumeList(ctx, volume.ListOptions{Filters: f})
+	for _, v := range vs.Volumes {
+		_ = d.RemoveVolume(ctx, v.Name)
+	}
+}
+
 func (s *Stack) build(ctx context.Context) error { return Build(ctx, s.root, s.Bin, s.Supervisor) }
 
 // Build builds berth into bin and berth-supervisor into supervisor from
@@ -280,15 +294,7 @@ func (s *Stack) Close() {
 
 func (s *Stack) removeDockerObjects() {
 	ctx := context.Background()
-	f := filters.NewArgs(filters.Arg("label", dockerrt.LabelHost+"="+s.HostID))
-	cs, _ := s.Docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: f})
-	for _, c := range cs {
-		_ = s.Docker.RemoveContainer(ctx, c.ID)
-	}
-	vs, _ := s.Docker.Client().VolumeList(ctx, volume.ListOptions{Filters: f})
-	for _, v := range vs.Volumes {
-		_ = s.Docker.RemoveVolume(ctx, v.Name)
-	}
+	RemoveHostObjects(ctx, s.Docker, s.HostID)
 	// The sandbox network is shared by every Berth on this engine; remove
 	// it only when nothing uses it any more.
 	_ = s.Docker.Client().NetworkRemove(ctx, dockerrt.NetworkName)

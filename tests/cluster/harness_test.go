@@ -17,10 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/volume"
-
 	"github.com/berthdev/berth/internal/childproc"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
@@ -434,16 +430,7 @@ func (c *cluster) close() {
 	}
 	stopChild(c.pg)
 	if c.docker != nil {
-		ctx := context.Background()
-		f := filters.NewArgs(filters.Arg("label", dockerrt.LabelHost+"="+c.hostID))
-		cs, _ := c.docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: f})
-		for _, ct := range cs {
-			_ = c.docker.RemoveContainer(ctx, ct.ID)
-		}
-		vs, _ := c.docker.Client().VolumeList(ctx, volume.ListOptions{Filters: f})
-		for _, v := range vs.Volumes {
-			_ = c.docker.RemoveVolume(ctx, v.Name)
-		}
+		stacktest.RemoveHostObjects(context.Background(), c.docker, c.hostID)
 		c.docker.Close()
 	}
 	if os.Getenv("BERTH_TEST_CLUSTER_KEEP") == "" {
