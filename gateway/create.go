@@ -1,0 +1,167 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/internal/egress/policy"
+	"github.com/berthdev/berth/schemas"
+	"github.com/berthdev/berth/workflows/contract"
+)
+
+type createRequest struct {
+	Name         string             `json:"name"`
+	InstanceType string             `json:"instanceType"`
+	SleepAfter   optDuration        `json:"sleepAfter"`
+	KeepAlive    *bool              `json:"keepAlive"`
+	Env          map[string]*string `json:"env"`
+	Egress       json.RawMessage    `json:"egress"`
+	From         *api.ForkFrom      `json:"from"` // a fork (forks.go)
+}
+
+// spec normalises a create request so that two identical creates compare
+// equal however they spelled their defaults.
+func (s *Server) spec(req createRequest) (schemas.CreateRequested, *api.Error) {
+	if err := validName(req.Name); err != nil {
+		return schemas.CreateRequested{}, err
+	}
+	if req.InstanceType == "" {
+		req.InstanceType = config.DefaultInstanceType
+	}
+	if _, ok := s.types[req.InstanceType]; !ok {
+		return schemas.CreateRequested{}, badRequest(fmt.Sprintf("unknown instanceType %q: use one of %v", req.InstanceType, s.types.Names()))
+	}
+	if err := checkSleepAfter(req.SleepAfter); err != nil {
+		return schemas.CreateRequested{}, err
+	}
+	if !req.SleepAfter.Set {
+		req.SleepAfter.D = 10 * time.Minute
+	}
+	if err := checkEnv(req.Env, false); err != nil {
+		return schemas.CreateRequested{}, err
+	}
+	keep := req.KeepAlive != nil && *req.KeepAlive
+	spec := schemas.CreateRequested{Path: req.Name, InstanceType: req.InstanceType,
+		SleepAfter: req.SleepAfter.D.String(), KeepAlive: &keep}
+	if len(req.Env) > 0 {
+		spec.Env = map[string]string{}
+		for k, v := range req.Env {
+			spec.Env[k] = *v
+		}
+	}
+	return spec, nil
+}
+
+// create claims the name: 201 for a new claim, 200 when an identical create
+// already claimed it, 409 for a different config, 410 once destroyed.
+func (s *Server) create(c echo.Context) error {
+	var req createRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	spec, aerr := s.spec(req)
+	if aerr != nil {
+		return aerr
+	}
+	egress, aerr := parsePolicy(req.Egress)
+	if aerr != nil {
+		return aerr
+	}
+	memo := map[string]any{contract.MemoSpec: spec}
+	if egress != nil {
+		memo[contract.MemoSpecEgress] = egress
+	}
+	ctx := c.Request().Context()
+	var origin *contract.ForkOrigin
+	copied := false
+	if req.From != nil {
+		if aerr := checkFrom(*req.From, spec.Path); aerr != nil {
+			return aerr
+		}
+		// A claimed name answers as any create does, before anything is
+		// copied into its backups.
+		d, err := s.describe(ctx, spec.Path)
+		if err == nil {
+			return s.answerClaimed(c, d, spec, egress, req.From)
+		}
+		if ae, ok := err.(*api.Error); !ok || ae.Code != api.CodeSandboxNotFound {
+			return err
+		}
+		o, cp, err := s.resolveFork(ctx, *req.From, spec.Path)
+		if err != nil {
+			return err
+		}
+		origin, copied = &o, cp
+		memo[contract.MemoSpecFrom] = forkMemo{From: *req.From, BackupID: o.BackupID}
+	}
+	err := s.callTemporal(ctx, func(ctx context.Context) error {
+		_, err := s.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+			ID: contract.WorkflowID(spec.Path), TaskQueue: contract.SharedQueue,
+			WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+			WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+			// Without this the SDK quietly returns the existing run.
+			WorkflowExecutionErrorWhenAlreadyStarted: true,
+			Memo:                                     memo,
+			TypedSearchAttributes: temporal.NewSearchAttributes(
+				contract.SABerthSandbox.ValueSet(spec.Path),
+				contract.SABerthStatus.ValueSet(string(contract.StatusCreated)),
+				contract.SABerthInstanceType.ValueSet(spec.InstanceType)),
+		}, contract.WorkflowType, contract.Input{Spec: &spec, ContinueAsNewAfter: s.continueAsNewAfter, Egress: egress, From: origin})
+		return err
+	})
+	if err == nil {
+		v := viewFromSpec(spec, egress, time.Now())
+		if origin != nil {
+			v.LastBackupID = origin.BackupID
+		}
+		return c.JSON(http.StatusCreated, publicView(v))
+	}
+	if !temporal.IsWorkflowExecutionAlreadyStartedError(err) {
+		return fromTemporal(err, spec.Path)
+	}
+	d, err := s.describe(ctx, spec.Path)
+	if err != nil {
+		return err
+	}
+	if copied && d.forkBackupID != origin.BackupID {
+		// Another create won the name meanwhile: the copy is not its.
+		dropCopy(ctx, s.backups, spec.Path, origin.BackupID)
+	}
+	return s.answerClaimed(c, d, spec, egress, req.From)
+}
+
+// answerClaimed answers a create whose name is already claimed: 200 when
+// the claim was an identical create, 409 for another config, 410 once
+// destroyed.
+func (s *Server) answerClaimed(c echo.Context, d described, spec schemas.CreateRequested, egress *policy.Policy, from *api.ForkFrom) error {
+	switch {
+	case d.view.Status == contract.StatusDestroyed:
+		return api.NewError(http.StatusGone, api.CodeSandboxDestroyed, fmt.Sprintf("sandbox %q was destroyed; names are never reused, pick a new one", spec.Path))
+	case !reflect.DeepEqual(d.spec, spec) || !reflect.DeepEqual(d.egress, egress) || !reflect.DeepEqual(d.from, from):
+		e := api.NewError(http.StatusConflict, api.CodeNameConflict, fmt.Sprintf("sandbox %q already exists with a different configuration", spec.Path))
+		return e
+	}
+	return c.JSON(http.StatusOK, publicView(d.view))
+}
+
+func viewFromSpec(spec schemas.CreateRequested, egress *policy.Policy, at time.Time) contract.View {
+	env := spec.Env
+	if env == nil {
+		env = map[string]string{}
+	}
+	d, _ := time.ParseDuration(spec.SleepAfter)
+	return contract.View{Name: spec.Path, InstanceType: spec.InstanceType, Status: contract.StatusCreated,
+		SleepAfter: d.String(), KeepAlive: spec.KeepAlive != nil && *spec.KeepAlive, Env: env,
+		Egress: egress, CreatedAt: at, UpdatedAt: at}
+}
