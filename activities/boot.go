@@ -130,7 +130,7 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 	// anew or rules flushed behind the worker's back, this puts them back.
 	if a.NetGuard != nil {
 		if err := a.NetGuard(ctx); err != nil {
-			return "", "", "", temporal.NewNonRetryableApplicationError(err.Error(), "NETWORK_GUARD_FAILED", nil)
+			return "", "", "", netGuardError(err)
 		}
 	}
 	if restored, err = a.prepareVolume(ctx, in); err != nil {

@@ -124,8 +124,11 @@ func TestProcessExecImplicitStartAndOutput(t *testing.T) {
 	require.Equal(t, "\uFFFDok", o8.Stdout)
 	require.Equal(t, "", o8.Stderr)
 	require.Equal(t, 0, o8.ExitCode)
+	var od struct{ Stdout string }
+	stack.Must(t, 200, "GET", procPath(n, id, "output"), nil).JSON(t, &od)
+	require.Equal(t, o8.Stdout, od.Stdout, "utf8 is the default, as the spec says")
 	var o64 struct{ Stdout string }
-	stack.Must(t, 200, "GET", procPath(n, id, "output"), nil).JSON(t, &o64)
+	stack.Must(t, 200, "GET", procPath(n, id, "output")+"?encoding=base64", nil).JSON(t, &o64)
 	b, err := base64.StdEncoding.DecodeString(o64.Stdout)
 	require.NoError(t, err)
 	require.Equal(t, []byte{0xff, 'o', 'k'}, b)

@@ -41,8 +41,8 @@ func (g *netGuard) Ensure(ctx context.Context) error {
 	start := time.Now()
 	installed, err := g.guard.Ensure(spec)
 	if err != nil {
-		return fmt.Errorf("network guard: %w (the worker needs CAP_NET_ADMIN on the Docker host, e.g. root; "+
-			"BERTH_NETGUARD=off boots sandboxes without network isolation)", err)
+		return fmt.Errorf("network guard: %w: %w (the worker needs CAP_NET_ADMIN on the Docker host, e.g. root; "+
+			"BERTH_NETGUARD=off boots sandboxes without network isolation)", activities.ErrNetGuardRefused, err)
 	}
 	if installed {
 		g.log.Info("network guard installed", zap.String("bridge", bridge), zap.Any("subnets", subnets),
