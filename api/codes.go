@@ -32,6 +32,9 @@ const (
 	CodeEgressUnavailable      Code = "EGRESS_UNAVAILABLE"       // 503 the sandbox's host enforces no egress policy
 	CodeSecretNotFound         Code = "SECRET_NOT_FOUND"         // 404 no secret of that name
 	CodePortNotExposed         Code = "PORT_NOT_EXPOSED"         // 404 never exposed, 410 unexposed since
+	CodeNoCapacity             Code = "NO_CAPACITY"              // 503 no live host has room for the instance type
+	CodeRollbackNeeded         Code = "ROLLBACK_NEEDED"          // 409 the start would lose newer data: pass allowRollback
+	CodeHostNotFound           Code = "HOST_NOT_FOUND"           // 404 no host of that id has announced itself
 	CodeInternal               Code = "INTERNAL"                 // 500 a bug or an OS failure
 )
 

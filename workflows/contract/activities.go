@@ -19,6 +19,10 @@ type Container struct {
 	Host   string `json:"host"`
 	Addr   string `json:"addr"`
 	BootID string `json:"bootId"`
+	// Route is the host proxy of the container's worker ("host:port",
+	// TLS), routable between machines; empty when the worker has none
+	// (one host): the gateway then reaches Addr directly.
+	Route string `json:"route,omitempty"`
 }
 
 // BootInput asks for a container for a sandbox.

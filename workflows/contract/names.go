@@ -72,6 +72,11 @@ const (
 	// ErrEgressUnavailable: the host cannot enforce an egress policy, so
 	// the change is refused rather than silently not enforced.
 	ErrEgressUnavailable = string(api.CodeEgressUnavailable)
+	// ErrNoCapacity: Place found no live host with room for the sandbox.
+	ErrNoCapacity = string(api.CodeNoCapacity)
+	// ErrRollbackNeeded: the sandbox's newest workspace is on a lost host
+	// and the start did not consent to an older one (allowRollback).
+	ErrRollbackNeeded = string(api.CodeRollbackNeeded)
 )
 
 // ValidationError is the non-retryable error of an input the workflow or an

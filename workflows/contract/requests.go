@@ -25,6 +25,9 @@ type PatchRequest struct {
 type StartRequest struct {
 	BackupID string     `json:"backupId,omitempty"`
 	Size     BackupSize `json:"size,omitzero"`
+	// AllowRollback consents to a start from the newest backup when the
+	// host that held newer data is lost (ErrRollbackNeeded otherwise).
+	AllowRollback bool `json:"allowRollback,omitempty"`
 }
 
 // BackupSize is what the workflow knows of a backup's size.

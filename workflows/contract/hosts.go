@@ -1,0 +1,67 @@
+package contract
+
+import "time"
+
+// Many Docker hosts (issue 14). Each host is one Docker daemon with its own
+// `berth worker` polling HostQueue(id). What the workflow, the workers and
+// the gateway say to each other about hosts is named here.
+
+// ActivityPlace (PlaceInput -> PlaceResult) runs on the shared queue and
+// picks the host a boot goes to: the sandbox's volume host while it is
+// alive, not draining and has room; else the live host with the most free
+// capacity that fits the instance type. No host fits: ErrNoCapacity.
+const ActivityPlace = "Place"
+
+// PlaceInput asks for a host for one boot.
+type PlaceInput struct {
+	Sandbox      string `json:"sandbox"`
+	InstanceType string `json:"instanceType"`
+	// PreferHost holds the sandbox's newest workspace (State.Host).
+	PreferHost string `json:"preferHost,omitempty"`
+	// Exclude are hosts a boot of this placement already failed to reach
+	// (their queue's schedule-to-start timed out).
+	Exclude []string `json:"exclude,omitempty"`
+}
+
+// PlaceResult is the chosen host; Live says whether PreferHost was seen
+// alive (false when it is unknown or stopped announcing itself).
+type PlaceResult struct {
+	Host          string `json:"host"`
+	PreferredLive bool   `json:"preferredLive"`
+}
+
+// Signals a host's worker sends to the sandboxes it holds.
+const (
+	// SignalContainerExited (ContainerExit): the host's Docker events
+	// watcher saw the container of a boot die. It replaces the per-sandbox
+	// Watch activity, so a running sandbox holds no activity slot.
+	SignalContainerExited = "container-exited"
+	// SignalHostLost (HostLost): some worker saw a host stop announcing
+	// itself for longer than HostLostAfter; sent to every sandbox whose
+	// BerthHost is that host.
+	SignalHostLost = "host-lost"
+)
+
+// ContainerExit names the boot whose container died, so a late signal for
+// an earlier boot is ignored.
+type ContainerExit struct {
+	BootID string `json:"bootId"`
+	Code   int    `json:"code"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// HostLost names the host and when it was last seen.
+type HostLost struct {
+	Host     string    `json:"host"`
+	LastSeen time.Time `json:"lastSeen"`
+	Reason   string    `json:"reason"`
+}
+
+// Host liveness. A worker announces its host every HostAnnounceEvery; a
+// host not seen for HostLostAfter is lost. Activities on a host queue get
+// HostScheduleToStart: a dead host's queue is noticed within it.
+const (
+	HostAnnounceEvery   = 5 * time.Second
+	HostLostAfter       = 30 * time.Second
+	HostScheduleToStart = 30 * time.Second
+)
