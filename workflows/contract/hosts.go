@@ -21,9 +21,13 @@ type PlaceInput struct {
 	// Exclude are hosts a boot of this placement already failed to reach
 	// (their queue's schedule-to-start timed out).
 	Exclude []string `json:"exclude,omitempty"`
+	// Sticky: only PreferHost will do, because its volume holds data no
+	// backup has; when it is alive but full or draining, ErrNoCapacity.
+	// (Whether it is alive at all is PlaceResult.PreferredLive.)
+	Sticky bool `json:"sticky,omitempty"`
 }
 
-// PlaceResult is the chosen host; Live says whether PreferHost was seen
+// PlaceResult is the chosen host; PreferredLive says whether PreferHost was seen
 // alive (false when it is unknown or stopped announcing itself).
 type PlaceResult struct {
 	Host          string `json:"host"`
