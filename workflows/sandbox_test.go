@@ -53,7 +53,7 @@ type harness struct {
 	// idleErr and destroyErr fail CheckIdle and Destroy (fault injection).
 	idleErr, destroyErr error
 	// events are the event types recorded, in order (captureEvents).
-	events []api.Event
+	events  []api.Event
 	updates int // update ids sent so far: each must be unique
 }
 
