@@ -23,6 +23,9 @@ type SandboxInfo struct {
 	Env          map[string]string
 	LastBackupID string
 	Host         string
+	// HostLost is set while the host holding the workspace is lost; when
+	// its NewerDataAtRisk, Start needs StartOptions.AllowRollback.
+	HostLost *api.HostLoss
 	// Egress is the sandbox's egress policy (mode "open" unless set).
 	Egress    *EgressPolicy
 	CreatedAt time.Time
@@ -50,7 +53,7 @@ func (s *SandboxInfo) UnmarshalJSON(b []byte) error {
 	*s = SandboxInfo{
 		Name: w.Name, InstanceType: w.InstanceType, Status: w.Status, SleepAfter: d,
 		KeepAlive: w.KeepAlive, Env: w.Env, LastBackupID: w.LastBackupID, Host: w.Host,
-		Egress: w.Egress, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
+		HostLost: w.HostLost, Egress: w.Egress, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
 	}
 	return nil
 }
@@ -172,13 +175,18 @@ type StartOptions struct {
 	// lists them): the way back when the newest is corrupt, which a start
 	// reports as ErrRestoreFailed. The sandbox must not be running.
 	BackupID string
+	// AllowRollback consents to starting from the newest backup (or an
+	// empty workspace) when the host that held newer data is lost; without
+	// it such a start fails with ErrRollbackNeeded, which names the host
+	// and what the start would restore.
+	AllowRollback bool
 }
 
 // StartWith is Start with options.
 func (c *Client) StartWith(ctx context.Context, name string, opts StartOptions) (*SandboxInfo, error) {
 	var body any
-	if opts.BackupID != "" {
-		body = map[string]string{"backupId": opts.BackupID}
+	if opts != (StartOptions{}) {
+		body = api.StartRequest{BackupID: opts.BackupID, AllowRollback: opts.AllowRollback}
 	}
 	return c.sandboxCall(ctx, http.MethodPost, sandboxPath(name, "start"), body)
 }

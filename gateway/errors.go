@@ -18,6 +18,10 @@ import (
 // The gateway answers every error as an api.Error with one of api's codes;
 // docs/ARCHITECTURE.md, "Errors, end to end", says where each comes from.
 
+// noCapacityRetryAfter: capacity frees when a sandbox sleeps or a host
+// announces itself, every contract.HostAnnounceEvery.
+const noCapacityRetryAfter = 2 * contract.HostAnnounceEvery
+
 func badRequest(msg string) *api.Error {
 	return api.NewError(http.StatusBadRequest, api.CodeValidation, msg)
 }
@@ -59,6 +63,17 @@ func fromTemporal(err error, name string) *api.Error {
 		case contract.ErrEgressUnavailable:
 			e := api.NewError(http.StatusServiceUnavailable, api.CodeEgressUnavailable, app.Message())
 			e.Retryable = true
+			return e
+		case contract.ErrRollbackNeeded:
+			e := api.NewError(http.StatusConflict, api.CodeRollbackNeeded, app.Message())
+			var details map[string]any
+			if app.Details(&details) == nil {
+				e.Context = details
+			}
+			return e
+		case contract.ErrNoCapacity:
+			e := api.NewError(http.StatusServiceUnavailable, api.CodeNoCapacity, app.Message())
+			e.Retryable, e.RetryAfterMs = true, noCapacityRetryAfter.Milliseconds()
 			return e
 		case contract.ErrBackup:
 			e := api.NewError(http.StatusServiceUnavailable, api.CodeBackupFailed, app.Message())

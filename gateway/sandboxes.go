@@ -26,7 +26,15 @@ import (
 func publicView(v contract.View) api.Sandbox {
 	return api.Sandbox{Name: v.Name, InstanceType: v.InstanceType, Status: string(v.Status), SleepAfter: v.SleepAfter,
 		KeepAlive: v.KeepAlive, Env: v.Env, LastBackupID: v.LastBackupID, Host: v.Host,
-		LastEvent: v.LastEvent, Egress: wirePolicy(v.Egress), CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}
+		LastEvent: v.LastEvent, HostLost: publicHostLoss(v.HostLost), Egress: wirePolicy(v.Egress),
+		CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}
+}
+
+func publicHostLoss(l *contract.HostLoss) *api.HostLoss {
+	if l == nil {
+		return nil
+	}
+	return &api.HostLoss{Host: l.Host, Since: l.Since, LastSeen: l.LastSeen, Reason: l.Reason, NewerDataAtRisk: l.NewerDataAtRisk}
 }
 
 type described struct {
@@ -225,12 +233,14 @@ func (s *Server) setEnv(c echo.Context) error {
 }
 
 type startRequest struct {
-	BackupID string `json:"backupId"`
+	BackupID      string `json:"backupId"`
+	AllowRollback *bool  `json:"allowRollback"`
 }
 
 // start boots a sandbox, restoring its newest backup, or the one the body
 // names (the way back when the newest one is corrupt). A named backup is
-// checked here, so a typo is a 4xx before anything changes.
+// checked here, so a typo is a 4xx before anything changes. allowRollback
+// consents to a workspace older than the one on a lost host.
 func (s *Server) start(c echo.Context) error {
 	name := c.Param("name")
 	var req startRequest
@@ -238,7 +248,10 @@ func (s *Server) start(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	var args []any
+	var start contract.StartRequest
+	if req.AllowRollback != nil {
+		start.AllowRollback = *req.AllowRollback
+	}
 	if req.BackupID != "" {
 		if err := validBackupID(req.BackupID); err != nil {
 			return err
@@ -250,8 +263,13 @@ func (s *Server) start(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		args = append(args, contract.StartRequest{BackupID: m.BackupID,
-			Size: contract.BackupSize{Bytes: m.Bytes, Files: m.Files}})
+		start.BackupID, start.Size = m.BackupID, contract.BackupSize{Bytes: m.Bytes, Files: m.Files}
+	}
+	var args []any
+	if start != (contract.StartRequest{}) {
+		// A start without options sends none, as every caller did before
+		// they existed.
+		args = append(args, start)
 	}
 	s.targets.drop(name) // the container may change under this op
 	v, err := s.update(ctx, name, contract.OpStart, args...)
