@@ -25,12 +25,17 @@ type SandboxInfo struct {
 	Host         string
 	// HostLost is set while the host holding the workspace is lost; when
 	// its NewerDataAtRisk, Start needs StartOptions.AllowRollback.
-	HostLost *api.HostLoss
+	HostLost *HostLoss
 	// Egress is the sandbox's egress policy (mode "open" unless set).
 	Egress    *EgressPolicy
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
+
+// HostLoss is the loss of the host holding a sandbox's workspace: since
+// when the sandbox knows, when the host was last seen, why, and whether
+// the lost volume may hold data newer than the newest backup.
+type HostLoss = api.HostLoss
 
 // sandboxWire is api.Sandbox with sleepAfter read leniently (a duration
 // string or a number of seconds).

@@ -1,0 +1,156 @@
+package tests
+
+import (
+	"context"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/stacktest"
+	"github.com/berthdev/berth/workflows/contract"
+)
+
+// Bounds with a host gone (its worker SIGKILLed, its Docker untouched):
+//   - an update the workflow serves without the host (kill) waits at most
+//     for the sandbox's workflow task to leave the dead worker's sticky
+//     queue (5 s) plus a task: killBound;
+//   - destroy before the loss is known waits for the Destroy activity's
+//     schedule-to-start timeout on the dead host's queue, or the host-lost
+//     signal if it comes first: contract.HostScheduleToStart plus that
+//     sticky delay and slack;
+//   - the sandbox is stopped with host-lost within HostLostAfter (the
+//     other workers' monitor) or its own idle check's schedule-to-start
+//     timeout, whichever comes first: lostBound;
+//   - destroy once the loss is recorded waits for nothing on that host.
+const (
+	killBound    = 15 * time.Second
+	destroyBound = contract.HostScheduleToStart + 15*time.Second
+	lostBound    = contract.HostLostAfter + contract.HostScheduleToStart + 20*time.Second
+	atOnce       = 5 * time.Second
+)
+
+// waitHostLive waits until GET /v1/hosts lists host live.
+func waitHostLive(t *testing.T, host string) {
+	t.Helper()
+	stacktest.WaitFor(t, 30*time.Second, "host "+host+" to announce itself", func() (bool, string) {
+		var hs []struct {
+			ID   string `json:"id"`
+			Live bool   `json:"live"`
+		}
+		r := stack.Do(t, "GET", "/v1/hosts", nil)
+		if r.Status != 200 {
+			return false, string(r.Body)
+		}
+		r.JSON(t, &hs)
+		for _, h := range hs {
+			if h.ID == host && h.Live {
+				return true, ""
+			}
+		}
+		return false, ""
+	})
+}
+
+// timed runs one request and returns its response and how long it took.
+func timed(t *testing.T, method, path string, body any) (stacktest.Response, time.Duration) {
+	start := time.Now()
+	r := stack.Do(t, method, path, body)
+	return r, time.Since(start)
+}
+
+// A second host runs three sandboxes; its worker is SIGKILLed (its Docker
+// keeps running, as on a machine whose worker crashed or was cut off).
+// While the host is dead: kill is answered within killBound even while the
+// sandbox's idle check waits on the dead host's queue, destroy within
+// destroyBound; the other sandbox becomes stopped with a host-lost event
+// and hostLost on its view, destroy of one then returns at once; a start of
+// the other is refused without consent (ROLLBACK_NEEDED, 409) and with
+// allowRollback boots on the live host and records workspace-rolled-back.
+func TestDeadHostDestroyAndKillAnsweredRollbackNeedsConsent(t *testing.T) {
+	h2 := "t3" + stack.HostID
+	t.Cleanup(func() { stacktest.RemoveHostObjects(context.Background(), stack.Docker, h2) })
+	other, err := stack.StartHostWorker(h2)
+	require.NoError(t, err)
+	t.Cleanup(func() { other.Stop(syscall.SIGKILL) })
+	waitHostLive(t, h2)
+
+	// Boot both on the second host: the stack's own worker is stopped
+	// meanwhile, so placement has only that host.
+	idler, keeper, lost := name(t, "deadidle"), name(t, "deadkeep"), name(t, "deadlost")
+	stack.StopWorker(syscall.SIGTERM)
+	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": idler, "instanceType": "lite", "sleepAfter": "20s"})
+	for _, n := range []string{keeper, lost} {
+		stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "instanceType": "lite", "keepAlive": true})
+	}
+	for _, n := range []string{idler, keeper, lost} {
+		t.Cleanup(func() {
+			if stack.Do(t, "DELETE", "/v1/sandboxes/"+n, nil).Status != 200 {
+				_ = stack.Temporal.TerminateWorkflow(context.Background(), contract.WorkflowID(n), "", "test cleanup")
+			}
+		})
+		var sb api.Sandbox
+		stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil).JSON(t, &sb)
+		require.Equal(t, h2, sb.Host)
+	}
+	require.NoError(t, stack.StartWorker())
+	waitHostLive(t, stack.HostID)
+
+	other.Stop(syscall.SIGKILL)
+	killed := time.Now()
+
+	// The idler's idle timer fires ~20 s after its start: its idle check
+	// then waits on the dead host's queue. A kill meanwhile is answered.
+	time.Sleep(time.Until(killed.Add(22 * time.Second)))
+	r, took := timed(t, "POST", "/v1/sandboxes/"+idler+"/kill", nil)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	t.Logf("kill answered in %s with the sandbox's host dead %s (bound %s)", took.Round(10*time.Millisecond), time.Since(killed).Round(time.Second), killBound)
+	require.Less(t, took, killBound)
+
+	// Destroy of the keeper, its host dead but maybe not yet known lost.
+	r, took = timed(t, "DELETE", "/v1/sandboxes/"+keeper, nil)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	t.Logf("destroy answered in %s, %s after the host died (bound %s)", took.Round(10*time.Millisecond), time.Since(killed).Round(time.Second), destroyBound)
+	require.Less(t, took, destroyBound)
+	require.Equal(t, "destroyed", stack.Status(t, keeper))
+
+	// Both others: stopped with the reason on their streams.
+	for _, n := range []string{lost, idler} {
+		stacktest.WaitFor(t, time.Until(killed.Add(lostBound)), n+" stopped by the host's loss", func() (bool, string) {
+			var sb api.Sandbox
+			stack.Must(t, 200, "GET", "/v1/sandboxes/"+n, nil).JSON(t, &sb)
+			return sb.Status == "stopped" && sb.HostLost != nil, sb.Status
+		})
+		t.Logf("%s stopped with host-lost %s after the host died (bound %s)", n, time.Since(killed).Round(time.Second), lostBound)
+	}
+	// Destroy once the loss is known waits for nothing.
+	r, took = timed(t, "DELETE", "/v1/sandboxes/"+lost, nil)
+	require.Equal(t, 200, r.Status, string(r.Body))
+	t.Logf("destroy of a sandbox on a lost host answered in %s (bound %s)", took.Round(10*time.Millisecond), atOnce)
+	require.Less(t, took, atOnce)
+
+	var sb api.Sandbox
+	stack.Must(t, 200, "GET", "/v1/sandboxes/"+idler, nil).JSON(t, &sb)
+	require.Equal(t, h2, sb.HostLost.Host)
+	require.True(t, sb.HostLost.NewerDataAtRisk, "it ran since its last backup (it has none)")
+	require.Contains(t, stack.EventTypes(t, idler), api.EventHostLost)
+
+	// A start without consent is refused, naming the host; a malformed
+	// consent is a 400.
+	r = stack.Do(t, "POST", "/v1/sandboxes/"+idler+"/start", nil)
+	require.Equal(t, 409, r.Status, string(r.Body))
+	require.Equal(t, "ROLLBACK_NEEDED", r.Code())
+	require.Contains(t, string(r.Body), h2)
+	require.Contains(t, string(r.Body), "empty workspace")
+	require.Equal(t, "VALIDATION_FAILED", stack.Do(t, "POST", "/v1/sandboxes/"+idler+"/start", map[string]any{"allowRollback": "yes"}).Code())
+	require.Equal(t, "stopped", stack.Status(t, idler))
+
+	// With consent it boots on the live host, and says so.
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+idler+"/start", map[string]any{"allowRollback": true}).JSON(t, &sb)
+	require.Equal(t, "running", sb.Status)
+	require.Equal(t, stack.HostID, sb.Host)
+	require.Nil(t, sb.HostLost)
+	require.Contains(t, stack.EventTypes(t, idler), api.EventWorkspaceRolledBack)
+}
