@@ -76,16 +76,19 @@ func TestDeadHostDestroyAndKillAnsweredRollbackNeedsConsent(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { other.Stop(syscall.SIGKILL) })
 	waitHostLive(t, h2)
+	waitHostLive(t, stack.HostID) // for the start that rolls back
 
-	// Boot both on the second host: the stack's own worker is stopped
-	// meanwhile, so placement has only that host.
-	idler, keeper, lost := name(t, "deadidle"), name(t, "deadkeep"), name(t, "deadlost")
+	// Boot them on the second host: the stack's own worker is stopped
+	// meanwhile, so placement has only that host. The idler goes last: its
+	// idle timer (10 s) fires after the host is killed.
+	keeper, lost, idler := name(t, "deadkeep"), name(t, "deadlost"), name(t, "deadidle")
 	stack.StopWorker(syscall.SIGTERM)
-	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": idler, "instanceType": "lite", "sleepAfter": "20s"})
-	for _, n := range []string{keeper, lost} {
-		stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "instanceType": "lite", "keepAlive": true})
-	}
-	for _, n := range []string{idler, keeper, lost} {
+	for _, n := range []string{keeper, lost, idler} {
+		body := map[string]any{"name": n, "instanceType": "lite", "keepAlive": true}
+		if n == idler {
+			body = map[string]any{"name": n, "instanceType": "lite", "sleepAfter": "10s"}
+		}
+		stack.Must(t, 201, "POST", "/v1/sandboxes", body)
 		t.Cleanup(func() {
 			if stack.Do(t, "DELETE", "/v1/sandboxes/"+n, nil).Status != 200 {
 				_ = stack.Temporal.TerminateWorkflow(context.Background(), contract.WorkflowID(n), "", "test cleanup")
@@ -95,19 +98,29 @@ func TestDeadHostDestroyAndKillAnsweredRollbackNeedsConsent(t *testing.T) {
 		stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil).JSON(t, &sb)
 		require.Equal(t, h2, sb.Host)
 	}
-	require.NoError(t, stack.StartWorker())
-	waitHostLive(t, stack.HostID)
-
 	other.Stop(syscall.SIGKILL)
 	killed := time.Now()
+	require.NoError(t, stack.StartWorker())
 
-	// The idler's idle timer fires ~20 s after its start: its idle check
-	// then waits on the dead host's queue. A kill meanwhile is answered.
-	time.Sleep(time.Until(killed.Add(22 * time.Second)))
+	// The idler's idle check waits on the dead host's queue; a kill
+	// meanwhile is answered.
+	stacktest.WaitFor(t, 30*time.Second, "the idler's idle check pending on the dead host", func() (bool, string) {
+		d, err := stack.Temporal.DescribeWorkflowExecution(testCtx(t, 10*time.Second), contract.WorkflowID(idler), "")
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, a := range d.GetPendingActivities() {
+			if a.GetActivityType().GetName() == contract.ActivityCheckIdle {
+				return true, ""
+			}
+		}
+		return false, ""
+	})
 	r, took := timed(t, "POST", "/v1/sandboxes/"+idler+"/kill", nil)
 	require.Equal(t, 200, r.Status, string(r.Body))
-	t.Logf("kill answered in %s with the sandbox's host dead %s (bound %s)", took.Round(10*time.Millisecond), time.Since(killed).Round(time.Second), killBound)
+	t.Logf("kill answered in %s while the idle check waits, the host dead %s (bound %s)", took.Round(10*time.Millisecond), time.Since(killed).Round(time.Second), killBound)
 	require.Less(t, took, killBound)
+	require.Equal(t, "running", stack.Status(t, idler))
 
 	// Destroy of the keeper, its host dead but maybe not yet known lost.
 	r, took = timed(t, "DELETE", "/v1/sandboxes/"+keeper, nil)
@@ -135,7 +148,7 @@ func TestDeadHostDestroyAndKillAnsweredRollbackNeedsConsent(t *testing.T) {
 	stack.Must(t, 200, "GET", "/v1/sandboxes/"+idler, nil).JSON(t, &sb)
 	require.Equal(t, h2, sb.HostLost.Host)
 	require.True(t, sb.HostLost.NewerDataAtRisk, "it ran since its last backup (it has none)")
-	require.Contains(t, stack.EventTypes(t, idler), api.EventHostLost)
+	require.Contains(t, stack.EventTypes(t, idler), api.ShortEventType(api.EventHostLost))
 
 	// A start without consent is refused, naming the host; a malformed
 	// consent is a 400.
@@ -145,12 +158,19 @@ func TestDeadHostDestroyAndKillAnsweredRollbackNeedsConsent(t *testing.T) {
 	require.Contains(t, string(r.Body), h2)
 	require.Contains(t, string(r.Body), "empty workspace")
 	require.Equal(t, "VALIDATION_FAILED", stack.Do(t, "POST", "/v1/sandboxes/"+idler+"/start", map[string]any{"allowRollback": "yes"}).Code())
+	cli := berth(t, "start", idler)
+	require.Equal(t, 1, cli.code)
+	require.Contains(t, cli.stderr, "ROLLBACK_NEEDED")
+	require.Contains(t, cli.stderr, "--allow-rollback", "the CLI says how to consent")
 	require.Equal(t, "stopped", stack.Status(t, idler))
 
-	// With consent it boots on the live host, and says so.
-	stack.Must(t, 200, "POST", "/v1/sandboxes/"+idler+"/start", map[string]any{"allowRollback": true}).JSON(t, &sb)
+	// With consent (berth start --allow-rollback) it boots on the live
+	// host, and says so.
+	berthOK(t, "start", idler, "--allow-rollback")
+	sb = api.Sandbox{}
+	stack.Must(t, 200, "GET", "/v1/sandboxes/"+idler, nil).JSON(t, &sb)
 	require.Equal(t, "running", sb.Status)
 	require.Equal(t, stack.HostID, sb.Host)
 	require.Nil(t, sb.HostLost)
-	require.Contains(t, stack.EventTypes(t, idler), api.EventWorkspaceRolledBack)
+	require.Contains(t, stack.EventTypes(t, idler), api.ShortEventType(api.EventWorkspaceRolledBack))
 }
