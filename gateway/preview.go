@@ -45,8 +45,9 @@ const (
 type previewState struct {
 	domain string        // config.Preview.Domain
 	wait   time.Duration // config.Preview.Wait: how long a request waits for its port
-	// transport serves every preview's ReverseProxy.
-	transport http.RoundTripper
+	// transport serves every preview's ReverseProxy; h2c those that must
+	// reach the app over HTTP/2 (see upstreamTransport).
+	transport, h2c http.RoundTripper
 	// bufs are the proxies' copy buffers (large: a download costs few
 	// reads, writes and flushes).
 	bufs previewBufs
@@ -70,6 +71,10 @@ func newPreviewState(cfg config.Preview) *previewState {
 	t.Proxy = nil // the container's address is reached directly
 	t.DialContext = dialPort
 	p.transport = t
+	h := t.Clone()
+	h.Protocols = new(http.Protocols)
+	h.Protocols.SetUnencryptedHTTP2(true)
+	p.h2c = h
 	return p
 }
 
@@ -206,7 +211,7 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 		},
 		FlushInterval: -1,
 		BufferPool:    &s.preview.bufs,
-		Transport:     s.preview.transport,
+		Transport:     s.preview.upstreamTransport(r),
 		ErrorHandler:  s.upstreamFailed,
 	}).ServeHTTP(c.Response(), out)
 	return nil

@@ -1,6 +1,9 @@
 package gateway
 
-import "net/http"
+import (
+	"net/http"
+	"strings"
+)
 
 // serverProtocols are the protocols the gateway's listener speaks:
 // HTTP/1.1, and HTTP/2 without TLS from clients that know it in advance
@@ -18,4 +21,18 @@ func serverProtocols() *http.Protocols {
 	p.SetHTTP1(true)
 	p.SetUnencryptedHTTP2(true)
 	return p
+}
+
+// upstreamTransport picks how a preview request reaches the app. gRPC
+// (an HTTP/2 request of content type application/grpc...) goes over h2c:
+// gRPC servers speak only HTTP/2 and need its trailers and full-duplex
+// streams. Every other request goes over HTTP/1.1, which every HTTP server
+// speaks (an app that speaks only HTTP/1.1 would refuse an h2c preface),
+// with the same meaning: bodies stream both ways, responses flush as
+// written, trailers pass.
+func (p *previewState) upstreamTransport(r *http.Request) http.RoundTripper {
+	if r.ProtoMajor == 2 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
+		return p.h2c
+	}
+	return p.transport
 }

@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -174,13 +176,111 @@ func TestPreviewDownloadAtLeastHalfFilesAPISpeed(t *testing.T) {
 		require.EqualValues(t, size, k)
 		return time.Since(start)
 	}
-	bestFiles, bestPreview := time.Hour, time.Hour
+	// For reference, the app's port reached directly (the container's
+	// address, as the gateway reaches it).
+	direct := "http://" + net.JoinHostPort(containerIP(t, stack, n), "8012")
+	plain := &http.Client{Transport: &http.Transport{}} // not the spec-checking default client
+	viaDirect := func() time.Duration {
+		start := time.Now()
+		resp, err := plain.Get(direct + "/file?path=/workspace/big")
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		k, err := io.Copy(io.Discard, resp.Body)
+		require.NoError(t, err)
+		require.EqualValues(t, size, k)
+		return time.Since(start)
+	}
+	bestFiles, bestPreview, bestDirect := time.Hour, time.Hour, time.Hour
 	for range 2 {
 		bestFiles = min(bestFiles, viaFiles())
 		bestPreview = min(bestPreview, viaPreview())
+		bestDirect = min(bestDirect, viaDirect())
 	}
 	mibs := func(d time.Duration) float64 { return float64(size>>20) / d.Seconds() }
-	t.Logf("256 MiB download: files API %.0f MiB/s, preview URL %.0f MiB/s (%.0f%%)",
-		mibs(bestFiles), mibs(bestPreview), 100*mibs(bestPreview)/mibs(bestFiles))
+	t.Logf("256 MiB download: files API %.0f MiB/s, preview URL %.0f MiB/s (%.0f%%), direct to the port %.0f MiB/s",
+		mibs(bestFiles), mibs(bestPreview), 100*mibs(bestPreview)/mibs(bestFiles), mibs(bestDirect))
 	require.GreaterOrEqual(t, mibs(bestPreview), mibs(bestFiles)/2, "a preview download runs at least at half the files API's speed")
+
+	// Request latency, preview vs direct (keep-alive connections).
+	p50 := func(c *http.Client, u string) time.Duration {
+		var ds []time.Duration
+		for range 200 {
+			start := time.Now()
+			resp, err := c.Get(u)
+			require.NoError(t, err)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			require.Equal(t, 200, resp.StatusCode)
+			ds = append(ds, time.Since(start))
+		}
+		slices.Sort(ds)
+		return ds[len(ds)/2]
+	}
+	t.Logf("GET /hello p50: preview URL %v, direct to the port %v",
+		p50(app, previewHostURL(stack.URL, n, "8012", "/hello")), p50(plain, direct+"/hello"))
+}
+
+// TestPreviewGRPCReachesTheAppOverHTTP2FullDuplex: an HTTP/2 request of
+// content type application/grpc reaches the app over HTTP/2 (gRPC servers
+// speak nothing else), streams both ways at once (each message is echoed
+// before the next is sent) and gets its trailer; any other HTTP/2 request
+// reaches the app over HTTP/1.1.
+func TestPreviewGRPCReachesTheAppOverHTTP2FullDuplex(t *testing.T) {
+	n := name(t, "prevgrpc")
+	sb := newSandbox(t, n, nil)
+	ctx := testCtx(t, 3*time.Minute)
+	installPreviewApp(t, ctx, sb)
+	startPreviewApp(t, ctx, sb, "8013")
+	_, err := stack.Client().Expose(ctx, n, 8013, true)
+	require.NoError(t, err)
+	hc := h2cClient()
+
+	pr, pw := io.Pipe()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, previewHostURL(stack.URL, n, "8013", "/echo"), pr)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/grpc")
+	req.Header.Set("TE", "trailers")
+	type result struct {
+		resp *http.Response
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() { resp, err := hc.Do(req); done <- result{resp, err} }()
+	_, err = pw.Write([]byte("one"))
+	require.NoError(t, err)
+	res := <-done
+	require.NoError(t, res.err)
+	resp := res.resp
+	defer resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode)
+	require.Equal(t, "HTTP/2.0", resp.Proto)
+	require.Equal(t, "HTTP/2.0", resp.Header.Get("X-Proto"), "a gRPC request reaches the app over HTTP/2")
+	buf := make([]byte, 16)
+	for _, msg := range []string{"one", "two", "three"} {
+		if msg != "one" {
+			_, err = pw.Write([]byte(msg))
+			require.NoError(t, err)
+		}
+		k, err := io.ReadAtLeast(resp.Body, buf, len(msg))
+		require.NoError(t, err)
+		require.Equal(t, msg, string(buf[:k]), "echoed before the request ends")
+	}
+	require.NoError(t, pw.Close())
+	rest, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Empty(t, rest)
+	require.Equal(t, "0", resp.Trailer.Get("Grpc-Status"), "the trailer passes")
+
+	// Not gRPC: the app is reached over HTTP/1.1; the body still streams.
+	req, err = http.NewRequestWithContext(ctx, http.MethodPost, previewHostURL(stack.URL, n, "8013", "/echo"), strings.NewReader("plain"))
+	require.NoError(t, err)
+	resp2, err := hc.Do(req)
+	require.NoError(t, err)
+	b, err := io.ReadAll(resp2.Body)
+	resp2.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, "HTTP/2.0", resp2.Proto)
+	require.Equal(t, "HTTP/1.1", resp2.Header.Get("X-Proto"))
+	require.Equal(t, "plain", string(b))
+	require.Equal(t, "0", resp2.Trailer.Get("Grpc-Status"), "trailers pass over HTTP/1.1 too")
 }

@@ -6,6 +6,8 @@
 //	/ws             a WebSocket echo: each message is sent back as it came
 //	/stream?n=&gap= n chunks, gap apart, each flushed as written
 //	/file?path=     the file at path (http.ServeContent: length, ranges)
+//	/echo           the request body back as it arrives (full duplex), the
+//	                protocol it came over in X-Proto, a Grpc-Status trailer
 package main
 
 import (
@@ -38,6 +40,7 @@ func serve(port string) error {
 	})
 	mux.HandleFunc("/ws", echo)
 	mux.HandleFunc("/stream", stream)
+	mux.HandleFunc("/echo", echoBody)
 	mux.HandleFunc("/file", func(w http.ResponseWriter, r *http.Request) {
 		f, err := os.Open(r.URL.Query().Get("path"))
 		if err != nil {
@@ -88,4 +91,27 @@ func stream(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "chunk %d over %s\n", i, r.Proto)
 		http.NewResponseController(w).Flush()
 	}
+}
+
+func echoBody(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	_ = rc.EnableFullDuplex()
+	w.Header().Set("X-Proto", r.Proto)
+	w.Header().Set("Trailer", "Grpc-Status")
+	w.WriteHeader(http.StatusOK)
+	_ = rc.Flush()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			_ = rc.Flush()
+		}
+		if err != nil {
+			break
+		}
+	}
+	w.Header().Set("Grpc-Status", "0")
 }
