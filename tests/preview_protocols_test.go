@@ -75,6 +75,22 @@ func TestPreviewWebSocketEchoByHostAndPath(t *testing.T) {
 			require.NoError(t, conn.Close(websocket.StatusNormalClosure, "done"))
 		})
 	}
+
+	// A private port's WebSocket needs its token, as a header here.
+	priv, err := stack.Client().Expose(ctx, n, 8010, false)
+	require.NoError(t, err)
+	u := strings.Replace(previewHostURL(stack.URL, n, "8010", "/ws"), "http://", "ws://", 1)
+	_, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: hc})
+	require.Error(t, err)
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	conn, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: hc,
+		HTTPHeader: http.Header{"X-Berth-Preview-Token": {priv.Token}}})
+	require.NoError(t, err)
+	defer conn.CloseNow()
+	require.NoError(t, conn.Write(ctx, websocket.MessageText, []byte("private")))
+	_, got, err := conn.Read(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "private", string(got))
 }
 
 // h2cClient speaks HTTP/2 without TLS, by prior knowledge, to the gateway.

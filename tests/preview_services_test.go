@@ -5,10 +5,12 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
 
 	"github.com/berthdev/berth/client"
@@ -64,9 +66,23 @@ func TestPreviewWakesSleepingSandboxAndGetsItsServicesAnswer(t *testing.T) {
 		t.Logf("%s: a preview request to the sleeping sandbox got the service's answer after %v", u, took)
 	}
 
-	// An explicit start, then the same request.
+	// A WebSocket wakes it too: the upgrade waits for the service.
 	sleep()
 	start := time.Now()
+	ws, _, err := websocket.Dial(ctx, "ws://"+strings.TrimPrefix(previewHostURL(stack.URL, n, "8020", "/ws"), "http://"),
+		&websocket.DialOptions{HTTPClient: app})
+	require.NoError(t, err)
+	defer ws.CloseNow()
+	require.NoError(t, ws.Write(ctx, websocket.MessageText, []byte("awake?")))
+	_, msg, err := ws.Read(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "awake?", string(msg))
+	t.Logf("a WebSocket to the sleeping sandbox echoed after %v", time.Since(start))
+	ws.Close(websocket.StatusNormalClosure, "")
+
+	// An explicit start, then the same request.
+	sleep()
+	start = time.Now()
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
 	st, body, _ = appGet(t, ctx, app, previewHostURL(stack.URL, n, "8020", "/hello"))
 	require.Equal(t, 200, st, body)
