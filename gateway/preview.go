@@ -145,6 +145,7 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 			return err
 		}
 		s.preview.put(name, d.view)
+		s.forgetStaleTarget(name, d.view)
 		e = portsEntry{ports: d.view.Ports, unexposed: d.view.Unexposed, services: d.view.Services}
 	}
 	i := slices.IndexFunc(e.ports, func(p contract.Port) bool { return p.Port == port })

@@ -149,3 +149,37 @@ func TestPreviewWaitIsBoundedBySettingThen503WithRetryAfter(t *testing.T) {
 	require.NoError(t, err)
 	require.Positive(t, secs)
 }
+
+// TestPreviewNoticesASleepThroughAnotherGateway: a gateway that served a
+// preview keeps the container's address; when another gateway puts the
+// sandbox to sleep, the next preview through the first one (once its port
+// cache is older than 3 s) wakes the sandbox and gets the service's
+// answer, instead of dialling the gone container's address.
+func TestPreviewNoticesASleepThroughAnotherGateway(t *testing.T) {
+	other := previewGateway(t, 43, 30*time.Second)
+	n := name(t, "prevstale")
+	sb := newSandbox(t, n, nil)
+	ctx := testCtx(t, 3*time.Minute)
+	c := stack.Client()
+	installPreviewApp(t, ctx, sb)
+	_, err := c.PutService(ctx, n, client.Service{Name: "web", Argv: []string{"/workspace/previewapp", "8022"}, Port: 8022, Restart: client.RestartAlways})
+	require.NoError(t, err)
+	_, err = c.Expose(ctx, n, 8022, true)
+	require.NoError(t, err)
+	app := previewClient(stack.URL)
+	u := previewHostURL(stack.URL, n, "8022", "/hello")
+	st, body, _ := appGet(t, ctx, app, u)
+	require.Equal(t, 200, st, body)
+
+	oc := client.New(other.URL, stack.Token, client.WithHTTPClient(&http.Client{}))
+	_, err = oc.Sleep(ctx, n)
+	require.NoError(t, err)
+	require.Equal(t, "stopped", stack.Status(t, n))
+	time.Sleep(3500 * time.Millisecond) // past this gateway's port cache
+	start := time.Now()
+	st, body, _ = appGet(t, ctx, app, u)
+	t.Logf("preview after a sleep through another gateway: %d after %v", st, time.Since(start))
+	require.Equal(t, 200, st, body)
+	require.Equal(t, "hello from previewapp on 8022 over HTTP/1.1", body)
+	require.Equal(t, "running", stack.Status(t, n))
+}
