@@ -86,7 +86,9 @@ func (s *Server) get(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, publicView(d.view))
+	out := publicView(d.view)
+	out.Ports = s.exposedPorts(c, name, d.view)
+	return c.JSON(http.StatusOK, out)
 }
 
 var listableStatus = map[string]bool{"created": true, "starting": true, "running": true, "stopping": true,
