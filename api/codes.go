@@ -84,6 +84,7 @@ func Codes() []Code {
 		CodeNameConflict, CodeSandboxDestroyed, CodeSandboxNotRunning, CodePayloadTooLarge, CodeEnvTooLarge,
 		CodeContainerUnavailable, CodeBootFailed, CodeBackupFailed, CodeBackupStoreUnavailable,
 		CodeBackupNotFound, CodeRestoreFailed, CodeTemporalUnavailable, CodeUnavailable, CodeTimeout, CodeEgressUnavailable, CodeSecretNotFound, CodePortNotExposed, CodeInternal,
+		CodeNoCapacity, CodeHostNotFound,
 
 		CodeProcessNotFound, CodeTerminalNotFound, CodeStaleHandle, CodeInvalidCursor, CodeInvalidTerminalCursor,
 		CodeUpgradeRequired, CodeWaitTimeout, CodeExecutableNotFound, CodeInvalidCwd, CodeExecFailed,

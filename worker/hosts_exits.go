@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/hosts"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -138,7 +139,7 @@ func (w *exitWatcher) scan(ctx context.Context) error {
 		}
 		w.died(ctx, events.Message{Actor: events.Actor{ID: ct.ID, Attributes: withExitCode(ct.Labels, info.State.ExitCode)}})
 	}
-	views, err := sandboxesOn(ctx, w.c, w.namespace, w.host, contract.StatusRunning)
+	views, err := hosts.SandboxesOn(ctx, w.c, w.namespace, w.host, contract.StatusRunning)
 	if err != nil {
 		return err
 	}

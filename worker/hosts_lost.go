@@ -65,7 +65,7 @@ func (m *lostMonitor) check(ctx context.Context) error {
 		if h.Live || h.ID == m.self {
 			continue
 		}
-		views, err := sandboxesOn(ctx, m.c, m.namespace, h.ID, contract.StatusRunning, contract.StatusStarting, contract.StatusStopping)
+		views, err := hosts.SandboxesOn(ctx, m.c, m.namespace, h.ID, contract.StatusRunning, contract.StatusStarting, contract.StatusStopping)
 		if err != nil {
 			return err
 		}
