@@ -203,7 +203,8 @@ func (a *announcer) limitsOf(ctx context.Context, id string) (hosts.Resources, e
 	}
 	var lim hosts.Resources
 	if info.HostConfig != nil {
-		lim = hosts.Resources{MilliCPU: info.HostConfig.NanoCPUs / 1e6, MemoryMiB: info.HostConfig.Memory >> 20}
+		// Rounded as hosts.Need rounds an instance type (1/16 vCPU: 63).
+		lim = hosts.Resources{MilliCPU: (info.HostConfig.NanoCPUs + 5e5) / 1e6, MemoryMiB: info.HostConfig.Memory >> 20}
 	}
 	a.limits[id] = lim
 	return lim, nil
