@@ -59,6 +59,18 @@ func signalsOf(t *testing.T, name, signal string) []json.RawMessage {
 	return out
 }
 
+// runningBoot reads the boot id of a sandbox's container from its state
+// memo.
+func runningBoot(t *testing.T, n string) string {
+	t.Helper()
+	d, err := stack.Temporal.DescribeWorkflowExecution(testCtx(t, 10*time.Second), contract.WorkflowID(n), "")
+	require.NoError(t, err)
+	var view contract.View
+	require.NoError(t, json.Unmarshal(d.GetWorkflowExecutionInfo().GetMemo().GetFields()[contract.MemoState].GetData(), &view))
+	require.NotNil(t, view.Container)
+	return view.Container.BootID
+}
+
 // The worker announces its host: GET /v1/hosts lists it live with its
 // capacity, counts a running sandbox's limits in its load, and drain puts
 // the sandbox to sleep; unknown hosts are 404 HOST_NOT_FOUND.
@@ -82,9 +94,15 @@ func TestHostsListLoadAndDrain(t *testing.T) {
 		return h.Used.MemoryMiB >= 256 && h.Sandboxes >= 1 && h.LastSeen.After(before.LastSeen), ""
 	})
 
+	out := berthOK(t, "hosts")
+	require.Regexp(t, stack.HostID+`\s+live\s+[1-9]`, out, "berth hosts lists the host live with its sandboxes")
+	r := berth(t, "host", "drain", "no-such-host")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "HOST_NOT_FOUND")
+
 	t.Cleanup(func() { stack.Do(t, "DELETE", "/v1/hosts/"+stack.HostID+"/drain", nil) })
 	var res api.DrainResult
-	stack.Must(t, 200, "POST", "/v1/hosts/"+stack.HostID+"/drain", nil).JSON(t, &res)
+	require.NoError(t, json.Unmarshal([]byte(berthOK(t, "host", "drain", stack.HostID, "--json")), &res))
 	require.True(t, res.Host.Draining)
 	var mine *api.DrainedSandbox
 	for i := range res.Sandboxes {
@@ -95,12 +113,14 @@ func TestHostsListLoadAndDrain(t *testing.T) {
 	require.NotNil(t, mine, "drain handled the sandbox running on the host: %+v", res.Sandboxes)
 	require.Equal(t, "slept", mine.Action)
 	require.Equal(t, "stopped", stack.Status(t, n))
+	time.Sleep(contract.HostAnnounceEvery + time.Second) // an announcement in between
 	h, _ = hostOf(t, stack.HostID)
-	require.True(t, h.Draining, "the next announcement keeps the drain flag")
+	require.True(t, h.Draining, "the worker's next announcement keeps the drain flag")
+	require.Regexp(t, stack.HostID+`\s+draining`, berthOK(t, "hosts"))
 
-	var undrained api.Host
-	stack.Must(t, 200, "DELETE", "/v1/hosts/"+stack.HostID+"/drain", nil).JSON(t, &undrained)
-	require.False(t, undrained.Draining)
+	require.Contains(t, berthOK(t, "host", "undrain", stack.HostID), "is live")
+	h, _ = hostOf(t, stack.HostID)
+	require.False(t, h.Draining)
 }
 
 // A container killed behind Berth's back: the host's Docker events
@@ -111,16 +131,8 @@ func TestKilledContainerSignalsContainerExited(t *testing.T) {
 	n := name(t, "exitsig")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "instanceType": "lite", "keepAlive": true})
 	t.Cleanup(func() { stack.Do(t, "DELETE", "/v1/sandboxes/"+n, nil) })
-	var sb struct {
-		Container *contract.Container `json:"container"`
-	}
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
-	d, err := stack.Temporal.DescribeWorkflowExecution(testCtx(t, 10*time.Second), contract.WorkflowID(n), "")
-	require.NoError(t, err)
-	var view contract.View
-	require.NoError(t, json.Unmarshal(d.GetWorkflowExecutionInfo().GetMemo().GetFields()[contract.MemoState].GetData(), &view))
-	require.NotNil(t, view.Container)
-	sb.Container = view.Container
+	boot := runningBoot(t, n)
 
 	killed := time.Now()
 	out, err := exec.Command("docker", "kill", "berth-"+n).CombinedOutput()
@@ -128,7 +140,7 @@ func TestKilledContainerSignalsContainerExited(t *testing.T) {
 	var got contract.ContainerExit
 	stacktest.WaitFor(t, 20*time.Second, "a container-exited signal in the sandbox's history", func() (bool, string) {
 		for _, raw := range signalsOf(t, n, contract.SignalContainerExited) {
-			if json.Unmarshal(raw, &got) == nil && got.BootID == sb.Container.BootID {
+			if json.Unmarshal(raw, &got) == nil && got.BootID == boot {
 				return true, ""
 			}
 		}
@@ -136,6 +148,30 @@ func TestKilledContainerSignalsContainerExited(t *testing.T) {
 	})
 	t.Logf("container-exited signalled within %s of docker kill: %+v", time.Since(killed).Round(10*time.Millisecond), got)
 	require.Equal(t, 137, got.Code, "SIGKILL")
+}
+
+// A sandbox whose container vanished while the worker was down (removed
+// by hand): the restarted worker's scan finds it running on this host in
+// visibility with no container, and signals container-exited.
+func TestContainerGoneWhileWorkerDownSignalled(t *testing.T) {
+	n := name(t, "gonesig")
+	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "instanceType": "lite", "keepAlive": true})
+	t.Cleanup(func() { stack.Do(t, "DELETE", "/v1/sandboxes/"+n, nil) })
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	boot := runningBoot(t, n)
+	stack.StopWorker(syscall.SIGKILL)
+	out, err := exec.Command("docker", "rm", "-f", "berth-"+n).CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.NoError(t, stack.StartWorker())
+	var got contract.ContainerExit
+	stacktest.WaitFor(t, 30*time.Second, "a container-exited signal for the vanished container", func() (bool, string) {
+		for _, raw := range signalsOf(t, n, contract.SignalContainerExited) {
+			if json.Unmarshal(raw, &got) == nil && got.BootID == boot && got.Reason == "container is gone" {
+				return true, ""
+			}
+		}
+		return false, ""
+	})
 }
 
 // A host whose worker stops announcing itself is lost after
