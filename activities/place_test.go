@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -78,5 +79,18 @@ func TestPlaceStickyAndInputChecks(t *testing.T) {
 		if !errors.As(err, &app) || app.Type() != contract.ErrValidation || !app.NonRetryable() {
 			t.Errorf("%+v: %v, want a validation error", in, err)
 		}
+	}
+}
+
+// The workflow schedules Place by contract.ActivityPlace: it must stay a
+// method of Activities taking and returning the contract's types.
+func TestPlaceIsTheContractActivity(t *testing.T) {
+	m, ok := reflect.TypeFor[*Activities]().MethodByName(contract.ActivityPlace)
+	if !ok {
+		t.Fatalf("%s is not a method of *Activities", contract.ActivityPlace)
+	}
+	want := reflect.TypeOf((*Activities).Place)
+	if m.Type != want || m.Type.In(2) != reflect.TypeFor[contract.PlaceInput]() || m.Type.Out(0) != reflect.TypeFor[contract.PlaceResult]() {
+		t.Fatalf("%s has signature %v", contract.ActivityPlace, m.Type)
 	}
 }
