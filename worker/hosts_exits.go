@@ -32,13 +32,21 @@ type exitWatcher struct {
 	docker          *dockerrt.Runtime
 	host, namespace string
 	log             *zap.Logger
+	// sending bounds the signals in flight: a Docker restart kills every
+	// container at once, and thousands of signals must not all hit
+	// Temporal together.
+	sending chan struct{}
 }
+
+// exitSignalsInFlight bounds exitWatcher.sending.
+const exitSignalsInFlight = 32
 
 // exitResignalFor bounds how long a signal that Temporal refuses is tried
 // again; after that the next scan (a reconnect, a restart) finds the exit.
 const exitResignalFor = 10 * time.Minute
 
 func (w *exitWatcher) run(ctx context.Context) {
+	w.sending = make(chan struct{}, exitSignalsInFlight)
 	ours := filters.NewArgs(
 		filters.Arg("type", string(events.ContainerEventType)),
 		filters.Arg("event", string(events.ActionDie)),
@@ -97,6 +105,12 @@ func (w *exitWatcher) died(ctx context.Context, m events.Message) {
 // signal tells the sandbox, trying again while Temporal refuses (it may
 // be restarting) for up to exitResignalFor.
 func (w *exitWatcher) signal(ctx context.Context, sandbox string, exit contract.ContainerExit) {
+	select {
+	case w.sending <- struct{}{}:
+		defer func() { <-w.sending }()
+	case <-ctx.Done():
+		return
+	}
 	deadline := time.Now().Add(exitResignalFor)
 	for wait := time.Second; ; wait = min(wait*2, 30*time.Second) {
 		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
