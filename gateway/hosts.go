@@ -107,7 +107,8 @@ func (h *hostRoutes) undrain(c echo.Context) error {
 // ?move=true each is started again, which placement sends to another
 // host. It answers once every sandbox is done, with what became of each.
 // Sandboxes that are starting there as the drain begins are not waited
-// for: draining again catches them.
+// for: draining again catches them. A lost host is only marked: nothing
+// there would answer, and host loss stops its sandboxes.
 func (h *hostRoutes) drain(c echo.Context) error {
 	move := false
 	if v := c.QueryParam("move"); v != "" {
@@ -123,6 +124,11 @@ func (h *hostRoutes) drain(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	out := api.DrainResult{Host: publicHost(x), Sandboxes: []api.DrainedSandbox{}}
+	if !x.Live {
+		// Nothing there answers a sleep; host loss stops its sandboxes.
+		return c.JSON(http.StatusOK, out)
+	}
 	var views []contract.View
 	err = h.s.callTemporal(ctx, func(ctx context.Context) (err error) {
 		views, err = hosts.SandboxesOn(ctx, h.s.temporal, h.s.namespace, id, contract.StatusRunning)
@@ -131,7 +137,7 @@ func (h *hostRoutes) drain(c echo.Context) error {
 	if err != nil {
 		return fromTemporal(err, "")
 	}
-	out := api.DrainResult{Host: publicHost(x), Sandboxes: make([]api.DrainedSandbox, len(views))}
+	out.Sandboxes = make([]api.DrainedSandbox, len(views))
 	sem := make(chan struct{}, drainParallel)
 	var wg sync.WaitGroup
 	for i, v := range views {
