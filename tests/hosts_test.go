@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -14,7 +15,9 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/hosts"
 	"github.com/berthdev/berth/internal/stacktest"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -57,6 +60,30 @@ func signalsOf(t *testing.T, name, signal string) []json.RawMessage {
 		}
 	}
 	return out
+}
+
+// startExtraHost starts a second `berth worker` as host id (same Docker,
+// label-separated; see stacktest.StartHostWorker), waits until it
+// announced itself, and on cleanup stops it, removes its objects and marks
+// it draining in the registry, so that no later boot is placed on a host
+// that is gone but not yet seen lost.
+func startExtraHost(t *testing.T, id string, env ...string) *stacktest.Replica {
+	t.Helper()
+	w, err := stack.StartHostWorker(id, env...)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		w.Stop(syscall.SIGKILL)
+		stacktest.RemoveHostObjects(context.Background(), stack.Docker, id)
+		store, err := blob.OpenFile(filepath.Join(stack.Dir, "data", "backups"))
+		if err == nil {
+			_ = hosts.New(store).SetDraining(context.Background(), id, true)
+		}
+	})
+	stacktest.WaitFor(t, 30*time.Second, "host "+id+" to announce itself", func() (bool, string) {
+		h, ok := hostOf(t, id)
+		return ok && h.Live, w.Logs()
+	})
+	return w
 }
 
 // runningBoot reads the boot id of a sandbox's container from its state
@@ -181,16 +208,8 @@ func TestContainerGoneWhileWorkerDownSignalled(t *testing.T) {
 // (label-separated); the stack's worker is stopped while the sandbox
 // boots, so the boot lands on the second host.
 func TestLostHostSignalsItsSandboxes(t *testing.T) {
-	ctx := testCtx(t, 3*time.Minute)
 	h2 := "t2" + stack.HostID
-	t.Cleanup(func() { stacktest.RemoveHostObjects(context.Background(), stack.Docker, h2) })
-	other, err := stack.StartHostWorker(h2)
-	require.NoError(t, err)
-	t.Cleanup(func() { other.Stop(syscall.SIGKILL) })
-	stacktest.WaitFor(t, 30*time.Second, "the second host to announce itself", func() (bool, string) {
-		h, ok := hostOf(t, h2)
-		return ok && h.Live, other.Logs()
-	})
+	other := startExtraHost(t, h2)
 
 	stack.StopWorker(syscall.SIGTERM)
 	n := name(t, "lost")
@@ -222,7 +241,13 @@ func TestLostHostSignalsItsSandboxes(t *testing.T) {
 	require.False(t, lost.LastSeen.IsZero())
 	h, _ := hostOf(t, h2)
 	require.False(t, h.Live, "GET /v1/hosts shows the host lost")
-	_ = ctx
+	require.Regexp(t, h2+`\s+lost`, berthOK(t, "hosts"))
+	// Draining a lost host only marks it, at once: nothing there would
+	// answer a sleep.
+	var res api.DrainResult
+	stack.Must(t, 200, "POST", "/v1/hosts/"+h2+"/drain", nil).JSON(t, &res)
+	require.True(t, res.Host.Draining)
+	require.Empty(t, res.Sandboxes)
 }
 
 // Reconciliation runs periodically, not only at start: a workspace volume
@@ -233,21 +258,14 @@ func TestLostHostSignalsItsSandboxes(t *testing.T) {
 func TestPeriodicReconcileRemovesLeftoverVolume(t *testing.T) {
 	ctx := testCtx(t, 2*time.Minute)
 	h2 := "t3" + stack.HostID
-	t.Cleanup(func() { stacktest.RemoveHostObjects(context.Background(), stack.Docker, h2) })
-	other, err := stack.StartHostWorker(h2, "BERTH_RECONCILE_EVERY=2s")
-	require.NoError(t, err)
-	t.Cleanup(func() { other.Stop(syscall.SIGTERM) })
-	stacktest.WaitFor(t, 30*time.Second, "the second host to announce itself", func() (bool, string) {
-		h, ok := hostOf(t, h2)
-		return ok && h.Live, other.Logs()
-	})
+	other := startExtraHost(t, h2, "BERTH_RECONCILE_EVERY=2s")
 
 	n := name(t, "leftover")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "instanceType": "lite"})
 	stack.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)
 	stack.WaitStatus(t, n, "destroyed", 30*time.Second)
 	vol := "berth-ws-" + n
-	_, err = stack.Docker.Client().VolumeCreate(ctx, volume.CreateOptions{Name: vol, Labels: map[string]string{
+	_, err := stack.Docker.Client().VolumeCreate(ctx, volume.CreateOptions{Name: vol, Labels: map[string]string{
 		dockerrt.LabelManaged: "true", dockerrt.LabelSandbox: n, dockerrt.LabelHost: h2, dockerrt.LabelNamespace: stackNamespace}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = stack.Docker.RemoveVolume(context.Background(), vol) })
