@@ -54,7 +54,7 @@ func startHosts(ctx context.Context, c client.Client, acts *activities.Activitie
 	go a.run(ctx)
 	go (&exitWatcher{c: c, docker: acts.Docker, host: acts.HostID, namespace: acts.Namespace, log: log.Named("exits")}).run(ctx)
 	go (&lostMonitor{c: c, reg: acts.Hosts, self: acts.HostID, namespace: acts.Namespace, log: log.Named("host-loss"),
-		signalled: map[string]time.Time{}}).run(ctx)
+		signalled: map[string]time.Time{}, quietUntil: map[string]time.Time{}}).run(ctx)
 	if every > 0 {
 		go reconcileEveryPeriod(ctx, c, acts, every)
 	}

@@ -27,6 +27,9 @@ type lostMonitor struct {
 	// sandbox still showing the lost host is told again only after
 	// contract.HostLostAfter (its workflow may have been busy or down).
 	signalled map[string]time.Time
+	// quietUntil: a lost host that showed no sandbox is asked again only
+	// after contract.HostLostAfter, so long-dead hosts cost little.
+	quietUntil map[string]time.Time
 }
 
 // lostCheckEvery paces the monitor: a lost host is noticed at most this
@@ -62,12 +65,18 @@ func (m *lostMonitor) check(ctx context.Context) error {
 		}
 	}
 	for _, h := range hs {
-		if h.Live || h.ID == m.self {
+		if h.Live {
+			delete(m.quietUntil, h.ID) // back: a new loss is asked about at once
+		}
+		if h.Live || h.ID == m.self || now.Before(m.quietUntil[h.ID]) {
 			continue
 		}
 		views, err := hosts.SandboxesOn(ctx, m.c, m.namespace, h.ID, contract.StatusRunning, contract.StatusStarting, contract.StatusStopping)
 		if err != nil {
 			return err
+		}
+		if len(views) == 0 {
+			m.quietUntil[h.ID] = now.Add(contract.HostLostAfter)
 		}
 		lost := contract.HostLost{Host: h.ID, LastSeen: h.SeenAt,
 			Reason: fmt.Sprintf("host %s has not announced itself since %s (lost after %s)",
