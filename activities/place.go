@@ -75,7 +75,10 @@ func noCapacity(hs []hosts.Host, in contract.PlaceInput, need hosts.Resources) s
 		for _, h := range hs {
 			if h.ID == in.PreferHost && h.Live {
 				why := "has no room for it"
-				if h.Draining {
+				switch {
+				case slices.Contains(in.Exclude, h.ID):
+					why = "did not take the boot in time"
+				case h.Draining:
 					why = "is draining"
 				}
 				return fmt.Sprintf("host %s holds the only copy of sandbox %s's workspace (no backup has it) and %s; "+
