@@ -36,7 +36,9 @@ type hostRoutes struct {
 }
 
 func publicHost(h hosts.Host) api.Host {
-	res := func(r hosts.Resources) api.Resources { return api.Resources{MilliCPU: r.MilliCPU, MemoryMiB: r.MemoryMiB} }
+	res := func(r hosts.Resources) api.Resources {
+		return api.Resources{MilliCPU: r.MilliCPU, MemoryMiB: r.MemoryMiB}
+	}
 	return api.Host{ID: h.ID, Live: h.Live, LastSeen: h.SeenAt, Version: h.Version, Addr: h.Addr,
 		Capacity: res(h.Capacity), Used: res(h.Used), Reserved: res(h.Reserved), Sandboxes: len(h.Sandboxes), Draining: h.Draining}
 }
