@@ -145,6 +145,13 @@ func TestHostsListLoadAndDrain(t *testing.T) {
 	require.True(t, h.Draining, "the worker's next announcement keeps the drain flag")
 	require.Regexp(t, stack.HostID+`\s+draining`, berthOK(t, "hosts"))
 
+	// --move sleeps and starts again; where the start lands is the
+	// workflow's placement (this stack has one host, so the same one).
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	out = berthOK(t, "host", "drain", stack.HostID, "--move")
+	require.Contains(t, out, n+": moved to ")
+	require.Equal(t, "running", stack.Status(t, n))
+
 	require.Contains(t, berthOK(t, "host", "undrain", stack.HostID), "is live")
 	h, _ = hostOf(t, stack.HostID)
 	require.False(t, h.Draining)
