@@ -51,6 +51,13 @@ func (a *Activities) Place(ctx context.Context, in contract.PlaceInput) (contrac
 				return contract.PlaceResult{}, err
 			}
 			if ok {
+				// An earlier placement of this sandbox (a host that did
+				// not take the boot in time) no longer holds room.
+				for _, h := range hs {
+					if h.ID != id && h.Reserves(in.Sandbox) {
+						_ = a.Hosts.Release(ctx, h.ID, in.Sandbox)
+					}
+				}
 				return contract.PlaceResult{Host: id, PreferredLive: ch.PreferredLive}, nil
 			}
 		}

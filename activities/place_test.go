@@ -94,3 +94,23 @@ func TestPlaceIsTheContractActivity(t *testing.T) {
 		t.Fatalf("%s has signature %v", contract.ActivityPlace, m.Type)
 	}
 }
+
+// A boot placed again (its first host did not take it in time) frees the
+// room the first placement reserved.
+func TestPlaceAgainReleasesTheEarlierReservation(t *testing.T) {
+	room := hosts.Resources{MilliCPU: 250, MemoryMiB: 1024}
+	a := placeFixture(t, hosts.Record{ID: "h1", Capacity: room}, hosts.Record{ID: "h2", Capacity: room})
+	ctx := context.Background()
+	first, err := a.Place(ctx, contract.PlaceInput{Sandbox: "s", InstanceType: "basic"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := a.Place(ctx, contract.PlaceInput{Sandbox: "s", InstanceType: "basic", Exclude: []string{first.Host}})
+	if err != nil || second.Host == first.Host {
+		t.Fatalf("placed again: %+v %v", second, err)
+	}
+	h, err := a.Hosts.Get(ctx, first.Host)
+	if err != nil || h.Reserved != (hosts.Resources{}) {
+		t.Fatalf("the first host still holds %v for the sandbox (%v)", h.Reserved, err)
+	}
+}

@@ -99,3 +99,27 @@ func (r *Registry) Reserve(ctx context.Context, host, sandbox string, need Resou
 	}
 	return false, nil
 }
+
+// Reserves reports whether a pending reservation of sandbox counts on h.
+func (h Host) Reserves(sandbox string) bool {
+	for _, res := range h.reservations {
+		if res.sandbox == sandbox {
+			return true
+		}
+	}
+	return false
+}
+
+// Release drops sandbox's reservations on host: its boot went elsewhere.
+func (r *Registry) Release(ctx context.Context, host, sandbox string) error {
+	objs, err := r.store.List(ctx, hostKey(host, reservedName)+sandbox+".")
+	if err != nil {
+		return err
+	}
+	for _, o := range objs {
+		if err := r.store.Delete(ctx, o.Key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
