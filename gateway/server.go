@@ -150,6 +150,7 @@ func New(o Options) *Server {
 	v1.DELETE("/sandboxes/:name/ports/:port", s.unexposePort, named)
 	v1.GET("/sandboxes/:name/events", s.sandboxEvents, named)
 	v1.GET("/events", s.catalogEvents)
+	s.mountHosts(v1)
 	v1.GET("/sandboxes/:name/backups", s.listBackups, named)
 	v1.POST("/sandboxes/:name/backups", s.createBackup, named)
 	// The hot path, straight to the supervisor. Bodies are limited there,
