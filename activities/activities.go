@@ -18,6 +18,7 @@ import (
 	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/hosts"
 )
 
 // Activities is registered on the worker's shared and host task queues.
@@ -51,6 +52,8 @@ type Activities struct {
 	// Temporal reads closed runs' histories, which ArchiveEvents copies
 	// to Backups.
 	Temporal client.Client
+	// Hosts is the host registry Place reads and reserves room in.
+	Hosts *hosts.Registry
 
 	markerMu sync.Mutex // restore markers: a flush never removes a newer restore's
 }

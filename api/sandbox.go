@@ -19,7 +19,9 @@ type Sandbox struct {
 	// allowRollback.
 	HostLost *HostLoss `json:"hostLost,omitempty"`
 	// Egress is the sandbox's egress policy ({"mode": "open"} unless set).
-	Egress    *EgressPolicy `json:"egress,omitempty"`
+	Egress *EgressPolicy `json:"egress,omitempty"`
+	// Ports are the exposed ports (GET of one sandbox only).
+	Ports     []ExposedPort `json:"ports,omitempty"`
 	CreatedAt time.Time     `json:"createdAt"`
 	UpdatedAt time.Time     `json:"updatedAt"`
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"go.temporal.io/api/serviceerror"
@@ -86,8 +87,20 @@ func fromTemporal(err error, name string) *api.Error {
 		return e
 	case isUnavailable(err):
 		return temporalUnavailable()
+	case isNotReady(err):
+		// Still refused after update's retries: the workflow keeps
+		// failing its tasks (a bug shows in the Temporal UI); nothing was
+		// applied, so the caller may try again.
+		e := api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "the sandbox's workflow did not take the operation; nothing changed, retry shortly")
+		e.Retryable, e.RetryAfterMs = true, time.Second.Milliseconds()
+		return e
 	}
 	return &api.Error{Status: http.StatusInternalServerError, Code: api.CodeInternal, Message: err.Error(), Retryable: true}
+}
+
+func isNotReady(err error) bool {
+	var nr *serviceerror.WorkflowNotReady
+	return errors.As(err, &nr)
 }
 
 func isUnavailable(err error) bool {

@@ -12,7 +12,6 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
 	"github.com/berthdev/berth/api"
@@ -95,7 +94,9 @@ func (s *Server) get(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, publicView(d.view))
+	out := publicView(d.view)
+	out.Ports = s.exposedPorts(c, name, d.view)
+	return c.JSON(http.StatusOK, out)
 }
 
 var listableStatus = map[string]bool{"created": true, "starting": true, "running": true, "stopping": true,
@@ -138,26 +139,6 @@ func (s *Server) list(c echo.Context) error {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return c.JSON(http.StatusOK, out)
-}
-
-// update runs a lifecycle Update and waits for its result, however long
-// the workflow takes while Temporal stays reachable.
-func (s *Server) update(ctx context.Context, name string, op contract.Op, args ...any) (contract.View, error) {
-	var v contract.View
-	err := s.callTemporal(ctx, func(ctx context.Context) error {
-		h, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-			WorkflowID: contract.WorkflowID(name), UpdateName: string(op), Args: args,
-			WaitForStage: client.WorkflowUpdateStageCompleted,
-		})
-		if err != nil {
-			return err
-		}
-		return h.Get(ctx, &v)
-	})
-	if err != nil {
-		return v, fromTemporal(err, name)
-	}
-	return v, nil
 }
 
 // lifecycle handles start, sleep, kill and destroy.

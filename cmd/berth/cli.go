@@ -42,7 +42,7 @@ func clientCommands(g *globals) []*cobra.Command {
 		execCmd(g), psCmd(g), logsCmd(g), waitCmd(g), shellCmd(g),
 		// Files (cli_files*.go), events (cli_events.go).
 		cpCmd(g), catCmd(g), eventsCmd(g), watchCmd(g), // cli_watch.go
-	}, portsCmds(g)...) // preview URLs (cli_ports.go)
+	}, append(portsCmds(g), hostCmds(g)...)...) // preview URLs (cli_ports.go), hosts (cli_hosts.go)
 }
 
 func newRootCmd() *cobra.Command {

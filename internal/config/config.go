@@ -50,6 +50,8 @@ type Config struct {
 	// TemporalTLS is how this process authenticates to Temporal
 	// (TEMPORAL_TLS_*, TEMPORAL_API_KEY); empty means plaintext.
 	TemporalTLS TemporalTLS
+	// Preview is how the gateway serves preview URLs (BERTH_PREVIEW_*).
+	Preview Preview
 }
 
 // DefaultImage is the Debian-based image `task image` builds.
@@ -79,6 +81,7 @@ func FromEnv() Config {
 		EgressDNS:         os.Getenv("BERTH_EGRESS_DNS"),
 		EgressExtraCA:     os.Getenv("BERTH_EGRESS_EXTRA_CA"),
 		TemporalTLS:       temporalTLSFromEnv(),
+		Preview:           previewFromEnv(),
 	}
 	if d, err := time.ParseDuration(os.Getenv("BERTH_BACKUP_TTL")); err == nil && d > 0 {
 		c.BackupTTL = d
