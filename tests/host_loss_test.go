@@ -32,28 +32,6 @@ const (
 	atOnce       = 5 * time.Second
 )
 
-// waitHostLive waits until GET /v1/hosts lists host live.
-func waitHostLive(t *testing.T, host string) {
-	t.Helper()
-	stacktest.WaitFor(t, 30*time.Second, "host "+host+" to announce itself", func() (bool, string) {
-		var hs []struct {
-			ID   string `json:"id"`
-			Live bool   `json:"live"`
-		}
-		r := stack.Do(t, "GET", "/v1/hosts", nil)
-		if r.Status != 200 {
-			return false, string(r.Body)
-		}
-		r.JSON(t, &hs)
-		for _, h := range hs {
-			if h.ID == host && h.Live {
-				return true, ""
-			}
-		}
-		return false, ""
-	})
-}
-
 // timed runs one request and returns its response and how long it took.
 func timed(t *testing.T, method, path string, body any) (stacktest.Response, time.Duration) {
 	start := time.Now()
@@ -71,12 +49,10 @@ func timed(t *testing.T, method, path string, body any) (stacktest.Response, tim
 // allowRollback boots on the live host and records workspace-rolled-back.
 func TestDeadHostDestroyAndKillAnsweredRollbackNeedsConsent(t *testing.T) {
 	h2 := "t3" + stack.HostID
-	t.Cleanup(func() { stacktest.RemoveHostObjects(context.Background(), stack.Docker, h2) })
-	other, err := stack.StartHostWorker(h2)
-	require.NoError(t, err)
-	t.Cleanup(func() { other.Stop(syscall.SIGKILL) })
-	waitHostLive(t, h2)
-	waitHostLive(t, stack.HostID) // for the start that rolls back
+	other := startExtraHost(t, h2)
+	if h, ok := hostOf(t, stack.HostID); !ok || !h.Live || h.Draining {
+		t.Fatalf("the stack's host must be live for the start that rolls back: %+v", h)
+	}
 
 	// Boot them on the second host: the stack's own worker is stopped
 	// meanwhile, so placement has only that host. The idler goes last: its
@@ -101,6 +77,10 @@ func TestDeadHostDestroyAndKillAnsweredRollbackNeedsConsent(t *testing.T) {
 	other.Stop(syscall.SIGKILL)
 	killed := time.Now()
 	require.NoError(t, stack.StartWorker())
+	stacktest.WaitFor(t, 30*time.Second, "the stack's host to announce itself again", func() (bool, string) {
+		h, ok := hostOf(t, stack.HostID)
+		return ok && h.Live, ""
+	})
 
 	// The idler's idle check waits on the dead host's queue; a kill
 	// meanwhile is answered.

@@ -145,12 +145,17 @@ func TestHostsListLoadAndDrain(t *testing.T) {
 	require.True(t, h.Draining, "the worker's next announcement keeps the drain flag")
 	require.Regexp(t, stack.HostID+`\s+draining`, berthOK(t, "hosts"))
 
-	// --move sleeps and starts again; where the start lands is the
-	// workflow's placement (this stack has one host, so the same one).
+	// --move sleeps and starts again where placement puts it: never on a
+	// draining host, so the sandbox runs on the stack's host first, then a
+	// second host takes it.
+	stack.Do(t, "DELETE", "/v1/hosts/"+stack.HostID+"/drain", nil)
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	h2 := "t4" + stack.HostID
+	startExtraHost(t, h2)
 	out = berthOK(t, "host", "drain", stack.HostID, "--move")
-	require.Contains(t, out, n+": moved to ")
+	require.Contains(t, out, n+": moved to "+h2)
 	require.Equal(t, "running", stack.Status(t, n))
+	stack.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil) // while its host runs
 
 	require.Contains(t, berthOK(t, "host", "undrain", stack.HostID), "is live")
 	h, _ = hostOf(t, stack.HostID)
