@@ -58,8 +58,9 @@ func TestDeadHostDestroyAndKillAnsweredRollbackNeedsConsent(t *testing.T) {
 	// meanwhile, so placement has only that host. The idler goes last: its
 	// idle timer (10 s) fires after the host is killed.
 	keeper, lost, idler := name(t, "deadkeep"), name(t, "deadlost"), name(t, "deadidle")
+	slept := name(t, "deadslept")
 	stack.StopWorker(syscall.SIGTERM)
-	for _, n := range []string{keeper, lost, idler} {
+	for _, n := range []string{slept, keeper, lost, idler} {
 		body := map[string]any{"name": n, "instanceType": "lite", "keepAlive": true}
 		if n == idler {
 			body = map[string]any{"name": n, "instanceType": "lite", "sleepAfter": "10s"}
@@ -74,6 +75,8 @@ func TestDeadHostDestroyAndKillAnsweredRollbackNeedsConsent(t *testing.T) {
 		stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil).JSON(t, &sb)
 		require.Equal(t, h2, sb.Host)
 	}
+	// One sleeps before the host dies: its workspace is there and backed up.
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+slept+"/sleep", nil)
 	other.Stop(syscall.SIGKILL)
 	killed := time.Now()
 	require.NoError(t, stack.StartWorker())
@@ -118,6 +121,17 @@ func TestDeadHostDestroyAndKillAnsweredRollbackNeedsConsent(t *testing.T) {
 		})
 		t.Logf("%s stopped with host-lost %s after the host died (bound %s)", n, time.Since(killed).Round(time.Second), lostBound)
 	}
+	// The stopped one records the loss too (nothing newer than its
+	// backup is at risk), and a start needs no consent.
+	stacktest.WaitFor(t, time.Until(killed.Add(lostBound)), slept+" records its host's loss", func() (bool, string) {
+		var sb api.Sandbox
+		stack.Must(t, 200, "GET", "/v1/sandboxes/"+slept, nil).JSON(t, &sb)
+		return sb.HostLost != nil && !sb.HostLost.NewerDataAtRisk, sb.Status
+	})
+	t.Logf("stopped %s recorded host-lost %s after the host died", slept, time.Since(killed).Round(time.Second))
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+slept+"/start", nil)
+	require.Equal(t, stack.HostID, hostOfSandbox(t, slept))
+
 	// Destroy once the loss is known waits for nothing.
 	r, took = timed(t, "DELETE", "/v1/sandboxes/"+lost, nil)
 	require.Equal(t, 200, r.Status, string(r.Body))
@@ -153,4 +167,11 @@ func TestDeadHostDestroyAndKillAnsweredRollbackNeedsConsent(t *testing.T) {
 	require.Equal(t, stack.HostID, sb.Host)
 	require.Nil(t, sb.HostLost)
 	require.Contains(t, stack.EventTypes(t, idler), api.ShortEventType(api.EventWorkspaceRolledBack))
+}
+
+func hostOfSandbox(t *testing.T, n string) string {
+	t.Helper()
+	var sb api.Sandbox
+	stack.Must(t, 200, "GET", "/v1/sandboxes/"+n, nil).JSON(t, &sb)
+	return sb.Host
 }

@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -51,8 +52,10 @@ func (m *lostMonitor) run(ctx context.Context) {
 	}
 }
 
-// check signals the sandboxes visibility still shows on a lost host in a
-// status that holds a container there.
+// check signals the sandboxes visibility still shows on a lost host: those
+// holding a container there, and stopped ones whose workspace is there and
+// that have not recorded the loss yet (their destroy must not wait on the
+// dead queue, and their view must say that a start may roll back).
 func (m *lostMonitor) check(ctx context.Context) error {
 	hs, err := m.reg.List(ctx)
 	if err != nil {
@@ -71,10 +74,14 @@ func (m *lostMonitor) check(ctx context.Context) error {
 		if h.Live || h.ID == m.self || now.Before(m.quietUntil[h.ID]) {
 			continue
 		}
-		views, err := hosts.SandboxesOn(ctx, m.c, m.namespace, h.ID, contract.StatusRunning, contract.StatusStarting, contract.StatusStopping)
+		views, err := hosts.SandboxesOn(ctx, m.c, m.namespace, h.ID, contract.StatusRunning, contract.StatusStarting,
+			contract.StatusStopping, contract.StatusStopped)
 		if err != nil {
 			return err
 		}
+		views = slices.DeleteFunc(views, func(v contract.View) bool {
+			return v.Status == contract.StatusStopped && v.HostLost != nil && v.HostLost.Host == h.ID
+		})
 		if len(views) == 0 {
 			m.quietUntil[h.ID] = now.Add(contract.HostLostAfter)
 		}
