@@ -68,6 +68,10 @@ import (
 //	                 a private one exposed and unexposed, sleep, exposed
 //	                 while stopped, wake, destroy (two runs); each run's
 //	                 first ports op records the "preview-ports" marker
+//	services         (d440190) services declared while created, stopped and
+//	                 running, replaced, removed; boot and wake with
+//	                 services; three runs, each holding the "services"
+//	                 marker
 //
 // To record a new history (do it whenever you add a path to the workflow,
 // and keep the old files: they are what running workflows look like):
