@@ -51,6 +51,8 @@ type previewState struct {
 	// bufs are the proxies' copy buffers (large: a download costs few
 	// reads, writes and flushes).
 	bufs previewBufs
+	// activity tells supervisors their preview is in use (preview_activity.go).
+	activity previewActivity
 
 	mu    sync.Mutex
 	cache map[string]portsEntry
@@ -65,7 +67,8 @@ type portsEntry struct {
 
 func newPreviewState(cfg config.Preview) *previewState {
 	cfg = cfg.WithDefaults()
-	p := &previewState{domain: cfg.Domain, wait: cfg.Wait, cache: map[string]portsEntry{}}
+	p := &previewState{domain: cfg.Domain, wait: cfg.Wait, cache: map[string]portsEntry{},
+		activity: previewActivity{every: previewTouchEvery, hold: previewTouchHold}}
 	p.bufs.New = func() any { b := make([]byte, 256<<10); return &b }
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.Proxy = nil // the container's address is reached directly
@@ -200,6 +203,9 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 	out.Header.Del(previewTokenHeader)
 	stripCookie(out, previewCookie)
 	out.URL.Path, out.URL.RawPath = path, ""
+	// The sandbox runs: the request counts as its activity until it ends
+	// (a WebSocket's until it closes: ServeHTTP returns then).
+	defer s.preview.activity.begin(name, s.touchSupervisor)()
 	// A ReverseProxy per request: its Rewrite needs this request's target.
 	// FlushInterval -1 passes SSE and other streams at once; upgrades
 	// (WebSocket) are passed through by ReverseProxy itself.

@@ -84,6 +84,10 @@ import (
 //	                 Place activity and the hosts' watchers that send those
 //	                 signals were not in the worker yet. Each run holds the
 //	                 "host-loss" marker.
+//	services         (d440190) services declared while created, stopped and
+//	                 running, replaced, removed; boot and wake with
+//	                 services; three runs, each holding the "services"
+//	                 marker
 //
 // To record a new history (do it whenever you add a path to the workflow,
 // and keep the old files: they are what running workflows look like):
