@@ -100,6 +100,13 @@ func (b *logBuffer) append(s stream, data []byte, exit *api.ExitStatus) {
 
 func (c *chunk) cost() int { return len(c.data) + chunkOverhead }
 
+// data is the output retained, without bookkeeping.
+func (b *logBuffer) data() int { return b.size - chunkOverhead*(len(b.chunks)-b.start) }
+
+// overheadFactor bounds a buffer's memory, bookkeeping included, when
+// tiny writes make bookkeeping rival the output it keeps.
+const overheadFactor = 2
+
 // grow accounts n more (or, negative, fewer) retained bytes.
 func (b *logBuffer) grow(n int) {
 	b.size += n
@@ -118,14 +125,24 @@ func (b *logBuffer) evictOldest() {
 	b.first++
 }
 
-// trim evicts whole chunks from the front while what stays is still at
-// least the budget: a process keeps at least `limit` bytes of its newest
-// output, and memory stays under limit plus one chunk (a pipe read), or
-// up to slackFactor times the limit while a follower needs the chunks.
-// The caller holds mu.
+// trim evicts whole chunks from the front while what stays still holds
+// at least `limit` bytes of output: a process keeps its newest `limit`
+// bytes (the README's promise), however small the reads that brought them
+// (a busy host reads a pipe in smaller pieces, and counting bookkeeping
+// against the floor kept less than 8 MiB). Bookkeeping counts against
+// memory instead: past overheadFactor times the limit (a stream of tiny
+// writes) the oldest go even below the floor. Memory stays under that plus
+// one chunk (a pipe read), or up to slackFactor times the limit while a
+// follower needs the chunks. The caller holds mu.
 func (b *logBuffer) trim() {
-	for b.start < len(b.chunks)-1 && b.size-b.chunks[b.start].cost() >= b.limit {
-		if b.size <= slackFactor*b.limit && b.chunks[b.start].seq > b.slowestFollower() {
+	for b.start < len(b.chunks)-1 {
+		c := &b.chunks[b.start]
+		keepsFloor := b.data()-len(c.data) >= b.limit
+		overMemory := b.size-c.cost() >= overheadFactor*b.limit
+		if !keepsFloor && !overMemory {
+			break
+		}
+		if b.size <= slackFactor*b.limit && c.seq > b.slowestFollower() {
 			break // a follower has yet to send it
 		}
 		b.evictOldest()
