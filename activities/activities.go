@@ -51,6 +51,9 @@ type Activities struct {
 	// Temporal reads closed runs' histories, which ArchiveEvents copies
 	// to Backups.
 	Temporal client.Client
+	// Route is this host's proxy (BERTH_HOST_ADDR), recorded on every
+	// container it boots so gateways elsewhere reach it; "" dials Addr.
+	Route string
 
 	markerMu sync.Mutex // restore markers: a flush never removes a newer restore's
 }
