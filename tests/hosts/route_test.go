@@ -18,8 +18,8 @@ import (
 	"github.com/berthdev/berth/workflows/contract"
 )
 
-// container is what the sandbox's workflow recorded for its boot.
-func container(t *testing.T, n string) contract.Container {
+// bootOf is what the sandbox's workflow recorded for its boot.
+func bootOf(t *testing.T, n string) contract.Container {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -55,7 +55,7 @@ func answersDirectly(c contract.Container) bool {
 func TestRemoteSandboxThroughGateway(t *testing.T) {
 	need(t)
 	n := onHost(t, remote, "route")
-	c := container(t, n)
+	c := bootOf(t, n)
 	require.Equal(t, remote.Route, c.Route, "the boot recorded its host's proxy")
 	require.False(t, answersDirectly(c), "the container's bridge address %s is not reachable from the gateway's machine", c.Addr)
 
