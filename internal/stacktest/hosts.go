@@ -162,7 +162,7 @@ func (h *Host) startDockerd(ctx context.Context) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return fmt.Errorf("dockerd of host %s did not answer: %v (see %s)", h.Name, err, filepath.Join(h.dir, "dockerd.log"))
+	return fmt.Errorf("dockerd of host %s did not answer: %v\n%s", h.Name, err, h.Logs("dockerd"))
 }
 
 // loadImage copies the test image from the machine's daemon: the host's
@@ -226,11 +226,31 @@ func (h *Host) Kill() {
 			_ = syscall.Kill(-pid, syscall.SIGKILL) // its process group: nsenter execs, so pid is the process
 		}
 	}
-	for _, pid := range h.strays() {
+	strays := h.strays()
+	for _, pid := range strays {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	stop(h.worker, syscall.SIGKILL)
 	stop(h.dockerd, syscall.SIGKILL)
+	reap(strays)
+	// A dead containerd may linger as a zombie whose pid the restarted
+	// daemon would take for a live one and wait on forever.
+	_ = os.Remove(filepath.Join(h.dir, "x", "containerd", "containerd.pid"))
+}
+
+// reap collects the strays that were reparented to this process (no
+// zombies left behind by a long test run).
+func reap(pids []int) {
+	for _, pid := range pids {
+		for range 20 {
+			var ws syscall.WaitStatus
+			got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+			if got == pid || err != nil { // reaped, or not our child
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 }
 
 // Restart brings a killed host back: its daemon on the same data, then its
@@ -362,3 +382,32 @@ func (s *Stack) HostTLS() (*tls.Config, error) { return hosttls.ClientConfig(s.S
 
 // Hosts are the hosts AddHost brought up, in order.
 func (s *Stack) Hosts() []*Host { return s.hosts }
+
+// Remove takes the host away for good before the stack closes (everything
+// close removes), e.g. at the end of the test that added it.
+func (h *Host) Remove() {
+	h.close()
+	h.s.hosts = slices.DeleteFunc(h.s.hosts, func(o *Host) bool { return o == h })
+}
+
+// Processes are the host's live processes: worker, dockerd, containerd,
+// shims and what runs in its containers (none after Kill).
+func (h *Host) Processes() []int {
+	var live []int
+	for _, pid := range append([]int{pidOf(h.worker), pidOf(h.dockerd)}, h.strays()...) {
+		if pid > 0 && syscall.Kill(pid, 0) == nil && !zombie(pid) {
+			live = append(live, pid)
+		}
+	}
+	return live
+}
+
+// zombie: pid has exited and waits to be reaped by its parent.
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] == 'Z'
+}
