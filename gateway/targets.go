@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"net/http"
 	"strconv"
@@ -21,6 +22,7 @@ type target struct {
 	// route is the host proxy of the container's worker (another
 	// machine): requests go there, over TLS, naming the container.
 	route, container string
+	tls              *tls.Config // trusts the hosts' authority
 }
 
 // url of a supervisor path: the container's address on one host, its
@@ -95,7 +97,8 @@ func (s *Server) resolve(ctx context.Context, name string, wake bool) (target, e
 	}
 	t := target{addr: v.Container.Addr, bootID: v.Container.BootID,
 		auth:  "Bearer " + auth.SupervisorToken(s.secret, v.Container.BootID),
-		route: v.Container.Route, container: v.Container.ID}
+		route: v.Container.Route, container: v.Container.ID,
+		tls: s.supervisors.Transport.(*http.Transport).TLSClientConfig}
 	s.targets.put(name, t)
 	return t, nil
 }

@@ -99,8 +99,9 @@ func (p *hostProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, rest, ok := hosttls.SplitRoutedPath(r.URL.EscapedPath())
-	if !ok || !names.ValidContainerID(id) || !strings.HasPrefix(rest, "/v1/") {
-		refuse(w, http.StatusNotFound, api.CodeNotFound, "not a routed supervisor path (/c/<container id>/v1/...)")
+	port, isTunnel := tunnelPort(rest)
+	if !ok || !names.ValidContainerID(id) || !strings.HasPrefix(rest, "/v1/") && !isTunnel {
+		refuse(w, http.StatusNotFound, api.CodeNotFound, "not a routed path (/c/<container id>/v1/... or /c/<container id>/tcp/<port>)")
 		return
 	}
 	path, err := url.PathUnescape(rest)
@@ -124,6 +125,10 @@ func (p *hostProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		p.log.Warn("look up a container", zap.String("container", id), zap.Error(err))
 		refuse(w, http.StatusServiceUnavailable, api.CodeContainerUnavailable, "Docker did not answer; retry")
+		return
+	}
+	if isTunnel {
+		p.tunnel(w, r, t, port)
 		return
 	}
 	ctx := context.WithValue(r.Context(), hostTargetKey{}, routed{id: id, addr: t.addr, path: path, rawPath: rest})

@@ -1,6 +1,9 @@
 package hosttls
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // What a gateway and a host proxy agree on: a request for the supervisor
 // of container ID is sent to https://<route>/c/<ID><supervisor path>, with
@@ -33,3 +36,15 @@ func SplitRoutedPath(escaped string) (containerID, path string, ok bool) {
 	}
 	return rest[:i], rest[i:], true
 }
+
+// A tunnel is a byte stream to one port of a container (preview URLs):
+// GET RoutedPath(id, TunnelPath(port)) with Upgrade: TunnelProtocol and the
+// boot's supervisor token answers 101 and is then the connection.
+const TunnelProtocol = "berth-tcp"
+
+// TunnelPath is the routed path of a tunnel to port.
+func TunnelPath(port int) string { return "/tcp/" + strconv.Itoa(port) }
+
+// PortRefused is the ProxyHeader value of a tunnel whose port refused the
+// connection (nothing listens there yet).
+const PortRefused = "PORT_REFUSED"

@@ -66,6 +66,10 @@ func TestHostProxyRefuses(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, code)
 	code, _ = get(hosttls.RoutedPath(c.ID, "/debug"), token)
 	require.Equal(t, http.StatusNotFound, code, "only supervisor routes")
+	code, _ = get(hosttls.RoutedPath(c.ID, "/tcp/0"), token)
+	require.Equal(t, http.StatusNotFound, code, "no port 0")
+	code, _ = get(hosttls.RoutedPath(c.ID, hosttls.TunnelPath(8080)), token)
+	require.Equal(t, http.StatusBadRequest, code, "a tunnel is an upgrade")
 
 	// Containers of the host that are not its sandboxes: never reached,
 	// whatever their labels claim about another host.
