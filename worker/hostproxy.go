@@ -12,7 +12,10 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"go.uber.org/zap"
 
@@ -230,7 +233,16 @@ func serveHostProxy(ctx context.Context, addr string, p *hostProxy, secret strin
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", addr)
+	// SO_REUSEPORT: during a rolling upgrade the new worker of this host
+	// listens beside the old one, which stops accepting when it exits.
+	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		if err := c.Control(func(fd uintptr) { serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_REUSEPORT, 1) }); err != nil {
+			return err
+		}
+		return serr
+	}}
+	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
 		return fmt.Errorf("host proxy (BERTH_HOST_ADDR): %w", err)
 	}

@@ -211,6 +211,53 @@ func (h *Host) StartWorker(ctx context.Context) error {
 	return fmt.Errorf("the host proxy of %s did not answer on %s: %s", h.Name, h.Route, h.Logs("worker"))
 }
 
+// RollWorker upgrades the host's worker the rolling way: a new one starts
+// beside the running one (both poll the host's queue and listen on its
+// address), then the old one gets SIGTERM.
+func (h *Host) RollWorker(ctx context.Context) error {
+	old := h.worker
+	var err error
+	if h.worker, err = startLogged(h.workerLogs, h.workerEnv, h.inNS(h.s.Bin, "worker")...); err != nil {
+		return err
+	}
+	// The old one answers on the address until the new one listens too.
+	deadline := time.Now().Add(60 * time.Second)
+	for !listens(h.worker.Process.Pid, HostProxyPort) {
+		if time.Now().After(deadline) || !alive(h.worker) {
+			return fmt.Errorf("the new worker of host %s did not come up: %s", h.Name, h.Logs("worker"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop(old, syscall.SIGTERM)
+	return nil
+}
+
+// listens: process pid holds a listening TCP socket on port (in its
+// network namespace's table, one of the sockets among its descriptors).
+func listens(pid int, port string) bool {
+	p, _ := strconv.Atoi(port)
+	want := fmt.Sprintf(":%04X ", p)
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/tcp", pid))
+	if err != nil {
+		return false
+	}
+	inodes := map[string]bool{}
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		// local_address, state 0A (LISTEN), inode
+		if len(f) > 9 && strings.HasSuffix(f[1]+" ", want) && f[3] == "0A" {
+			inodes["socket:["+f[9]+"]"] = true
+		}
+	}
+	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
+	for _, fd := range fds {
+		if l, err := os.Readlink(fd); err == nil && inodes[l] {
+			return true
+		}
+	}
+	return false
+}
+
 // StopWorker ends the host's worker with sig (its daemon and sandboxes
 // keep running).
 func (h *Host) StopWorker(sig syscall.Signal) { stop(h.worker, sig) }
