@@ -15,9 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"go.uber.org/zap"
+	"golang.org/x/sys/unix"
 
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/auth"
