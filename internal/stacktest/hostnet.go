@@ -17,7 +17,11 @@ import (
 // netns host joins, like one LAN. The hosts reach the stack's Temporal at
 // the bridge's address through a relay (the dev server serves only
 // loopback: its own services dial each other there); no container of a
-// host is reachable from here at all.
+// host is reachable from here at all. Traffic between a host and this
+// namespace is local delivery (INPUT/OUTPUT), so the machine's FORWARD
+// policy (DROP under Docker) does not apply; nothing forwards or NATs the
+// hosts' traffic further, so their sandboxes have no internet (the test
+// image needs none).
 type hostNet struct {
 	prefix string // unique name prefix of the bridge, netns and veths ("bh" + hex)
 	subnet string // "10.232.N"
