@@ -64,8 +64,9 @@ func (s *Stack) prepareHosts() error {
 }
 
 // AddHost brings up a host named name (a short [a-z0-9] word) on a stack
-// started with Options.Hosts. The stack's Close removes it.
-func (s *Stack) AddHost(ctx context.Context, name string) (*Host, error) {
+// started with Options.Hosts; env is added to its worker's (e.g. its
+// capacity). The stack's Close removes it.
+func (s *Stack) AddHost(ctx context.Context, name string, env ...string) (*Host, error) {
 	if s.net == nil {
 		return nil, fmt.Errorf("the stack was started without Options.Hosts")
 	}
@@ -96,6 +97,7 @@ func (s *Stack) AddHost(ctx context.Context, name string) (*Host, error) {
 		// Plain volumes: a disk is a loop mount in the one mount namespace
 		// every host here shares, which a SIGKILLed host would leave behind.
 		"BERTH_DISK_LIMITS=off")
+	h.workerEnv = append(h.workerEnv, env...)
 	if err := h.StartWorker(ctx); err != nil {
 		return nil, err
 	}
