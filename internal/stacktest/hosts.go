@@ -275,13 +275,23 @@ func (h *Host) Kill() {
 			_ = syscall.Kill(-pid, syscall.SIGKILL) // its process group: nsenter execs, so pid is the process
 		}
 	}
-	strays := h.strays()
-	for _, pid := range strays {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
 	stop(h.worker, syscall.SIGKILL)
 	stop(h.dockerd, syscall.SIGKILL)
-	reap(strays)
+	// Again until none is left: a process may fork between a look and a
+	// kill (a shim starting a task, a sandbox's child).
+	var killed []int
+	for range 100 {
+		live := h.Processes()
+		if len(live) == 0 {
+			break
+		}
+		for _, pid := range live {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		killed = append(killed, live...)
+		time.Sleep(20 * time.Millisecond)
+	}
+	reap(killed)
 	// A dead containerd may linger as a zombie whose pid the restarted
 	// daemon would take for a live one and wait on forever.
 	_ = os.Remove(filepath.Join(h.dir, "x", "containerd", "containerd.pid"))

@@ -30,6 +30,8 @@ func TestHostKillAndRestart(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "before\n", string(r.Stdout))
 
+	// Worker, dockerd, containerd, the sandbox's shim and its processes.
+	require.GreaterOrEqual(t, len(h.Processes()), 5, "Kill knows every process of the host")
 	h.Kill()
 	require.Empty(t, h.Processes(), "nothing of the host runs after Kill")
 	start := time.Now()
