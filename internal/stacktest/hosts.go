@@ -63,6 +63,16 @@ func (s *Stack) prepareHosts() error {
 	return err
 }
 
+// ExposeToHosts makes a service of this namespace (e.g. an S3 server on
+// loopback) reachable from the hosts: it returns the address on the hosts'
+// network that relays to addr, for a host worker's environment.
+func (s *Stack) ExposeToHosts(addr string) (string, error) {
+	if s.net == nil {
+		return "", fmt.Errorf("the stack was started without Options.Hosts")
+	}
+	return s.net.relay(addr)
+}
+
 // AddHost brings up a host named name (a short [a-z0-9] word) on a stack
 // started with Options.Hosts; env is added to its worker's (e.g. its
 // capacity). The stack's Close removes it.
