@@ -38,7 +38,7 @@ func routeServer(t *testing.T, secret string, h http.HandlerFunc) string {
 
 func routedTarget(s *Server, route string) target {
 	return target{addr: "172.17.0.9:7070", bootID: "b", auth: "Bearer tok", route: route, container: testContainer,
-		tls: s.supervisors.Transport.(*http.Transport).TLSClientConfig}
+		tls: s.hostTLS()}
 }
 
 // TestForwardTakesTheRoute: a routed container's request goes to its

@@ -98,9 +98,17 @@ func (s *Server) resolve(ctx context.Context, name string, wake bool) (target, e
 	t := target{addr: v.Container.Addr, bootID: v.Container.BootID,
 		auth:  "Bearer " + auth.SupervisorToken(s.secret, v.Container.BootID),
 		route: v.Container.Route, container: v.Container.ID,
-		tls: s.supervisors.Transport.(*http.Transport).TLSClientConfig}
+		tls: s.hostTLS()}
 	s.targets.put(name, t)
 	return t, nil
+}
+
+// hostTLS is how this gateway's transport trusts host proxies.
+func (s *Server) hostTLS() *tls.Config {
+	if t, ok := s.supervisors.Transport.(*http.Transport); ok {
+		return t.TLSClientConfig
+	}
+	return nil
 }
 
 func unavailable(msg string) *api.Error {
