@@ -18,6 +18,7 @@ import (
 	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/hosts"
 )
 
 // Activities is registered on the worker's shared and host task queues.
@@ -54,6 +55,8 @@ type Activities struct {
 	// Route is this host's proxy (BERTH_HOST_ADDR), recorded on every
 	// container it boots so gateways elsewhere reach it; "" dials Addr.
 	Route string
+	// Hosts is the host registry Place reads and reserves room in.
+	Hosts *hosts.Registry
 
 	markerMu sync.Mutex // restore markers: a flush never removes a newer restore's
 }

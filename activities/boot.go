@@ -28,6 +28,12 @@ func (a *Activities) Boot(ctx context.Context, in contract.BootInput) (contract.
 	if err := in.Validate(); err != nil {
 		return contract.BootResult{}, err
 	}
+	// Alive from the first moment: under a burst of boots, Docker takes
+	// seconds per container, and a boot that had not heartbeated yet timed
+	// out while it waited; its retry then raced the container the first
+	// attempt removed (50 parallel creates lost 13 that way).
+	stop := heartbeatLoop(ctx, func() any { return "booting" })
+	defer stop()
 	name := ContainerName(in.Sandbox)
 	ip, id, restored, err := a.adoptOrRun(ctx, in, name)
 	if err != nil {

@@ -83,7 +83,7 @@ func Codes() []Code {
 		CodeValidation, CodeUnauthorized, CodeSandboxNotFound, CodeNotFound, CodeMethodNotAllowed,
 		CodeNameConflict, CodeSandboxDestroyed, CodeSandboxNotRunning, CodePayloadTooLarge, CodeEnvTooLarge,
 		CodeContainerUnavailable, CodeBootFailed, CodeBackupFailed, CodeBackupStoreUnavailable,
-		CodeBackupNotFound, CodeRestoreFailed, CodeTemporalUnavailable, CodeUnavailable, CodeTimeout, CodeEgressUnavailable, CodeSecretNotFound, CodePortNotExposed, CodeInternal,
+		CodeBackupNotFound, CodeRestoreFailed, CodeTemporalUnavailable, CodeUnavailable, CodeTimeout, CodeEgressUnavailable, CodeSecretNotFound, CodePortNotExposed, CodeNoCapacity, CodeRollbackNeeded, CodeHostNotFound, CodeInternal,
 
 		CodeProcessNotFound, CodeTerminalNotFound, CodeStaleHandle, CodeInvalidCursor, CodeInvalidTerminalCursor,
 		CodeUpgradeRequired, CodeWaitTimeout, CodeExecutableNotFound, CodeInvalidCwd, CodeExecFailed,

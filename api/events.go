@@ -50,6 +50,15 @@ const (
 	// EventPortsChanged: a port was exposed or unexposed (preview URLs);
 	// the payload lists the exposed ports from now on.
 	EventPortsChanged = eventPrefix + "ports-changed"
+	// EventHostLost: the host holding the sandbox's workspace stopped
+	// answering; a sandbox running there is stopped (no backup), and the
+	// payload says whether that host may hold data newer than the newest
+	// backup.
+	EventHostLost = eventPrefix + "host-lost"
+	// EventWorkspaceRolledBack: a start consented (allowRollback) to a
+	// workspace older than the one on a lost host: the newest backup, or
+	// none (an empty workspace).
+	EventWorkspaceRolledBack = eventPrefix + "workspace-rolled-back"
 )
 
 // EventTypes lists every event type of the catalogue in the order a
@@ -61,6 +70,7 @@ func EventTypes() []string {
 		EventBackupFailed, EventStopped, EventConfigured, EventKillRequested,
 		EventDestroyRequested, EventDestroyed, EventEgressPolicyChanged,
 		EventEgressRefused, EventServicesChanged, EventPortsChanged,
+		EventHostLost, EventWorkspaceRolledBack,
 	}
 }
 

@@ -14,8 +14,14 @@ type Sandbox struct {
 	LastBackupID string            `json:"lastBackupId,omitempty"`
 	Host         string            `json:"host,omitempty"`
 	LastEvent    string            `json:"lastEvent,omitempty"`
+	// HostLost is set while the host holding the workspace is lost: the
+	// sandbox is stopped, and when NewerDataAtRisk its next start needs
+	// allowRollback.
+	HostLost *HostLoss `json:"hostLost,omitempty"`
 	// Egress is the sandbox's egress policy ({"mode": "open"} unless set).
-	Egress    *EgressPolicy `json:"egress,omitempty"`
+	Egress *EgressPolicy `json:"egress,omitempty"`
+	// Ports are the exposed ports (GET of one sandbox only).
+	Ports     []ExposedPort `json:"ports,omitempty"`
 	CreatedAt time.Time     `json:"createdAt"`
 	UpdatedAt time.Time     `json:"updatedAt"`
 }
@@ -35,7 +41,22 @@ type Backup struct {
 	BadReason string `json:"badReason,omitempty"`
 }
 
+// HostLoss is the loss of the host that holds a sandbox's workspace (the
+// HostLoss schema): since when the sandbox knows, when the host was last
+// seen (absent when the sandbox noticed itself), why, and whether the lost
+// volume may hold data newer than the newest backup.
+type HostLoss struct {
+	Host            string    `json:"host"`
+	Since           time.Time `json:"since"`
+	LastSeen        time.Time `json:"lastSeen,omitzero"`
+	Reason          string    `json:"reason"`
+	NewerDataAtRisk bool      `json:"newerDataAtRisk"`
+}
+
 // StartRequest is the body of POST .../start (the StartRequest schema).
+// AllowRollback consents to a workspace older than the one on a lost host
+// (ROLLBACK_NEEDED without it).
 type StartRequest struct {
-	BackupID string `json:"backupId,omitempty"`
+	BackupID      string `json:"backupId,omitempty"`
+	AllowRollback bool   `json:"allowRollback,omitempty"`
 }

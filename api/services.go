@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Service is a declared service of a sandbox (the Service schema): a
@@ -91,22 +92,28 @@ func (s Service) Check() error {
 	return nil
 }
 
-// ServiceList answers GET .../services.
+// ServiceList answers GET, PUT and DELETE .../services: the declared
+// services and, while the sandbox runs, how its supervisor runs them.
 type ServiceList struct {
-	Services []Service `json:"services"`
+	Services []ServiceStatus `json:"services"`
 }
 
-// ServiceStatus is a declared service as the supervisor runs it.
+// ServiceStatus is a declared service and its runtime state (the
+// ServiceStatus schema). The runtime fields are absent while the sandbox
+// runs no container (or its supervisor did not answer in time).
 type ServiceStatus struct {
 	Service
-	State     string `json:"state"` // starting | running | backoff | exited | stopped
+	State     string `json:"state,omitempty"` // starting | running | backoff | exited | stopped
 	ProcessID string `json:"processId,omitempty"`
-	Restarts  int    `json:"restarts"`
+	// PID is the running process's pid inside the sandbox.
+	PID      int `json:"pid,omitempty"`
+	Restarts int `json:"restarts,omitempty"`
+	// LastExit is how the previous run ended; LastExitAt when.
+	LastExit   *ExitStatus `json:"lastExit,omitempty"`
+	LastExitAt *time.Time  `json:"lastExitAt,omitempty"`
 	// LastError says why the latest start failed (e.g. no such executable).
 	LastError string `json:"lastError,omitempty"`
 }
 
 // ServiceStatusList answers the supervisor's GET /v1/services.
-type ServiceStatusList struct {
-	Services []ServiceStatus `json:"services"`
-}
+type ServiceStatusList = ServiceList

@@ -23,6 +23,8 @@ const (
 	ErrEgressUnavailable   = api.CodeEgressUnavailable      // 503: the sandbox's host cannot enforce the policy; the previous one stays
 	ErrSecretNotFound      = api.CodeSecretNotFound         // 404: no secret of that name
 	ErrPortNotExposed      = api.CodePortNotExposed         // 404 never exposed, 410 unexposed since
+	ErrRollbackNeeded      = api.CodeRollbackNeeded         // 409: the host with the newest workspace is lost; start with AllowRollback to accept an older one
+	ErrNoCapacity          = api.CodeNoCapacity             // 503, retryable: no live host has room for the sandbox
 	// Per-sandbox limits: 429, retryable, with RetryAfter.
 	ErrTooManyProcesses = api.CodeTooManyProcesses // running processes
 	ErrTooManyTerminals = api.CodeTooManyTerminals // open terminals

@@ -23,11 +23,19 @@ type SandboxInfo struct {
 	Env          map[string]string
 	LastBackupID string
 	Host         string
+	// HostLost is set while the host holding the workspace is lost; when
+	// its NewerDataAtRisk, Start needs StartOptions.AllowRollback.
+	HostLost *HostLoss
 	// Egress is the sandbox's egress policy (mode "open" unless set).
 	Egress    *EgressPolicy
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
+
+// HostLoss is the loss of the host holding a sandbox's workspace: since
+// when the sandbox knows, when the host was last seen, why, and whether
+// the lost volume may hold data newer than the newest backup.
+type HostLoss = api.HostLoss
 
 // sandboxWire is api.Sandbox with sleepAfter read leniently (a duration
 // string or a number of seconds).
@@ -50,7 +58,7 @@ func (s *SandboxInfo) UnmarshalJSON(b []byte) error {
 	*s = SandboxInfo{
 		Name: w.Name, InstanceType: w.InstanceType, Status: w.Status, SleepAfter: d,
 		KeepAlive: w.KeepAlive, Env: w.Env, LastBackupID: w.LastBackupID, Host: w.Host,
-		Egress: w.Egress, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
+		HostLost: w.HostLost, Egress: w.Egress, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
 	}
 	return nil
 }
@@ -172,13 +180,18 @@ type StartOptions struct {
 	// lists them): the way back when the newest is corrupt, which a start
 	// reports as ErrRestoreFailed. The sandbox must not be running.
 	BackupID string
+	// AllowRollback consents to starting from the newest backup (or an
+	// empty workspace) when the host that held newer data is lost; without
+	// it such a start fails with ErrRollbackNeeded, which names the host
+	// and what the start would restore.
+	AllowRollback bool
 }
 
 // StartWith is Start with options.
 func (c *Client) StartWith(ctx context.Context, name string, opts StartOptions) (*SandboxInfo, error) {
 	var body any
-	if opts.BackupID != "" {
-		body = map[string]string{"backupId": opts.BackupID}
+	if opts != (StartOptions{}) {
+		body = api.StartRequest{BackupID: opts.BackupID, AllowRollback: opts.AllowRollback}
 	}
 	return c.sandboxCall(ctx, http.MethodPost, sandboxPath(name, "start"), body)
 }

@@ -14,6 +14,11 @@ import (
 // processes whose Service field names it.
 type Service = api.Service
 
+// ServiceStatus is a declared service and, while the sandbox runs, how
+// its supervisor runs it (State, PID, Restarts, LastExit, LastError); the
+// runtime fields are zero while the sandbox runs no container.
+type ServiceStatus = api.ServiceStatus
+
 // Restart rules of a service.
 const (
 	RestartAlways    = api.RestartAlways
@@ -25,8 +30,9 @@ func servicePath(name, svc string) string {
 }
 
 // PutService declares (or replaces) a service of the sandbox; s.Name names
-// it. A running sandbox starts it at once. It returns the declared set.
-func (c *Client) PutService(ctx context.Context, name string, s Service) ([]Service, error) {
+// it. A running sandbox starts it at once. It returns the declared set
+// and how it runs.
+func (c *Client) PutService(ctx context.Context, name string, s Service) ([]ServiceStatus, error) {
 	body := map[string]any{"argv": s.Argv, "restart": s.Restart}
 	if s.Cwd != "" {
 		body["cwd"] = s.Cwd
@@ -49,7 +55,7 @@ func (c *Client) PutService(ctx context.Context, name string, s Service) ([]Serv
 
 // RemoveService removes a service; its run is stopped. Removing one that
 // is not declared changes nothing. It returns the declared set.
-func (c *Client) RemoveService(ctx context.Context, name, svc string) ([]Service, error) {
+func (c *Client) RemoveService(ctx context.Context, name, svc string) ([]ServiceStatus, error) {
 	var out api.ServiceList
 	if _, err := c.call(ctx, request{method: http.MethodDelete, path: servicePath(name, svc)}, &out); err != nil {
 		return nil, err
@@ -57,8 +63,8 @@ func (c *Client) RemoveService(ctx context.Context, name, svc string) ([]Service
 	return out.Services, nil
 }
 
-// ListServices lists the sandbox's declared services.
-func (c *Client) ListServices(ctx context.Context, name string) ([]Service, error) {
+// ListServices lists the sandbox's declared services and how they run.
+func (c *Client) ListServices(ctx context.Context, name string) ([]ServiceStatus, error) {
 	var out api.ServiceList
 	if _, err := c.call(ctx, request{method: http.MethodGet, path: sandboxPath(name, "services")}, &out); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"go.temporal.io/api/serviceerror"
@@ -17,6 +18,10 @@ import (
 
 // The gateway answers every error as an api.Error with one of api's codes;
 // docs/ARCHITECTURE.md, "Errors, end to end", says where each comes from.
+
+// noCapacityRetryAfter: capacity frees when a sandbox sleeps or a host
+// announces itself, every contract.HostAnnounceEvery.
+const noCapacityRetryAfter = 2 * contract.HostAnnounceEvery
 
 func badRequest(msg string) *api.Error {
 	return api.NewError(http.StatusBadRequest, api.CodeValidation, msg)
@@ -60,6 +65,17 @@ func fromTemporal(err error, name string) *api.Error {
 			e := api.NewError(http.StatusServiceUnavailable, api.CodeEgressUnavailable, app.Message())
 			e.Retryable = true
 			return e
+		case contract.ErrRollbackNeeded:
+			e := api.NewError(http.StatusConflict, api.CodeRollbackNeeded, app.Message())
+			var details map[string]any
+			if app.Details(&details) == nil {
+				e.Context = details
+			}
+			return e
+		case contract.ErrNoCapacity:
+			e := api.NewError(http.StatusServiceUnavailable, api.CodeNoCapacity, app.Message())
+			e.Retryable, e.RetryAfterMs = true, noCapacityRetryAfter.Milliseconds()
+			return e
 		case contract.ErrBackup:
 			e := api.NewError(http.StatusServiceUnavailable, api.CodeBackupFailed, app.Message())
 			e.Retryable = true
@@ -71,8 +87,20 @@ func fromTemporal(err error, name string) *api.Error {
 		return e
 	case isUnavailable(err):
 		return temporalUnavailable()
+	case isNotReady(err):
+		// Still refused after update's retries: the workflow keeps
+		// failing its tasks (a bug shows in the Temporal UI); nothing was
+		// applied, so the caller may try again.
+		e := api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "the sandbox's workflow did not take the operation; nothing changed, retry shortly")
+		e.Retryable, e.RetryAfterMs = true, time.Second.Milliseconds()
+		return e
 	}
 	return &api.Error{Status: http.StatusInternalServerError, Code: api.CodeInternal, Message: err.Error(), Retryable: true}
+}
+
+func isNotReady(err error) bool {
+	var nr *serviceerror.WorkflowNotReady
+	return errors.As(err, &nr)
 }
 
 func isUnavailable(err error) bool {

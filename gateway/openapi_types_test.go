@@ -35,6 +35,7 @@ var wireTypes = map[string]any{
 	"Secret":        api.Secret{},
 	"SecretRequest": api.SecretRequest{},
 	"ForkFrom":      api.ForkFrom{},
+	"HostLoss":      api.HostLoss{},
 }
 
 // requestOnly: object schemas of request bodies the gateway decodes into

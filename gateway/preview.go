@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +25,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -43,10 +43,16 @@ const (
 // of each sandbox's ports (so a page's many requests do not each query
 // Temporal).
 type previewState struct {
-	domain string        // BERTH_PREVIEW_DOMAIN, default localhost
-	wait   time.Duration // BERTH_PREVIEW_WAIT: how long a request waits for its port
-	// transport serves every preview's ReverseProxy.
-	transport http.RoundTripper
+	domain string        // config.Preview.Domain
+	wait   time.Duration // config.Preview.Wait: how long a request waits for its port
+	// transport serves every preview's ReverseProxy; h2c those that must
+	// reach the app over HTTP/2 (see upstreamTransport).
+	transport, h2c http.RoundTripper
+	// bufs are the proxies' copy buffers (large: a download costs few
+	// reads, writes and flushes).
+	bufs previewBufs
+	// activity tells supervisors their preview is in use (preview_activity.go).
+	activity previewActivity
 
 	mu    sync.Mutex
 	cache map[string]portsEntry
@@ -55,28 +61,30 @@ type previewState struct {
 type portsEntry struct {
 	ports     []contract.Port
 	unexposed []int
+	services  []api.Service // the declared services (a port's may be named in a 503)
 	at        time.Time
 }
 
-func newPreviewState() *previewState {
-	p := &previewState{domain: "localhost", wait: 30 * time.Second, cache: map[string]portsEntry{}}
-	if d := strings.Trim(strings.ToLower(os.Getenv("BERTH_PREVIEW_DOMAIN")), "."); d != "" {
-		p.domain = d
-	}
-	if w, err := time.ParseDuration(os.Getenv("BERTH_PREVIEW_WAIT")); err == nil && w > 0 {
-		p.wait = w
-	}
+func newPreviewState(cfg config.Preview) *previewState {
+	cfg = cfg.WithDefaults()
+	p := &previewState{domain: cfg.Domain, wait: cfg.Wait, cache: map[string]portsEntry{},
+		activity: previewActivity{every: previewTouchEvery, hold: previewTouchHold}}
+	p.bufs.New = func() any { b := make([]byte, 256<<10); return &b }
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.Proxy = nil // the container's address is reached directly
 	t.DialContext = dialPort
 	p.transport = t
+	h := t.Clone()
+	h.Protocols = new(http.Protocols)
+	h.Protocols.SetUnencryptedHTTP2(true)
+	p.h2c = h
 	return p
 }
 
 func (p *previewState) put(name string, v contract.View) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.cache[name] = portsEntry{ports: v.Ports, unexposed: v.Unexposed, at: time.Now()}
+	p.cache[name] = portsEntry{ports: v.Ports, unexposed: v.Unexposed, services: v.Services, at: time.Now()}
 }
 
 func (p *previewState) get(name string) (portsEntry, bool) {
@@ -140,7 +148,8 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 			return err
 		}
 		s.preview.put(name, d.view)
-		e = portsEntry{ports: d.view.Ports, unexposed: d.view.Unexposed}
+		s.forgetStaleTarget(name, d.view)
+		e = portsEntry{ports: d.view.Ports, unexposed: d.view.Unexposed, services: d.view.Services}
 	}
 	i := slices.IndexFunc(e.ports, func(p contract.Port) bool { return p.Port == port })
 	if i < 0 {
@@ -179,17 +188,24 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 		}
 	}
 	// One bound for waking the sandbox and for its port to accept.
-	pw := &previewWait{name: name, port: port, deadline: time.Now().Add(s.preview.wait), waited: s.preview.wait}
+	pw := &previewWait{name: name, port: port, deadline: time.Now().Add(s.preview.wait), waited: s.preview.wait,
+		service: servingPort(e.services, port)}
 	wctx, cancel := context.WithDeadline(ctx, pw.deadline)
 	addr, err := s.awaitTarget(wctx, name, port)
 	cancel()
 	if err != nil {
+		if errors.Is(wctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			return stillWaking(pw) // the wake goes on; a retry finds it done
+		}
 		return err
 	}
 	out := r.Clone(context.WithValue(ctx, previewWaitKey{}, pw))
 	out.Header.Del(previewTokenHeader)
 	stripCookie(out, previewCookie)
 	out.URL.Path, out.URL.RawPath = path, ""
+	// The sandbox runs: the request counts as its activity until it ends
+	// (a WebSocket's until it closes: ServeHTTP returns then).
+	defer s.preview.activity.begin(name, s.touchSupervisor)()
 	// A ReverseProxy per request: its Rewrite needs this request's target.
 	// FlushInterval -1 passes SSE and other streams at once; upgrades
 	// (WebSocket) are passed through by ReverseProxy itself.
@@ -201,7 +217,8 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 			pr.SetXForwarded()
 		},
 		FlushInterval: -1,
-		Transport:     s.preview.transport,
+		BufferPool:    &s.preview.bufs,
+		Transport:     s.preview.upstreamTransport(r),
 		ErrorHandler:  s.upstreamFailed,
 	}).ServeHTTP(c.Response(), out)
 	return nil
@@ -237,7 +254,8 @@ type previewWait struct {
 	port     int
 	deadline time.Time
 	waited   time.Duration
-	gaveUp   bool // set by the dialer: nothing accepted before deadline
+	service  string // the declared service on this port, if any
+	gaveUp   bool   // set by the dialer: nothing accepted before deadline
 }
 
 // dialPort is the preview transport's dialer: a refused connection is
@@ -273,7 +291,7 @@ func (s *Server) upstreamFailed(w http.ResponseWriter, r *http.Request, err erro
 	if pw != nil && pw.gaveUp {
 		e = api.NewError(http.StatusServiceUnavailable, api.CodeContainerUnavailable,
 			"nothing accepts connections on port "+strconv.Itoa(pw.port)+" of sandbox "+pw.name+
-				" (waited "+pw.waited.String()+"); is the server running?")
+				" (waited "+pw.waited.String()+"); "+s.whyNotListening(r.Context(), pw))
 		e.Retryable, e.RetryAfterMs = true, 2000
 	} else {
 		if pw != nil {

@@ -83,11 +83,16 @@ func (s *Server) listPorts(c echo.Context) error {
 		return err
 	}
 	s.preview.put(name, d.view)
+	return c.JSON(http.StatusOK, s.exposedPorts(c, name, d.view))
+}
+
+// exposedPorts is a view's ports in their API form, never nil.
+func (s *Server) exposedPorts(c echo.Context, name string, v contract.View) []api.ExposedPort {
 	out := []api.ExposedPort{}
-	for _, p := range d.view.Ports {
+	for _, p := range v.Ports {
 		out = append(out, s.exposedPort(c, name, p))
 	}
-	return c.JSON(http.StatusOK, out)
+	return out
 }
 
 // unexposePort removes a port: its URLs answer 410 and its token is void

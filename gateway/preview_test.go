@@ -3,8 +3,11 @@ package gateway
 import (
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/berthdev/berth/internal/config"
 )
 
 func TestPreviewTargetReadsHostNamesAndPaths(t *testing.T) {
@@ -35,5 +38,33 @@ func TestPreviewTargetReadsHostNamesAndPaths(t *testing.T) {
 		if ok {
 			require.Equal(t, []any{c.name, c.port, c.path, c.base}, []any{name, port, path, base}, "%s%s", c.host, c.target)
 		}
+	}
+}
+
+func TestPreviewSettingsComeFromConfig(t *testing.T) {
+	p := newPreviewState(config.Preview{})
+	require.Equal(t, config.DefaultPreviewDomain, p.domain)
+	require.Equal(t, config.DefaultPreviewWait, p.wait)
+	p = newPreviewState(config.Preview{Domain: "preview.example.com", Wait: 2 * time.Second})
+	require.Equal(t, "preview.example.com", p.domain)
+	require.Equal(t, 2*time.Second, p.wait)
+}
+
+func TestPreviewUpstreamIsHTTP2OnlyForGRPC(t *testing.T) {
+	p := newPreviewState(config.Preview{})
+	for _, c := range []struct {
+		major int
+		ctype string
+		h2c   bool
+	}{
+		{2, "application/grpc", true},
+		{2, "application/grpc+proto", true},
+		{2, "application/json", false},
+		{1, "application/grpc", false}, // an HTTP/1.1 request stays HTTP/1.1
+	} {
+		r := httptest.NewRequest("POST", "/", nil)
+		r.ProtoMajor = c.major
+		r.Header.Set("Content-Type", c.ctype)
+		require.Equal(t, c.h2c, p.upstreamTransport(r) == p.h2c, "HTTP/%d %s", c.major, c.ctype)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
 	"github.com/berthdev/berth/api"
@@ -26,7 +25,15 @@ import (
 func publicView(v contract.View) api.Sandbox {
 	return api.Sandbox{Name: v.Name, InstanceType: v.InstanceType, Status: string(v.Status), SleepAfter: v.SleepAfter,
 		KeepAlive: v.KeepAlive, Env: v.Env, LastBackupID: v.LastBackupID, Host: v.Host,
-		LastEvent: v.LastEvent, Egress: wirePolicy(v.Egress), CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}
+		LastEvent: v.LastEvent, HostLost: publicHostLoss(v.HostLost), Egress: wirePolicy(v.Egress),
+		CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}
+}
+
+func publicHostLoss(l *contract.HostLoss) *api.HostLoss {
+	if l == nil {
+		return nil
+	}
+	return &api.HostLoss{Host: l.Host, Since: l.Since, LastSeen: l.LastSeen, Reason: l.Reason, NewerDataAtRisk: l.NewerDataAtRisk}
 }
 
 type described struct {
@@ -87,7 +94,9 @@ func (s *Server) get(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, publicView(d.view))
+	out := publicView(d.view)
+	out.Ports = s.exposedPorts(c, name, d.view)
+	return c.JSON(http.StatusOK, out)
 }
 
 var listableStatus = map[string]bool{"created": true, "starting": true, "running": true, "stopping": true,
@@ -130,26 +139,6 @@ func (s *Server) list(c echo.Context) error {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return c.JSON(http.StatusOK, out)
-}
-
-// update runs a lifecycle Update and waits for its result, however long
-// the workflow takes while Temporal stays reachable.
-func (s *Server) update(ctx context.Context, name string, op contract.Op, args ...any) (contract.View, error) {
-	var v contract.View
-	err := s.callTemporal(ctx, func(ctx context.Context) error {
-		h, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-			WorkflowID: contract.WorkflowID(name), UpdateName: string(op), Args: args,
-			WaitForStage: client.WorkflowUpdateStageCompleted,
-		})
-		if err != nil {
-			return err
-		}
-		return h.Get(ctx, &v)
-	})
-	if err != nil {
-		return v, fromTemporal(err, name)
-	}
-	return v, nil
 }
 
 // lifecycle handles start, sleep, kill and destroy.
@@ -225,12 +214,14 @@ func (s *Server) setEnv(c echo.Context) error {
 }
 
 type startRequest struct {
-	BackupID string `json:"backupId"`
+	BackupID      string `json:"backupId"`
+	AllowRollback *bool  `json:"allowRollback"`
 }
 
 // start boots a sandbox, restoring its newest backup, or the one the body
 // names (the way back when the newest one is corrupt). A named backup is
-// checked here, so a typo is a 4xx before anything changes.
+// checked here, so a typo is a 4xx before anything changes. allowRollback
+// consents to a workspace older than the one on a lost host.
 func (s *Server) start(c echo.Context) error {
 	name := c.Param("name")
 	var req startRequest
@@ -238,7 +229,10 @@ func (s *Server) start(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	var args []any
+	var start contract.StartRequest
+	if req.AllowRollback != nil {
+		start.AllowRollback = *req.AllowRollback
+	}
 	if req.BackupID != "" {
 		if err := validBackupID(req.BackupID); err != nil {
 			return err
@@ -250,8 +244,13 @@ func (s *Server) start(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		args = append(args, contract.StartRequest{BackupID: m.BackupID,
-			Size: contract.BackupSize{Bytes: m.Bytes, Files: m.Files}})
+		start.BackupID, start.Size = m.BackupID, contract.BackupSize{Bytes: m.Bytes, Files: m.Files}
+	}
+	var args []any
+	if start != (contract.StartRequest{}) {
+		// A start without options sends none, as every caller did before
+		// they existed.
+		args = append(args, start)
 	}
 	s.targets.drop(name) // the container may change under this op
 	v, err := s.update(ctx, name, contract.OpStart, args...)

@@ -41,6 +41,8 @@ type Options struct {
 	// Secrets is the egress secret store; nil answers the secret routes
 	// with 503.
 	Secrets SecretStore
+	// Preview configures preview URLs; zero fields take the defaults.
+	Preview config.Preview
 }
 
 // HTTPLimits protect the gateway from clients that hold connections
@@ -105,7 +107,7 @@ func New(o Options) *Server {
 	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
 		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter, backups: o.Backups,
 		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets}
-	s.preview = newPreviewState()
+	s.preview = newPreviewState(o.Preview)
 	s.supervisors = &http.Client{Transport: supervisorTransport(o.Secret)}
 	s.streamBufs.New = func() any { b := make([]byte, 256<<10); return &b }
 	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace, Archive: o.Backups}, eventlog.DefaultBuffer)
@@ -148,6 +150,7 @@ func New(o Options) *Server {
 	v1.DELETE("/sandboxes/:name/ports/:port", s.unexposePort, named)
 	v1.GET("/sandboxes/:name/events", s.sandboxEvents, named)
 	v1.GET("/events", s.catalogEvents)
+	s.mountHosts(v1)
 	v1.GET("/sandboxes/:name/backups", s.listBackups, named)
 	v1.POST("/sandboxes/:name/backups", s.createBackup, named)
 	// The hot path, straight to the supervisor. Bodies are limited there,
@@ -173,7 +176,7 @@ func (s *Server) Echo() *echo.Echo { return s.echo }
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	l := s.httpLimits
 	srv := &http.Server{Handler: s.echo, ReadHeaderTimeout: l.ReadHeaderTimeout, IdleTimeout: l.IdleTimeout,
-		MaxHeaderBytes: l.MaxHeaderBytes}
+		MaxHeaderBytes: l.MaxHeaderBytes, Protocols: serverProtocols()}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

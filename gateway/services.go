@@ -1,8 +1,12 @@
 package gateway
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -29,12 +33,62 @@ func serviceName(c echo.Context) (string, *api.Error) {
 	return svc, nil
 }
 
-func serviceList(v contract.View) api.ServiceList {
-	l := v.Services
-	if l == nil {
-		l = []api.Service{}
+// serviceList is the declared services of v, each with its runtime state
+// when the sandbox runs: the workflow knows what is declared, only the
+// supervisor how it runs. A supervisor that does not answer in time leaves
+// the runtime fields out rather than failing the list.
+func (s *Server) serviceList(ctx context.Context, name string, v contract.View) api.ServiceList {
+	out := api.ServiceList{Services: make([]api.ServiceStatus, 0, len(v.Services))}
+	var running map[string]api.ServiceStatus
+	if len(v.Services) > 0 && v.Status == contract.StatusRunning && v.Container != nil {
+		running = s.serviceStates(ctx, name)
 	}
-	return api.ServiceList{Services: l}
+	for _, spec := range v.Services {
+		st := running[spec.Name]
+		st.Service = spec // the declaration is the workflow's
+		out.Services = append(out.Services, st)
+	}
+	return out
+}
+
+// serviceStatesTimeout bounds the supervisor's answer to a services list.
+const serviceStatesTimeout = 3 * time.Second
+
+// serviceStates asks the sandbox's supervisor how it runs its services;
+// nil if it runs no container or does not answer.
+func (s *Server) serviceStates(ctx context.Context, name string) map[string]api.ServiceStatus {
+	ctx, cancel := context.WithTimeout(ctx, serviceStatesTimeout)
+	defer cancel()
+	t, err := s.resolve(ctx, name, false)
+	if err != nil {
+		return nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+t.addr+"/v1/services", nil)
+	if err != nil {
+		return nil
+	}
+	req.Header.Set("Authorization", t.auth)
+	resp, err := s.supervisors.Do(req)
+	if err != nil {
+		s.targets.drop(name)
+		return nil
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		if resp.StatusCode == http.StatusUnauthorized {
+			s.targets.drop(name) // another boot answers there
+		}
+		return nil
+	}
+	var l api.ServiceList
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&l); err != nil {
+		return nil
+	}
+	m := make(map[string]api.ServiceStatus, len(l.Services))
+	for _, st := range l.Services {
+		m[st.Name] = st
+	}
+	return m
 }
 
 // putService declares (or replaces) one service. The answer is the
@@ -59,7 +113,7 @@ func (s *Server) putService(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, serviceList(v))
+	return c.JSON(http.StatusOK, s.serviceList(c.Request().Context(), c.Param("name"), v))
 }
 
 // deleteService removes one service (its run is stopped); removing one
@@ -73,16 +127,16 @@ func (s *Server) deleteService(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, serviceList(v))
+	return c.JSON(http.StatusOK, s.serviceList(c.Request().Context(), c.Param("name"), v))
 }
 
-// listServices answers the declared services.
+// listServices answers the declared services and how they run.
 func (s *Server) listServices(c echo.Context) error {
 	d, err := s.describe(c.Request().Context(), c.Param("name"))
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, serviceList(d.view))
+	return c.JSON(http.StatusOK, s.serviceList(c.Request().Context(), c.Param("name"), d.view))
 }
 
 // mountServices registers the services routes.

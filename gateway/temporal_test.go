@@ -139,23 +139,9 @@ const slowUpdate = 5 * time.Second
 // A long Update on a reachable Temporal is not cut short by the
 // reachability probes that run while it is in flight.
 func TestLongUpdateOutlivesReachabilityProbes(t *testing.T) {
-	cli := os.Getenv("BERTH_TEMPORAL_CLI")
-	if cli == "" {
-		t.Skip("set BERTH_TEMPORAL_CLI to the Temporal CLI")
-	}
+	c := devClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	dev, err := devserver.Start(ctx, devserver.Options{CLI: cli, Dir: t.TempDir(), UIPort: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Stop()
-	c, err := client.Dial(client.Options{HostPort: dev.Address(),
-		Logger: tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
 	w := worker.New(c, "gateway-test", worker.Options{})
 	w.RegisterWorkflowWithOptions(slowSleepWorkflow, workflow.RegisterOptions{Name: contract.WorkflowType})
 	if err := w.Start(); err != nil {
@@ -183,4 +169,27 @@ func TestLongUpdateOutlivesReachabilityProbes(t *testing.T) {
 	if took := time.Since(start); took < slowUpdate {
 		t.Fatalf("answered after %s, before the update could finish", took)
 	}
+}
+
+// devClient is a client of a real Temporal dev server started for the test.
+func devClient(t *testing.T) client.Client {
+	t.Helper()
+	cli := os.Getenv("BERTH_TEMPORAL_CLI")
+	if cli == "" {
+		t.Skip("set BERTH_TEMPORAL_CLI to the Temporal CLI")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dev, err := devserver.Start(ctx, devserver.Options{CLI: cli, Dir: t.TempDir(), UIPort: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(dev.Stop)
+	c, err := client.Dial(client.Options{HostPort: dev.Address(),
+		Logger: tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
 }

@@ -26,6 +26,10 @@ func NewPayload(typ string) any {
 		return &ServicesChanged{}
 	case api.EventPortsChanged:
 		return &PortsChanged{}
+	case api.EventHostLost:
+		return &HostLost{}
+	case api.EventWorkspaceRolledBack:
+		return &WorkspaceRolledBack{}
 	}
 	if api.IsKnownEventType(typ) {
 		return &Empty{}

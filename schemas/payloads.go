@@ -1,6 +1,10 @@
 package schemas
 
-import "github.com/berthdev/berth/api"
+import (
+	"time"
+
+	"github.com/berthdev/berth/api"
+)
 
 // Payloads of the catalogue's events. Field names are camelCase JSON, as the
 // catalogue defines them.
@@ -51,6 +55,24 @@ type BackupCreated struct {
 // BackupFailed says why a snapshot failed; the container still stops.
 type BackupFailed struct {
 	Error string `json:"error"`
+}
+
+// HostLost says which host holding the workspace was lost, why, and whether
+// it may hold data newer than the newest backup (LastBackupID, "" for
+// none): then the next start needs allowRollback.
+type HostLost struct {
+	Host            string     `json:"host"`
+	LastSeen        *time.Time `json:"lastSeen,omitempty"`
+	Reason          string     `json:"reason"`
+	NewerDataAtRisk bool       `json:"newerDataAtRisk"`
+	LastBackupID    string     `json:"lastBackupId,omitempty"`
+}
+
+// WorkspaceRolledBack: the start restored BackupID ("" for none: the
+// workspace started empty) although LostHost may hold newer data.
+type WorkspaceRolledBack struct {
+	LostHost string `json:"lostHost"`
+	BackupID string `json:"backupId,omitempty"`
 }
 
 // WorkspaceRestored names the backup restored into a fresh container.

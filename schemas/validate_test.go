@@ -49,6 +49,9 @@ func goodPayloads() map[string]any {
 				{Kind: "http", Host: "other.example", Destination: "203.0.113.7:443", Secret: "gh", Reason: `secret "gh" is not bound to host "other.example": the request was not sent`, Count: 2},
 			}},
 		api.EventPortsChanged: PortsChanged{Ports: []ExposedPort{{Port: 8000, Public: true}, {Port: 3000}}},
+		api.EventHostLost: HostLost{Host: "h2", LastSeen: ptr(time.Unix(5, 0).UTC()), Reason: "not seen for 30s",
+			NewerDataAtRisk: true, LastBackupID: "b-20240101-1"},
+		api.EventWorkspaceRolledBack: WorkspaceRolledBack{LostHost: "h2", BackupID: "b-20240101-1"},
 	}
 }
 
@@ -67,7 +70,7 @@ func TestEveryTypeHasASchemaFile(t *testing.T) {
 		assert.NotNil(t, NewPayload(typ), typ)
 	}
 	assert.Empty(t, names, "schema files without an event type")
-	assert.Len(t, api.EventTypes(), 17)
+	assert.Len(t, api.EventTypes(), 19)
 }
 
 func TestGoodPayloadsValidate(t *testing.T) {

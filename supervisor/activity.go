@@ -1,19 +1,25 @@
 package supervisor
 
 import (
+	"net/http"
 	"sync"
 	"time"
+
+	wire "github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
 
 // activity feeds the worker's idle timer: the sandbox is busy while a
-// request is in flight (a terminal WebSocket is one), a process runs or a
-// terminal is open, and idle since the last of those ended.
+// request is in flight (a terminal WebSocket is one), a process runs, a
+// terminal is open or a hold from POST /v1/activity lasts, and idle since
+// the last of those ended.
 type activity struct {
 	mu        sync.Mutex
 	inFlight  int
 	running   int
 	terminals int
 	last      time.Time
+	heldUntil time.Time // zero when no hold lasts
 }
 
 func newActivity(now time.Time) *activity { return &activity{last: now} }
@@ -37,25 +43,84 @@ func (a *activity) processExited()  { a.bump(&a.running, -1) }
 func (a *activity) terminalOpened() { a.bump(&a.terminals, 1) }
 func (a *activity) terminalClosed() { a.bump(&a.terminals, -1) }
 
-// activityReport is the body of GET /v1/activity.
+// maxActivityHold bounds one hold: whoever holds the sandbox awake must
+// renew, so one that died (a gateway that crashed with a WebSocket open)
+// keeps it awake for at most this long.
+const maxActivityHold = time.Minute
+
+// touch records activity the supervisor cannot see: preview traffic goes
+// from the gateway straight to the sandbox's ports. With hold > 0 the
+// sandbox is busy until now+hold, as if a request were in flight that
+// long; the gateway holds for longer than it waits between touches, so a
+// sandbox in steady use is never idle between two of them, whatever its
+// sleepAfter (which may be as short as 1 s). A hold is renewed by the
+// caller rather than released: nothing is left held when the caller
+// goes away.
+func (a *activity) touch(hold time.Duration) {
+	now := time.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.last = now
+	if until := now.Add(hold); until.After(a.heldUntil) {
+		a.heldUntil = until
+	}
+}
+
+// activityReport is the body of GET and POST /v1/activity.
 type activityReport struct {
-	BootID         string    `json:"bootId"`
-	InFlight       int       `json:"inFlight"`
-	Processes      int       `json:"processes"`
-	Terminals      int       `json:"terminals"`
-	LastActivityAt time.Time `json:"lastActivityAt"`
-	IdleMs         int64     `json:"idleMs"`
+	BootID         string     `json:"bootId"`
+	InFlight       int        `json:"inFlight"`
+	Processes      int        `json:"processes"`
+	Terminals      int        `json:"terminals"`
+	HeldUntil      *time.Time `json:"heldUntil,omitempty"`
+	LastActivityAt time.Time  `json:"lastActivityAt"`
+	IdleMs         int64      `json:"idleMs"`
 }
 
 func (a *activity) report(bootID string) activityReport {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	now := time.Now()
+	if !a.heldUntil.IsZero() && !now.Before(a.heldUntil) {
+		// The hold ended: it is the last activity, as a request's end is.
+		if a.heldUntil.After(a.last) {
+			a.last = a.heldUntil
+		}
+		a.heldUntil = time.Time{}
+	}
 	r := activityReport{
 		BootID: bootID, InFlight: a.inFlight, Processes: a.running,
 		Terminals: a.terminals, LastActivityAt: a.last.UTC(),
 	}
-	if a.inFlight == 0 && a.running == 0 && a.terminals == 0 {
-		r.IdleMs = time.Since(a.last).Milliseconds()
+	if !a.heldUntil.IsZero() {
+		h := a.heldUntil.UTC()
+		r.HeldUntil = &h
+	}
+	if a.inFlight == 0 && a.running == 0 && a.terminals == 0 && a.heldUntil.IsZero() {
+		r.IdleMs = now.Sub(a.last).Milliseconds()
 	}
 	return r
+}
+
+// recordActivity is POST /v1/activity {openFor?}: now is activity, and
+// with openFor the sandbox stays busy that long (at most
+// maxActivityHold). Answers the report.
+func (s *Server) recordActivity(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		OpenFor *wire.Duration `json:"openFor"`
+	}
+	if err := httpapi.DecodeJSON(r, &req, true); err != nil {
+		return err
+	}
+	var hold time.Duration
+	if req.OpenFor != nil {
+		hold = time.Duration(*req.OpenFor)
+	}
+	if hold > maxActivityHold {
+		return httpapi.BadRequest("openFor " + hold.String() + " is too long: at most " +
+			maxActivityHold.String() + " (renew the hold instead)")
+	}
+	s.act.touch(hold)
+	httpapi.WriteJSON(w, http.StatusOK, s.act.report(s.cfg.BootID))
+	return nil
 }

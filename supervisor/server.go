@@ -69,6 +69,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	handle("GET /v1/health", s.health)
 	handle("GET /v1/activity", s.activityReport)
+	handle("POST /v1/activity", s.recordActivity)
 	handle("PUT /v1/env", s.putEnv)
 	s.procs.Mount(handle)
 	s.files.Mount(handle)

@@ -60,6 +60,8 @@ func TestServiceThatCrashesIsRestartedWithBackoff(t *testing.T) {
 	a.must("GET", "/v1/services", nil, http.StatusOK, &st)
 	if len(st.Services) != 1 || st.Services[0].Restarts < 3 {
 		t.Errorf("services = %+v, want crasher with >= 3 restarts", st.Services)
+	} else if le := st.Services[0].LastExit; le == nil || le.Code != 3 || st.Services[0].LastExitAt == nil {
+		t.Errorf("crasher's lastExit = %+v at %v, want code 3 and a time", le, st.Services[0].LastExitAt)
 	}
 
 	// Removing the service stops the restarts.
@@ -98,6 +100,12 @@ func TestAlwaysServiceKilledComesBack(t *testing.T) {
 		first = serviceRuns(a, "loop")
 		return len(first) == 1 && first[0].State == "running"
 	})
+	var st bapi.ServiceStatusList
+	a.must("GET", "/v1/services", nil, http.StatusOK, &st)
+	if len(st.Services) != 1 || st.Services[0].State != "running" || st.Services[0].PID != first[0].PID ||
+		st.Services[0].ProcessID != first[0].ID || st.Services[0].LastExit != nil {
+		t.Errorf("services = %+v, want loop running as %s (pid %d), no lastExit", st.Services, first[0].ID, first[0].PID)
+	}
 	a.must("POST", "/v1/processes/"+first[0].ID+"/kill", map[string]any{"signal": "SIGKILL"}, http.StatusOK, nil)
 	eventually(t, "the service to come back", 5*time.Second, func() bool {
 		runs := serviceRuns(a, "loop")

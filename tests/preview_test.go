@@ -247,3 +247,21 @@ func TestCLIExposePrintsAWorkingURLAndPortsListsIt(t *testing.T) {
 	berthOK(t, "unexpose", n, "8000")
 	require.Equal(t, "", berthOK(t, "ports", n))
 }
+
+// TestSandboxViewListsExposedPorts: GET /v1/sandboxes/{name} carries the
+// exposed ports as GET .../ports lists them (URLs, a private one's token).
+func TestSandboxViewListsExposedPorts(t *testing.T) {
+	n := name(t, "prevview")
+	newSandbox(t, n, nil)
+	ctx := testCtx(t, time.Minute)
+	c := stack.Client()
+	var sb api.Sandbox
+	require.NoError(t, json.Unmarshal(stack.Must(t, 200, "GET", "/v1/sandboxes/"+n, nil).Body, &sb))
+	require.Empty(t, sb.Ports)
+	pub, err := c.Expose(ctx, n, 8000, true)
+	require.NoError(t, err)
+	priv, err := c.Expose(ctx, n, 8001, false)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(stack.Must(t, 200, "GET", "/v1/sandboxes/"+n, nil).Body, &sb))
+	require.Equal(t, []api.ExposedPort{*pub, *priv}, sb.Ports)
+}

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -128,4 +129,68 @@ func TestCLIServiceAddLsRm(t *testing.T) {
 	r := berth(t, "service", "add", n, "bad", "--restart", "never", "--", "true")
 	require.NotEqual(t, 0, r.code)
 	require.Contains(t, r.stderr, "restart")
+}
+
+// TestServiceListShowsHowServicesRun: while the sandbox runs, the services
+// list carries the supervisor's view of each service (state, pid,
+// restarts, last exit, last error), and berth service ls shows it; once
+// the sandbox sleeps, only the declarations remain.
+func TestServiceListShowsHowServicesRun(t *testing.T) {
+	ctx := testCtx(t, 3*time.Minute)
+	n := name(t, "svcstate")
+	sb := newSandbox(t, n, map[string]any{"keepAlive": true})
+	c := stack.Client()
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	for _, s := range []client.Service{
+		{Name: "up", Argv: []string{"sleep", "1000"}, Restart: client.RestartAlways},
+		{Name: "crash", Argv: []string{"sh", "-c", "exit 3"}, Restart: client.RestartAlways},
+		{Name: "missing", Argv: []string{"/no/such/binary"}, Restart: client.RestartAlways},
+	} {
+		_, err := c.PutService(ctx, n, s)
+		require.NoError(t, err)
+	}
+	up := awaitService(t, ctx, sb, "up", "")
+	var list []client.ServiceStatus
+	byName := func() map[string]client.ServiceStatus {
+		var err error
+		list, err = c.ListServices(ctx, n)
+		require.NoError(t, err)
+		m := map[string]client.ServiceStatus{}
+		for _, s := range list {
+			m[s.Name] = s
+		}
+		return m
+	}
+	require.Eventually(t, func() bool {
+		m := byName()
+		return m["crash"].Restarts >= 1 && m["crash"].LastExit != nil && m["missing"].LastError != ""
+	}, 20*time.Second, 200*time.Millisecond, "crash restarted and missing failed: %+v", list)
+	m := byName()
+	require.Equal(t, []string{"up", "crash", "missing"}, []string{list[0].Name, list[1].Name, list[2].Name}, "declaration order")
+	require.Equal(t, "running", m["up"].State)
+	require.Equal(t, up.PID, m["up"].PID)
+	require.Equal(t, up.ID, m["up"].ProcessID)
+	require.Zero(t, m["up"].Restarts)
+	require.Nil(t, m["up"].LastExit)
+	require.Equal(t, 3, m["crash"].LastExit.Code)
+	require.NotNil(t, m["crash"].LastExitAt)
+	t.Logf("missing's last error: %s", m["missing"].LastError)
+
+	out := berthOK(t, "service", "ls", n)
+	t.Logf("berth service ls:\n%s", out)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Regexp(t, `^NAME\s+RESTART\s+PORT\s+STATE\s+PID\s+RESTARTS\s+LAST EXIT\s+COMMAND$`, lines[0])
+	require.Regexp(t, `^up\s+always\s+-\s+running\s+`+strconv.Itoa(up.PID)+`\s+0\s+-\s+sleep 1000$`, lines[1])
+	require.Regexp(t, `^crash\s+always\s+-\s+\S+\s+\S+\s+[1-9][0-9]*\s+code 3\s+sh -c exit 3$`, lines[2])
+	require.Contains(t, out, "last error: ")
+
+	// Asleep: the declarations, no runtime state.
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/sleep", nil)
+	m = byName()
+	require.Len(t, m, 3)
+	for _, s := range m {
+		require.Empty(t, s.State, "%+v", s)
+		require.Zero(t, s.PID)
+	}
+	require.Regexp(t, `(?m)^up\s+always\s+-\s+-\s+-\s+0\s+-\s+sleep 1000$`, berthOK(t, "service", "ls", n))
 }

@@ -81,6 +81,9 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 	if err := startEgress(ctx, cfg, c, acts, backups, log); err != nil {
 		return err
 	}
+	if err := startHosts(ctx, c, acts, backups, version, log); err != nil {
+		return err
+	}
 	log.Info("worker started", zap.String("host", cfg.HostID), zap.String("temporal", cfg.TemporalAddress))
 	return Run(ctx, c, acts)
 }

@@ -31,7 +31,7 @@ func (s *sandbox) apply(ctx workflow.Context, in contract.Intent) {
 	case actReject:
 		err = destroyedError(s.st.Config.Name)
 	case actNothing:
-		if in.Start != nil {
+		if in.Start != nil && in.Start.BackupID != "" {
 			err = contract.ValidationError(fmt.Sprintf("sandbox %s is %s: sleep it before starting it from backup %s",
 				s.st.Config.Name, s.st.Status, in.Start.BackupID))
 		}
@@ -44,7 +44,9 @@ func (s *sandbox) apply(ctx workflow.Context, in contract.Intent) {
 	case actConfigure:
 		err = s.configure(ctx, in)
 	case actExited:
-		s.exited(ctx)
+		s.exited(ctx, in.Exit)
+	case actHostLost:
+		s.hostLost(ctx, *in.HostLost)
 	case actSnapshot:
 		err = s.snapshot(ctx)
 	case actEgress:
@@ -68,9 +70,10 @@ func (s *sandbox) answer(in contract.Intent, err error) {
 	}
 }
 
-// boot starts a container, preferring the host that holds the workspace
-// volume and falling back to any host when that one does not pick it up.
-// req, if set, names the backup to restore instead of the newest one.
+// boot starts a container. Runs since changeHostLoss ask Place for the
+// host (placeAndBoot); older runs prefer the host that holds the workspace
+// volume and fall back to any host when that one does not pick it up.
+// req, if it names a backup, restores that one instead of the newest.
 func (s *sandbox) boot(ctx workflow.Context, req *contract.StartRequest) error {
 	from := s.st.Status
 	s.setStatus(ctx, contract.StatusStarting)
@@ -84,32 +87,44 @@ func (s *sandbox) boot(ctx workflow.Context, req *contract.StartRequest) error {
 		in.Services = s.st.Config.Services
 	}
 	size := s.st.LastBackupSize
-	if req != nil {
+	named := req != nil && req.BackupID != ""
+	if named {
 		in.RestoreBackupID, in.ForceRestore, size = req.BackupID, true, req.Size
 	}
 	timeout := bootTimeout(in.RestoreBackupID, size)
-	var res contract.BootResult
+	var p placed
 	var err error
-	if s.st.Host != "" {
-		err = workflow.ExecuteActivity(bootOptions(ctx, contract.HostQueue(s.st.Host), 30*time.Second, timeout), contract.ActivityBoot, in).Get(ctx, &res)
-	}
-	if s.st.Host == "" || isScheduleToStartTimeout(err) {
-		err = workflow.ExecuteActivity(bootOptions(ctx, contract.SharedQueue, 0, timeout), contract.ActivityBoot, in).Get(ctx, &res)
+	if s.hostLossOn(ctx) {
+		p, err = s.placeAndBoot(ctx, in, req, timeout)
+	} else {
+		if s.st.Host != "" {
+			err = workflow.ExecuteActivity(bootOptions(ctx, contract.HostQueue(s.st.Host), 30*time.Second, timeout), contract.ActivityBoot, in).Get(ctx, &p.res)
+		}
+		if s.st.Host == "" || isScheduleToStartTimeout(err) {
+			err = workflow.ExecuteActivity(bootOptions(ctx, contract.SharedQueue, 0, timeout), contract.ActivityBoot, in).Get(ctx, &p.res)
+		}
 	}
 	if err != nil {
 		s.setStatus(ctx, from)
 		s.publish(ctx)
 		var app *temporal.ApplicationError
-		if errors.As(err, &app) && app.Type() == contract.ErrRestore {
-			// Not worth retrying: the backup is bad. The caller can name an
-			// older one.
-			return temporal.NewNonRetryableApplicationError("restore failed: "+rootCause(err), contract.ErrRestore, nil)
+		if errors.As(err, &app) {
+			switch app.Type() {
+			case contract.ErrRestore:
+				// Not worth retrying: the backup is bad. The caller can
+				// name an older one.
+				return temporal.NewNonRetryableApplicationError("restore failed: "+rootCause(err), contract.ErrRestore, nil)
+			case contract.ErrRollbackNeeded, contract.ErrNoCapacity:
+				return err
+			}
 		}
 		return temporal.NewNonRetryableApplicationError("boot failed: "+rootCause(err), contract.ErrBoot, nil)
 	}
+	res := p.res
 	c := res.Container
 	s.st.Container, s.st.Host = &c, c.Host
-	if req != nil && res.RestoredBackupID == req.BackupID {
+	s.st.HostLost, s.st.VolumeBackedUp = nil, false
+	if named && res.RestoredBackupID == req.BackupID {
 		// The named backup is now what the workspace came from.
 		s.st.LastBackupID, s.st.LastBackupSize = req.BackupID, req.Size
 	}
@@ -118,6 +133,9 @@ func (s *sandbox) boot(ctx workflow.Context, req *contract.StartRequest) error {
 	if res.RestoredBackupID != "" {
 		s.record(ctx, api.EventWorkspaceRestored, schemas.WorkspaceRestored{BackupID: res.RestoredBackupID})
 	}
+	if p.rolledBack {
+		s.record(ctx, api.EventWorkspaceRolledBack, schemas.WorkspaceRolledBack{LostHost: p.lostHost, BackupID: res.RestoredBackupID})
+	}
 	return nil
 }
 
@@ -125,7 +143,15 @@ func (s *sandbox) boot(ctx workflow.Context, req *contract.StartRequest) error {
 func (s *sandbox) snapshot(ctx workflow.Context) error {
 	var res contract.SnapshotResult
 	in := contract.StopInput{Sandbox: s.st.Config.Name, Container: *s.st.Container}
-	if err := workflow.ExecuteActivity(snapshotOptions(ctx, s.st.Container.Host), contract.ActivitySnapshot, in).Get(ctx, &res); err != nil {
+	host := s.st.Container.Host
+	lost, err := s.onHost(ctx, host, contract.ActivitySnapshot, func(actx workflow.Context) workflow.Future {
+		return workflow.ExecuteActivity(snapshotOptions(actx, host), contract.ActivitySnapshot, in)
+	}, &res)
+	if lost != nil {
+		s.queueHostLost(*lost) // the loop stops the sandbox next
+		return temporal.NewNonRetryableApplicationError("backup failed: "+lost.Reason, contract.ErrBackup, nil)
+	}
+	if err != nil {
 		return temporal.NewNonRetryableApplicationError("backup failed: "+rootCause(err), contract.ErrBackup, nil)
 	}
 	s.st.LastBackupID, s.st.LastBackupSize = res.BackupID, contract.BackupSize{Bytes: res.Bytes, Files: res.Files}
@@ -145,23 +171,36 @@ func (s *sandbox) sleep(ctx workflow.Context, requested bool) {
 	}
 	s.stopWatchers()
 	var res contract.StopResult
+	host := s.st.Container.Host
 	in := contract.StopInput{Sandbox: s.st.Config.Name, Container: *s.st.Container}
-	err := workflow.ExecuteActivity(stopOptions(ctx, s.st.Container.Host), contract.ActivityStop, in).Get(ctx, &res)
+	stop := func(opts func(workflow.Context, string) workflow.Context, out any) (*contract.HostLost, error) {
+		return s.onHost(ctx, host, contract.ActivityStop, func(actx workflow.Context) workflow.Future {
+			return workflow.ExecuteActivity(opts(actx, host), contract.ActivityStop, in)
+		}, out)
+	}
+	lost, err := stop(stopOptions, &res)
 	// Runs that predate the bound retried the stop without limit, so an
 	// error never reached them.
-	if err != nil && workflow.GetVersion(ctx, "stop-without-backup", workflow.DefaultVersion, 1) == 1 {
+	if lost == nil && err != nil && workflow.GetVersion(ctx, "stop-without-backup", workflow.DefaultVersion, 1) == 1 {
 		// The backup gave up: say so now, then stop the container without
 		// one, retrying until the host answers (the container must not
 		// outlive a sleep). The local volume stays the freshest copy.
 		s.record(ctx, api.EventBackupFailed, schemas.BackupFailed{Error: fmt.Sprintf(
-			"backup gave up after %d attempts (%s); the workspace volume is kept on host %s", stopAttempts, rootCause(err), s.st.Container.Host)})
+			"backup gave up after %d attempts (%s); the workspace volume is kept on host %s", stopAttempts, rootCause(err), host)})
 		in.SkipBackup = true
-		_ = workflow.ExecuteActivity(hostOptions(ctx, s.st.Container.Host), contract.ActivityStop, in).Get(ctx, nil)
+		lost, _ = stop(hostOptions, nil)
+		res = contract.StopResult{}
+	}
+	if lost != nil {
+		// Nothing on that host can be reached: no backup, and the
+		// container goes when the host's reconciliation sees it.
+		s.markHostLost(ctx, *lost)
 		res = contract.StopResult{}
 	}
 	switch {
 	case res.BackupID != "":
 		s.st.LastBackupID, s.st.LastBackupSize = res.BackupID, contract.BackupSize{Bytes: res.Bytes, Files: res.Files}
+		s.st.VolumeBackedUp = true
 		s.record(ctx, api.EventBackupCreated, schemas.BackupCreated{BackupID: res.BackupID})
 	case res.BackupError != "":
 		s.record(ctx, api.EventBackupFailed, schemas.BackupFailed{Error: res.BackupError})
@@ -179,8 +218,15 @@ func (s *sandbox) destroy(ctx workflow.Context) {
 	s.record(ctx, api.EventDestroyRequested, schemas.Empty{})
 	s.stopWatchers()
 	in := contract.DestroyInput{Sandbox: s.st.Config.Name}
-	if s.st.Host != "" {
-		_ = workflow.ExecuteActivity(hostOptions(ctx, s.st.Host), contract.ActivityDestroy, in).Get(ctx, nil)
+	// A lost host is not waited for: it removes what is left of a
+	// destroyed sandbox when it returns (its reconciliation).
+	if host := s.st.Host; host != "" && !s.lostHere() {
+		lost, _ := s.onHost(ctx, host, contract.ActivityDestroy, func(actx workflow.Context) workflow.Future {
+			return workflow.ExecuteActivity(hostOptions(actx, host), contract.ActivityDestroy, in)
+		}, nil)
+		if lost != nil {
+			workflow.GetLogger(ctx).Warn("destroy did not reach the workspace's host; it cleans up when it returns", "host", host, "reason", lost.Reason)
+		}
 	}
 	s.st.Container = nil
 	if wasRunning {
@@ -225,8 +271,16 @@ func (s *sandbox) configure(ctx workflow.Context, in contract.Intent) error {
 	return nil
 }
 
-// exited records a container that died on its own; the volume stays.
-func (s *sandbox) exited(ctx workflow.Context) {
+// exited records a container that died on its own; the volume stays (and
+// may be ahead of the newest backup: no backup was taken). ex is the
+// container-exited signal's report, nil for the Watch activity's.
+func (s *sandbox) exited(ctx workflow.Context, ex *contract.ContainerExit) {
+	if ex != nil {
+		if s.st.Container == nil || s.st.Container.BootID != ex.BootID {
+			return // an earlier boot's container
+		}
+		workflow.GetLogger(ctx).Info("container exited on its own", "code", ex.Code, "reason", ex.Reason)
+	}
 	s.stopWatchers()
 	s.st.Container = nil
 	s.setStatus(ctx, contract.StatusStopped)

@@ -41,7 +41,7 @@ func (s *sandbox) register(ctx workflow.Context) error {
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, string(contract.OpStart),
 		func(ctx workflow.Context, req contract.StartRequest) (contract.View, error) {
 			in := contract.Intent{Op: contract.OpStart}
-			if req.BackupID != "" {
+			if req.BackupID != "" || req.AllowRollback {
 				in.Start = &req
 			}
 			return s.await(ctx, in)

@@ -24,7 +24,7 @@ func TestIdleTimerRearmsWhileBusy(t *testing.T) {
 	h := newHarness(t)
 	h.idleMs = 0 // something is always in flight
 	h.runThen(contract.Input{Spec: spec("s1")}, []step{{op: contract.OpStart, status: contract.StatusRunning}}, func() {
-		h.env.RegisterDelayedCallback(h.kill, time.Hour)
+		h.env.RegisterDelayedCallback(h.kill, time.Hour+5*time.Minute)
 	})
 	require.Equal(t, contract.StatusRunning, h.continuedWith().State.Status)
 	h.env.AssertActivityNumberOfCalls(t, "CheckIdle", 6) // every 10m for an hour

@@ -10,7 +10,11 @@ import (
 	"github.com/berthdev/berth/workflows/contract"
 )
 
-// Activity options per kind of work. Liveness comes from heartbeats: the
+// Activity options per kind of work. Every activity on a host queue gives
+// up when the host does not pick it up within contract.HostScheduleToStart
+// (a timeout that is not retried): a dead host's queue yields an error the
+// workflow acts on (hosts.go) instead of a wait without end.
+// Liveness comes from heartbeats: the
 // activities that move a workspace heartbeat on a timer whatever they are
 // doing, so a dead worker shows within workHeartbeat and the start-to-close
 // bound only has to fit the work, which can be hours for a big workspace.
@@ -78,9 +82,10 @@ const stopAttempts = 4
 // stopOptions run a sleep's stop and backup on the container's host.
 func stopOptions(ctx workflow.Context, host string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:           contract.HostQueue(host),
-		StartToCloseTimeout: maxWork,
-		HeartbeatTimeout:    workHeartbeat,
+		TaskQueue:              contract.HostQueue(host),
+		ScheduleToStartTimeout: contract.HostScheduleToStart,
+		StartToCloseTimeout:    maxWork,
+		HeartbeatTimeout:       workHeartbeat,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 30 * time.Second,
 			MaximumAttempts: stopAttempts},
 	})
@@ -91,10 +96,11 @@ func stopOptions(ctx workflow.Context, host string) workflow.Context {
 // idempotent work runs with them (removing a container or volume).
 func hostOptions(ctx workflow.Context, host string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:           contract.HostQueue(host),
-		StartToCloseTimeout: 30 * time.Minute,
-		HeartbeatTimeout:    15 * time.Second,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 30 * time.Second},
+		TaskQueue:              contract.HostQueue(host),
+		ScheduleToStartTimeout: contract.HostScheduleToStart,
+		StartToCloseTimeout:    30 * time.Minute,
+		HeartbeatTimeout:       15 * time.Second,
+		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 30 * time.Second},
 	})
 }
 
@@ -102,19 +108,21 @@ func hostOptions(ctx workflow.Context, host string) workflow.Context {
 // crashed worker is noticed within the heartbeat timeout.
 func watchOptions(ctx workflow.Context, host string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:           contract.HostQueue(host),
-		StartToCloseTimeout: 24 * time.Hour,
-		HeartbeatTimeout:    15 * time.Second,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 10 * time.Second},
+		TaskQueue:              contract.HostQueue(host),
+		ScheduleToStartTimeout: contract.HostScheduleToStart,
+		StartToCloseTimeout:    24 * time.Hour,
+		HeartbeatTimeout:       15 * time.Second,
+		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 10 * time.Second},
 	})
 }
 
 // quickOptions for short calls to a supervisor (idle checks, env pushes).
 func quickOptions(ctx workflow.Context, host string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:           contract.HostQueue(host),
-		StartToCloseTimeout: 15 * time.Second,
-		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+		TaskQueue:              contract.HostQueue(host),
+		ScheduleToStartTimeout: contract.HostScheduleToStart,
+		StartToCloseTimeout:    15 * time.Second,
+		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 3},
 	})
 }
 
@@ -122,9 +130,21 @@ func quickOptions(ctx workflow.Context, host string) workflow.Context {
 // gives up after a few attempts instead of retrying forever.
 func snapshotOptions(ctx workflow.Context, host string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:           contract.HostQueue(host),
-		StartToCloseTimeout: maxWork,
-		HeartbeatTimeout:    workHeartbeat,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
+		TaskQueue:              contract.HostQueue(host),
+		ScheduleToStartTimeout: contract.HostScheduleToStart,
+		StartToCloseTimeout:    maxWork,
+		HeartbeatTimeout:       workHeartbeat,
+		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: time.Second, MaximumAttempts: 3},
+	})
+}
+
+// placeOptions run Place on the shared queue: any live worker answers it
+// from the host registry.
+func placeOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:              contract.SharedQueue,
+		ScheduleToStartTimeout: contract.HostScheduleToStart,
+		StartToCloseTimeout:    15 * time.Second,
+		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 3},
 	})
 }

@@ -68,6 +68,26 @@ import (
 //	                 a private one exposed and unexposed, sleep, exposed
 //	                 while stopped, wake, destroy (two runs); each run's
 //	                 first ports op records the "preview-ports" marker
+//	host-loss        (8a78f9b) placed boots (Place, then Boot on the
+//	                 chosen host's queue), an idle check, a snapshot, a
+//	                 container-exited signal (one for an earlier boot
+//	                 ignored), host-lost signals (one for another host
+//	                 ignored): stopped with a host-lost event; a start
+//	                 refused (ROLLBACK_NEEDED), one with allowRollback on
+//	                 h2 (workspace-rolled-back), sleep, h2 lost while
+//	                 stopped, a start whose first host never picks the boot
+//	                 up (a real schedule-to-start timeout: placed again),
+//	                 kill while an idle check hangs, destroy while the next
+//	                 run's check hangs. Unlike the others it was recorded
+//	                 on a Temporal dev server with stand-in activities on
+//	                 three host queues, the signals sent by the test: the
+//	                 Place activity and the hosts' watchers that send those
+//	                 signals were not in the worker yet. Each run holds the
+//	                 "host-loss" marker.
+//	services         (d440190) services declared while created, stopped and
+//	                 running, replaced, removed; boot and wake with
+//	                 services; three runs, each holding the "services"
+//	                 marker
 //
 // To record a new history (do it whenever you add a path to the workflow,
 // and keep the old files: they are what running workflows look like):

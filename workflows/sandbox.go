@@ -61,7 +61,11 @@ type sandbox struct {
 	idle        workflow.Future // idle timer while running without keepAlive
 	idleCancel  workflow.CancelFunc
 	idleWait    time.Duration // next idle timer; 0 means a full sleepAfter
-	killed      bool          // kill was applied: this run ends
+	// idleCheck is the idle check in flight (runs since changeHostLoss);
+	// no timer is armed meanwhile.
+	idleCheck       workflow.Future
+	idleCheckCancel workflow.CancelFunc
+	killed          bool // kill was applied: this run ends
 
 	published published // what the search attributes last said
 }
@@ -105,8 +109,8 @@ func (s *sandbox) readyToContinue(ctx workflow.Context) bool {
 	return s.intents.Len() == 0
 }
 
-// waitForWork blocks until an intent, a signal, the container watch or the
-// idle timer has something for the loop.
+// waitForWork blocks until an intent, a signal, the container watch, the
+// idle timer or the idle check has something for the loop.
 func (s *sandbox) waitForWork(ctx workflow.Context) {
 	sel := workflow.NewSelector(ctx)
 	sel.AddReceive(s.intents, func(c workflow.ReceiveChannel, _ bool) {
@@ -121,11 +125,22 @@ func (s *sandbox) waitForWork(ctx workflow.Context) {
 		})
 	}
 	s.addEgressRefusals(ctx, sel)
+	sel.AddReceive(workflow.GetSignalChannel(ctx, contract.SignalContainerExited), func(c workflow.ReceiveChannel, _ bool) {
+		s.acceptExit(ctx, c)
+	})
+	sel.AddReceive(workflow.GetSignalChannel(ctx, contract.SignalHostLost), func(c workflow.ReceiveChannel, _ bool) {
+		if hl, ok := receiveHostLost(ctx, c); ok {
+			s.queueHostLost(hl)
+		}
+	})
 	if s.watch != nil {
 		sel.AddFuture(s.watch, func(f workflow.Future) { s.onWatch(ctx, f) })
 	}
 	if s.idle != nil {
 		sel.AddFuture(s.idle, func(f workflow.Future) { s.onIdleTimer(ctx, f) })
+	}
+	if s.idleCheck != nil {
+		sel.AddFuture(s.idleCheck, func(f workflow.Future) { s.onIdleCheck(ctx, f) })
 	}
 	sel.Select(ctx)
 }
@@ -158,6 +173,7 @@ func (s *sandbox) continueAsNew(ctx workflow.Context) error {
 			s.acceptSignal(ctx, op, ch)
 		}
 	}
+	s.drainHostSignals(ctx)
 	s.stopWatchers()
 	next := s.in
 	next.Spec, next.State, next.From = nil, s.st, nil

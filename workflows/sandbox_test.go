@@ -7,14 +7,20 @@ import (
 	"testing"
 	"time"
 
+	"reflect"
+	"slices"
+	"strings"
+
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -35,6 +41,20 @@ type harness struct {
 	boot func(contract.BootInput) error
 	// stop answers the Stop activity (default: a backup named b0).
 	stop func(contract.StopInput) (contract.StopResult, error)
+	// place answers the Place activity (default: PreferHost if it is not
+	// excluded, else h1, else h2; the preferred host alive).
+	place  func(contract.PlaceInput) (contract.PlaceResult, error)
+	places []contract.PlaceInput
+	// bootOn, if set, may fail a boot on a host (fault injection).
+	bootOn func(host string) error
+	// idleDelay and stopDelay hold CheckIdle and Stop that long (workflow
+	// clock) before they answer: a host that does not answer.
+	idleDelay, stopDelay time.Duration
+	// idleErr and destroyErr fail CheckIdle and Destroy (fault injection).
+	idleErr, destroyErr error
+	// events are the event types recorded, in order (captureEvents).
+	events  []api.Event
+	updates int // update ids sent so far: each must be unique
 }
 
 // acts gives the mocks the names and signatures the worker registers: the
@@ -49,15 +69,29 @@ func newHarness(t *testing.T) *harness {
 	h.env.SetTestTimeout(30 * time.Second)
 	h.env.RegisterWorkflowWithOptions(Sandbox, workflow.RegisterOptions{Name: contract.WorkflowType})
 	h.env.RegisterActivity(acts)
+	h.registerPlace()
 	h.env.OnActivity(acts.Boot, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in contract.BootInput) (contract.BootResult, error) {
+		func(ctx context.Context, in contract.BootInput) (contract.BootResult, error) {
 			h.boots++
 			if h.boot != nil {
 				if err := h.boot(in); err != nil {
 					return contract.BootResult{}, err
 				}
 			}
-			res := contract.BootResult{Container: contract.Container{ID: "c-" + in.BootID, Host: "h1", Addr: "10.0.0.2:7070", BootID: in.BootID}}
+			// The container runs on the host whose queue took the boot.
+			host, ok := strings.CutPrefix(activity.GetInfo(ctx).TaskQueue, contract.HostQueue(""))
+			if !ok {
+				host = "h1" // the shared queue of runs before placement
+			}
+			if h.bootOn != nil {
+				if err := h.bootOn(host); err != nil {
+					return contract.BootResult{}, err
+				}
+			}
+			res := contract.BootResult{Container: contract.Container{ID: "c-" + in.BootID, Host: host, Addr: "10.0.0.2:7070", BootID: in.BootID}}
+			if in.VolumeHost != host {
+				res.RestoredBackupID = in.RestoreBackupID
+			}
 			if in.ForceRestore {
 				res.RestoredBackupID = in.RestoreBackupID
 			}
@@ -69,20 +103,48 @@ func newHarness(t *testing.T) *harness {
 	h.env.OnActivity(acts.Watch, mock.Anything, mock.Anything).
 		AfterFn(func() time.Duration { return h.watchAfter }).
 		Return(Exit137, nil)
-	h.env.OnActivity(acts.Stop, mock.Anything, mock.Anything).Return(
+	h.env.OnActivity(acts.Stop, mock.Anything, mock.Anything).AfterFn(func() time.Duration { return h.stopDelay }).Return(
 		func(_ context.Context, in contract.StopInput) (contract.StopResult, error) {
 			if h.stop != nil {
 				return h.stop(in)
 			}
 			return contract.StopResult{BackupID: "b0"}, nil
 		})
-	h.env.OnActivity(acts.Destroy, mock.Anything, mock.Anything).Return(nil)
+	h.env.OnActivity(acts.Destroy, mock.Anything, mock.Anything).Return(
+		func(context.Context, contract.DestroyInput) error { return h.destroyErr })
 	h.env.OnActivity(acts.ApplyEnv, mock.Anything, mock.Anything).Return(nil)
-	h.env.OnActivity(acts.CheckIdle, mock.Anything, mock.Anything).Return(
+	h.env.OnActivity(acts.CheckIdle, mock.Anything, mock.Anything).AfterFn(func() time.Duration { return h.idleDelay }).Return(
 		func(context.Context, contract.Container) (contract.Idle, error) {
+			if h.idleErr != nil {
+				return contract.Idle{}, h.idleErr
+			}
 			return contract.Idle{Reachable: true, IdleMs: h.idleMs}, nil
 		})
 	return h
+}
+
+// registerPlace stands in for the Place activity (host registry and
+// capacity are the worker's; here only what the workflow does with the
+// answer matters).
+func (h *harness) registerPlace() {
+	if _, ok := reflect.TypeOf(acts).MethodByName(contract.ActivityPlace); !ok {
+		h.env.RegisterActivityWithOptions(func(context.Context, contract.PlaceInput) (contract.PlaceResult, error) {
+			return contract.PlaceResult{}, nil
+		}, activity.RegisterOptions{Name: contract.ActivityPlace})
+	}
+	h.env.OnActivity(contract.ActivityPlace, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.PlaceInput) (contract.PlaceResult, error) {
+			h.places = append(h.places, in)
+			if h.place != nil {
+				return h.place(in)
+			}
+			for _, host := range []string{in.PreferHost, "h1", "h2"} {
+				if host != "" && !slices.Contains(in.Exclude, host) {
+					return contract.PlaceResult{Host: host, PreferredLive: true}, nil
+				}
+			}
+			return contract.PlaceResult{}, temporal.NewNonRetryableApplicationError("no host", contract.ErrNoCapacity, nil)
+		})
 }
 
 func spec(name string) *schemas.CreateRequested {
@@ -148,7 +210,8 @@ func (h *harness) send(steps []step, i int, done func()) {
 	}
 	st := steps[i]
 	next := func() { h.send(steps, i+1, done) }
-	h.env.UpdateWorkflow(string(st.op), fmt.Sprintf("u%d", i), &testsuite.TestUpdateCallback{
+	h.updates++
+	h.env.UpdateWorkflow(string(st.op), fmt.Sprintf("u%d", h.updates), &testsuite.TestUpdateCallback{
 		OnReject: func(err error) { h.checkErr(st, err); next() },
 		OnAccept: func() {},
 		OnComplete: func(res any, err error) {
@@ -181,3 +244,31 @@ func dur(d time.Duration) *time.Duration { return &d }
 func str(s string) *string               { return &s }
 
 var Exit137 = contract.Exit{Code: 137, Reason: "killed"}
+
+// query reads the workflow's state query.
+func (h *harness) query() contract.View {
+	h.t.Helper()
+	res, err := h.env.QueryWorkflow(contract.QueryState)
+	require.NoError(h.t, err)
+	var v contract.View
+	require.NoError(h.t, res.Get(&v))
+	return v
+}
+
+// captureEvents keeps every event the workflow records in h.events.
+func (h *harness) captureEvents() {
+	h.env.OnUpsertMemo(mock.Anything).Run(func(args mock.Arguments) {
+		if ev, ok := args.Get(0).(map[string]any)[contract.MemoEvent].(api.Event); ok {
+			h.events = append(h.events, ev)
+		}
+	}).Return(nil)
+}
+
+// eventTypes are the short types of the recorded events.
+func (h *harness) eventTypes() []string {
+	var out []string
+	for _, e := range h.events {
+		out = append(out, api.ShortEventType(e.Type))
+	}
+	return out
+}

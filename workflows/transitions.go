@@ -33,10 +33,12 @@ func canTransition(from, to contract.Status) bool {
 }
 
 // An intent asks for an op: the public ops are the contract's Update/Signal
-// names; these two come from the workflow's own watchers.
+// names; these come from the workflow's own watchers and from the hosts'
+// workers (the container-exited and host-lost signals).
 const (
-	opExited contract.Op = "container-exited"
-	opIdle   contract.Op = "idle"
+	opExited   contract.Op = "container-exited"
+	opIdle     contract.Op = "idle"
+	opHostLost contract.Op = "host-lost"
 )
 
 // action is what the main loop does for an (status, op) pair.
@@ -55,36 +57,41 @@ const (
 	actNotRunning               // the op needs a running sandbox
 	actEgress                   // set the egress policy (enforced first when running)
 	actServices                 // declare or remove a service (pushed when running)
+	actHostLost                 // the workspace's host is lost: record it, stop without a backup
 )
 
 // opTable: rows are the statuses the main loop can be in between intents
 // (transient statuses never are), columns the ops.
 //
-//	status     start    sleep    kill    destroy  configure/patch  backup       egress  exited   idle
-//	created    boot     nothing  kill    destroy  configure        not-running  egress  nothing  nothing
-//	running    nothing  sleep    kill    destroy  configure        snapshot     egress  exited   sleep
-//	stopped    boot     nothing  kill    destroy  configure        not-running  egress  nothing  nothing
-//	destroyed  reject   reject   reject  reject   reject           reject       reject  nothing  nothing
+//	status     start    sleep    kill    destroy  configure/patch  backup       egress  exited   idle     host-lost
+//	created    boot     nothing  kill    destroy  configure        not-running  egress  nothing  nothing  nothing
+//	running    nothing  sleep    kill    destroy  configure        snapshot     egress  exited   sleep    host-lost
+//	stopped    boot     nothing  kill    destroy  configure        not-running  egress  nothing  nothing  host-lost
+//	destroyed  reject   reject   reject  reject   reject           reject       reject  nothing  nothing  nothing
 var opTable = map[contract.Status]map[contract.Op]action{
 	contract.StatusCreated: {
 		contract.OpStart: actBoot, contract.OpSleep: actNothing, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
 		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actNotRunning,
 		contract.OpEgress: actEgress, contract.OpServices: actServices, opExited: actNothing, opIdle: actNothing,
+		opHostLost: actNothing,
 	},
 	contract.StatusRunning: {
 		contract.OpStart: actNothing, contract.OpSleep: actSleep, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
 		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actSnapshot,
 		contract.OpEgress: actEgress, contract.OpServices: actServices, opExited: actExited, opIdle: actSleep,
+		opHostLost: actHostLost,
 	},
 	contract.StatusStopped: {
 		contract.OpStart: actBoot, contract.OpSleep: actNothing, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
 		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actNotRunning,
 		contract.OpEgress: actEgress, contract.OpServices: actServices, opExited: actNothing, opIdle: actNothing,
+		opHostLost: actHostLost,
 	},
 	contract.StatusDestroyed: {
 		contract.OpStart: actReject, contract.OpSleep: actReject, contract.OpKill: actReject, contract.OpDestroy: actReject,
 		contract.OpConfigure: actReject, contract.OpPatch: actReject, contract.OpBackup: actReject,
 		contract.OpEgress: actReject, contract.OpServices: actReject, opExited: actNothing, opIdle: actNothing,
+		opHostLost: actNothing,
 	},
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
@@ -103,16 +104,25 @@ func TestConfigureMergesEnvAndUnsets(t *testing.T) {
 	require.Equal(t, map[string]string{"B": "2", "C": "3"}, views[1].Env)
 }
 
+// The host's worker signals a container's death; the workflow holds no
+// activity for it.
 func TestContainerExitStops(t *testing.T) {
 	h := newHarness(t)
-	h.watchAfter = time.Minute
 	h.runThen(contract.Input{Spec: spec("s1")}, []step{{op: contract.OpStart, status: contract.StatusRunning}}, func() {
+		boot := h.views[0].Container.BootID
+		h.env.SignalWorkflow(contract.SignalContainerExited, contract.ContainerExit{BootID: "an-earlier-boot", Code: 137})
+		h.env.RegisterDelayedCallback(func() {
+			require.Equal(t, contract.StatusRunning, h.query().Status, "an earlier boot's exit is ignored")
+			h.env.SignalWorkflow(contract.SignalContainerExited, contract.ContainerExit{BootID: boot, Code: 137, Reason: "OOMKilled"})
+		}, time.Minute)
 		h.env.RegisterDelayedCallback(h.kill, time.Hour)
 	})
+	h.env.AssertActivityNotCalled(t, "Watch", mock.Anything, mock.Anything)
 	next := h.continuedWith()
 	require.Equal(t, contract.StatusStopped, next.State.Status)
 	require.Nil(t, next.State.Container)
 	require.Equal(t, "h1", next.State.Host, "the volume's host is remembered")
+	require.False(t, next.State.VolumeBackedUp, "a crash takes no backup: the volume may be ahead")
 }
 
 // continuedWith decodes the input of the next run.

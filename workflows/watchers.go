@@ -9,17 +9,21 @@ import (
 	"github.com/berthdev/berth/workflows/contract"
 )
 
-// While running, two things run beside the main loop: the container watch
-// (an activity that returns when the container dies) and the idle timer (a
+// While running, things run beside the main loop: the idle timer (a
 // durable timer; when it fires the supervisor is asked how long it has been
-// idle, and the timer is re-armed for the rest of sleepAfter).
+// idle, and the timer is re-armed for the rest of sleepAfter) and, in runs
+// recorded before changeHostLoss, the container watch (an activity that
+// returns when the container dies). Later runs hear of a container's death
+// from its host's worker (the container-exited signal) and run the idle
+// check as a future the main loop's selector waits on, so a host that does
+// not answer never holds up an update.
 
 func (s *sandbox) ensureWatchers(ctx workflow.Context) {
 	if s.st.Status != contract.StatusRunning || s.st.Container == nil {
 		s.stopWatchers()
 		return
 	}
-	if s.watch == nil {
+	if s.watch == nil && !s.hostLossOn(ctx) {
 		wctx, cancel := workflow.WithCancel(ctx)
 		s.watch = workflow.ExecuteActivity(watchOptions(wctx, s.st.Container.Host), contract.ActivityWatch, *s.st.Container)
 		s.watchCancel = cancel
@@ -28,7 +32,7 @@ func (s *sandbox) ensureWatchers(ctx workflow.Context) {
 		s.resetIdle()
 		return
 	}
-	if s.idle == nil {
+	if s.idle == nil && s.idleCheck == nil {
 		wait := s.idleWait
 		if wait <= 0 {
 			wait = s.st.Config.SleepAfter
@@ -47,19 +51,28 @@ func (s *sandbox) stopWatchers() {
 	s.resetIdle()
 }
 
-// resetIdle drops the idle timer; the next loop arms a full sleepAfter.
+// resetIdle drops the idle timer and any idle check in flight; the next
+// loop arms a full sleepAfter.
 func (s *sandbox) resetIdle() {
 	if s.idleCancel != nil {
 		s.idleCancel()
 	}
+	if s.idleCheckCancel != nil {
+		s.idleCheckCancel()
+	}
 	s.idle, s.idleCancel, s.idleWait = nil, nil, 0
+	s.idleCheck, s.idleCheckCancel = nil, nil
 }
 
 func (s *sandbox) onWatch(ctx workflow.Context, f workflow.Future) {
 	s.watch, s.watchCancel = nil, nil
 	var exit contract.Exit
 	if err := f.Get(ctx, &exit); err != nil {
-		if !temporal.IsCanceledError(err) {
+		switch {
+		case isScheduleToStartTimeout(err):
+			s.queueHostLost(contract.HostLost{Host: s.st.Container.Host, Reason: "host " + s.st.Container.Host +
+				" did not pick up " + contract.ActivityWatch + " within " + contract.HostScheduleToStart.String()})
+		case !temporal.IsCanceledError(err):
 			workflow.GetLogger(ctx).Warn("container watch failed; restarting it", "error", err)
 		}
 		return
@@ -73,13 +86,41 @@ func (s *sandbox) onIdleTimer(ctx workflow.Context, f workflow.Future) {
 	if err := f.Get(ctx, nil); err != nil {
 		return // cancelled
 	}
-	sleepAfter := s.st.Config.SleepAfter
+	c := *s.st.Container
+	if s.hostLossOn(ctx) {
+		cctx, cancel := workflow.WithCancel(ctx)
+		s.idleCheck = workflow.ExecuteActivity(quickOptions(cctx, c.Host), contract.ActivityCheckIdle, c)
+		s.idleCheckCancel = cancel
+		return
+	}
 	var idle contract.Idle
-	err := workflow.ExecuteActivity(quickOptions(ctx, s.st.Container.Host), contract.ActivityCheckIdle, *s.st.Container).Get(ctx, &idle)
+	err := workflow.ExecuteActivity(quickOptions(ctx, c.Host), contract.ActivityCheckIdle, c).Get(ctx, &idle)
+	s.onIdle(idle, err)
+}
+
+// onIdleCheck takes the answer of an idle check run beside the loop.
+func (s *sandbox) onIdleCheck(ctx workflow.Context, f workflow.Future) {
+	s.idleCheck, s.idleCheckCancel = nil, nil
+	var idle contract.Idle
+	err := f.Get(ctx, &idle)
+	switch {
+	case temporal.IsCanceledError(err):
+		return
+	case isScheduleToStartTimeout(err) && s.st.Container != nil:
+		s.queueHostLost(contract.HostLost{Host: s.st.Container.Host, Reason: "host " + s.st.Container.Host +
+			" did not pick up " + contract.ActivityCheckIdle + " within " + contract.HostScheduleToStart.String()})
+		return
+	}
+	s.onIdle(idle, err)
+}
+
+// onIdle decides from an idle check: sleep now, or check again later.
+func (s *sandbox) onIdle(idle contract.Idle, err error) {
+	sleepAfter := s.st.Config.SleepAfter
 	idleFor := time.Duration(idle.IdleMs) * time.Millisecond
 	switch {
 	case err != nil || !idle.Reachable:
-		s.idleWait = sleepAfter // the watch decides whether it died
+		s.idleWait = sleepAfter // the container's exit, if any, is reported on its own
 	case idleFor >= sleepAfter:
 		s.st.Pending = append(s.st.Pending, contract.Intent{Seq: s.nextSeq(), Op: opIdle})
 	default:

@@ -42,7 +42,7 @@ func clientCommands(g *globals) []*cobra.Command {
 		execCmd(g), psCmd(g), logsCmd(g), waitCmd(g), shellCmd(g),
 		// Files (cli_files*.go), events (cli_events.go).
 		cpCmd(g), catCmd(g), eventsCmd(g), watchCmd(g), // cli_watch.go
-	}, portsCmds(g)...) // preview URLs (cli_ports.go)
+	}, append(portsCmds(g), hostCmds(g)...)...) // preview URLs (cli_ports.go), hosts (cli_hosts.go)
 }
 
 func newRootCmd() *cobra.Command {
@@ -263,6 +263,8 @@ var errorHints = map[client.ErrorCode]string{
 	client.ErrStdinNotPiped:        "the process was started without a stdin pipe",
 	client.ErrStdinClosed:          "the process's stdin is already closed",
 	client.ErrSandboxNotRunning:    "start the sandbox first with `berth start NAME`",
+	client.ErrRollbackNeeded:       "the newest workspace is on a lost host: bring that host back, or accept the older workspace with `berth start NAME --allow-rollback`",
+	client.ErrNoCapacity:           "every live host is full (`berth hosts` shows them): sleep or remove a sandbox, or add a host",
 	client.ErrBootFailed:           "the container could not start; the worker's log says why (is the image there? is Docker up?)",
 	client.ErrBackupFailed:         "the snapshot failed; the previous backup is still the restore source. Retry, and check the backup store",
 	client.ErrBackupStore:          "the backup store (BERTH_BACKUP_URL) is not reachable",

@@ -66,6 +66,7 @@ func startCmd(g *globals) *cobra.Command {
 	var so client.StartOptions
 	cmd := lifecycleCmd(g, "start")
 	cmd.Flags().StringVar(&so.BackupID, "backup", "", "restore this backup instead of the newest (`berth backups NAME` lists them); the sandbox must not be running")
+	cmd.Flags().BoolVar(&so.AllowRollback, "allow-rollback", false, "accept the newest backup (or an empty workspace) when the host that held newer data is lost")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error { return runLifecycleWith(cmd, g, "start", args[0], so) }
 	return cmd
 }

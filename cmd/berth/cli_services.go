@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,23 +20,51 @@ func serviceCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-func printServices(g *globals, cmd *cobra.Command, list []client.Service) error {
+// printServices shows each service's declaration and, while the sandbox
+// runs, its state, pid, restarts and how its previous run ended.
+func printServices(g *globals, cmd *cobra.Command, list []client.ServiceStatus) error {
 	if list == nil {
-		list = []client.Service{}
+		list = []client.ServiceStatus{}
 	}
 	return g.out(cmd, list, func(w io.Writer) {
 		if len(list) == 0 {
 			fmt.Fprintln(w, "no services")
 			return
 		}
+		fmt.Fprintf(w, "%-20s %-10s %-6s %-9s %-7s %-8s %-10s %s\n", "NAME", "RESTART", "PORT", "STATE", "PID", "RESTARTS", "LAST EXIT", "COMMAND")
 		for _, s := range list {
-			port := "-"
-			if s.Port != 0 {
-				port = fmt.Sprint(s.Port)
+			fmt.Fprintf(w, "%-20s %-10s %-6s %-9s %-7s %-8d %-10s %s\n", termsafe.String(s.Name), s.Restart, orDash(s.Port),
+				dashIfEmpty(s.State), orDash(s.PID), s.Restarts, lastExit(s), termsafe.String(strings.Join(s.Argv, " ")))
+			if s.LastError != "" {
+				fmt.Fprintf(w, "  last error: %s\n", termsafe.String(s.LastError))
 			}
-			fmt.Fprintf(w, "%-20s %-10s %-6s %s\n", termsafe.String(s.Name), s.Restart, port, termsafe.String(strings.Join(s.Argv, " ")))
 		}
 	})
+}
+
+func orDash(n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return strconv.Itoa(n)
+}
+
+func dashIfEmpty(s string) string {
+	if s == "" {
+		return "-" // the sandbox runs no container
+	}
+	return s
+}
+
+func lastExit(s client.ServiceStatus) string {
+	switch e := s.LastExit; {
+	case e == nil:
+		return "-"
+	case e.Signal != 0:
+		return "signal " + strconv.Itoa(e.Signal)
+	default:
+		return "code " + strconv.Itoa(e.Code)
+	}
 }
 
 func serviceAddCmd(g *globals) *cobra.Command {
@@ -100,7 +129,7 @@ func serviceRmCmd(g *globals) *cobra.Command {
 
 func serviceLsCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use: "ls NAME", Short: "List a sandbox's declared services", Args: cobra.ExactArgs(1),
+		Use: "ls NAME", Short: "List a sandbox's declared services and, while it runs, their state", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := g.client()
 			if err != nil {

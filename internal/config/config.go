@@ -53,6 +53,8 @@ type Config struct {
 	// HostAddr (BERTH_HOST_ADDR, "host:port") is where a worker's host
 	// proxy listens and what it announces (hostaddr.go).
 	HostAddr string
+	// Preview is how the gateway serves preview URLs (BERTH_PREVIEW_*).
+	Preview Preview
 }
 
 // DefaultImage is the Debian-based image `task image` builds.
@@ -83,6 +85,7 @@ func FromEnv() Config {
 		EgressExtraCA:     os.Getenv("BERTH_EGRESS_EXTRA_CA"),
 		TemporalTLS:       temporalTLSFromEnv(),
 		HostAddr:          os.Getenv("BERTH_HOST_ADDR"),
+		Preview:           previewFromEnv(),
 	}
 	if d, err := time.ParseDuration(os.Getenv("BERTH_BACKUP_TTL")); err == nil && d > 0 {
 		c.BackupTTL = d

@@ -20,6 +20,8 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
 
+	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/hosts"
 	"github.com/berthdev/berth/internal/hosttls"
 )
 
@@ -453,8 +455,15 @@ func (s *Stack) HostTLS() (*tls.Config, error) { return hosttls.ClientConfig(s.S
 func (s *Stack) Hosts() []*Host { return s.hosts }
 
 // Remove takes the host away for good before the stack closes (everything
-// close removes), e.g. at the end of the test that added it.
+// close removes), e.g. at the end of the test that added it. It is marked
+// draining first: the registry would show it live for HostLostAfter, and
+// a boot placed there meanwhile would wait out its schedule-to-start.
 func (h *Host) Remove() {
+	if store, err := blob.OpenFile(filepath.Join(h.s.Dir, "data", "backups")); err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = hosts.New(store).SetDraining(ctx, h.ID, true)
+		cancel()
+	}
 	h.close()
 	h.s.hosts = slices.DeleteFunc(h.s.hosts, func(o *Host) bool { return o == h })
 }

@@ -31,10 +31,11 @@ type Replica struct {
 	log    string
 }
 
-// StartReplica starts another process of role ("worker" or "gateway").
+// StartReplica starts another process of role ("worker" or "gateway"),
+// with env added to the stack's environment (a setting of its own).
 // Its log is <Dir>/<role>-<n>.log.
-func (s *Stack) StartReplica(role string, n int) (*Replica, error) {
-	r := &Replica{s: s, role: role, env: s.env, log: fmt.Sprintf("%s-%d", role, n)}
+func (s *Stack) StartReplica(role string, n int, env ...string) (*Replica, error) {
+	r := &Replica{s: s, role: role, env: append(append([]string{}, s.env...), env...), log: fmt.Sprintf("%s-%d", role, n)}
 	if role == "gateway" {
 		ip, _, _ := net.SplitHostPort(s.listen)
 		port, err := devserver.FreePort(ip)
@@ -43,7 +44,7 @@ func (s *Stack) StartReplica(role string, n int) (*Replica, error) {
 		}
 		r.listen = net.JoinHostPort(ip, strconv.Itoa(port))
 		r.URL = "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		r.env = append(append([]string{}, s.env...), "BERTH_LISTEN="+r.listen)
+		r.env = append(r.env, "BERTH_LISTEN="+r.listen)
 	}
 	return r, r.Start()
 }

@@ -37,11 +37,13 @@ type runner struct {
 	stop chan struct{} // closed to stop the service
 	gone chan struct{} // closed once its last run has exited
 
-	mu        sync.Mutex
-	state     string
-	cur       *process
-	restarts  int
-	lastError string
+	mu         sync.Mutex
+	state      string
+	cur        *process
+	restarts   int
+	lastError  string
+	lastExit   *api.ExitStatus // how the previous run ended
+	lastExitAt time.Time
 }
 
 func (r *runner) set(f func()) {
@@ -53,9 +55,13 @@ func (r *runner) set(f func()) {
 func (r *runner) status() api.ServiceStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	st := api.ServiceStatus{Service: r.spec, State: r.state, Restarts: r.restarts, LastError: r.lastError}
-	if r.cur != nil {
-		st.ProcessID = r.cur.id
+	st := api.ServiceStatus{Service: r.spec, State: r.state, Restarts: r.restarts, LastError: r.lastError, LastExit: r.lastExit}
+	if r.cur != nil && r.state == "running" {
+		st.ProcessID, st.PID = r.cur.id, r.cur.pid
+	}
+	if r.lastExit != nil {
+		at := r.lastExitAt
+		st.LastExitAt = &at
 	}
 	return st
 }
@@ -175,8 +181,9 @@ func (sv *services) run(r *runner, after <-chan struct{}) {
 			return
 		}
 		p.mu.Lock()
-		exit := *p.exit
+		exit, ended := *p.exit, p.ended
 		p.mu.Unlock()
+		r.set(func() { r.lastExit, r.lastExitAt = &exit, ended })
 		if r.spec.Restart == api.RestartOnFailure && exit.Code == 0 {
 			r.set(func() { r.state = "exited" })
 			return

@@ -18,14 +18,16 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/hosts"
 	"github.com/berthdev/berth/internal/stacktest"
 )
 
@@ -115,25 +117,25 @@ func onHost(t testing.TB, h *stacktest.Host, suffix string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	n := name(suffix)
-	others := func(run bool) {
-		if h != nil && run {
-			require.NoError(t, stack.StartWorker())
-		} else if h != nil {
-			stack.StopWorker(syscall.SIGTERM)
-		}
-		for _, o := range stack.Hosts() {
-			if o == h {
-				continue
-			}
-			if run {
-				require.NoError(t, o.StartWorker(ctx))
-			} else {
-				o.StopWorker(syscall.SIGTERM)
-			}
+	// Every other host is marked draining while the sandbox boots, so
+	// placement has only h (nil: the stack's own host); sandboxes already
+	// running elsewhere are left alone (only the flag is set, as a drain
+	// of the registry alone would). Its next boots prefer where it lived.
+	want := stack.HostID
+	if h != nil {
+		want = h.ID
+	}
+	reg := registry(t)
+	ids := []string{stack.HostID}
+	for _, o := range stack.Hosts() {
+		ids = append(ids, o.ID)
+	}
+	for _, id := range ids {
+		if id != want {
+			require.NoError(t, reg.SetDraining(ctx, id, true))
+			defer func() { require.NoError(t, reg.SetDraining(context.Background(), id, false)) }()
 		}
 	}
-	others(false)
-	defer others(true)
 	c := api()
 	_, _, err := c.Create(ctx, client.CreateRequest{Name: n, KeepAlive: true})
 	require.NoError(t, err)
@@ -144,10 +146,15 @@ func onHost(t testing.TB, h *stacktest.Host, suffix string) string {
 	})
 	info, err := c.Start(ctx, n)
 	require.NoError(t, err)
-	want := stack.HostID
-	if h != nil {
-		want = h.ID
-	}
-	require.Equal(t, want, info.Host, "the sandbox booted on the only host whose worker ran")
+	require.Equal(t, want, info.Host, "the sandbox booted on the only host not draining")
 	return n
+}
+
+// registry is the stack's host registry (in the backup store all hosts
+// share).
+func registry(t testing.TB) *hosts.Registry {
+	t.Helper()
+	store, err := blob.OpenFile(filepath.Join(stack.Dir, "data", "backups"))
+	require.NoError(t, err)
+	return hosts.New(store)
 }

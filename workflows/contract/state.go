@@ -54,12 +54,14 @@ type View struct {
 	Host         string            `json:"host,omitempty"`
 	Container    *Container        `json:"container,omitempty"`
 	LastEvent    string            `json:"lastEvent,omitempty"`
-	Egress       *policy.Policy    `json:"egress,omitempty"`
-	Services     []api.Service     `json:"services,omitempty"`
-	Ports        []Port            `json:"ports,omitempty"`
-	Unexposed    []int             `json:"unexposed,omitempty"`
-	CreatedAt    time.Time         `json:"createdAt"`
-	UpdatedAt    time.Time         `json:"updatedAt"`
+	// HostLost is set while the host holding the workspace is lost.
+	HostLost  *HostLoss      `json:"hostLost,omitempty"`
+	Egress    *policy.Policy `json:"egress,omitempty"`
+	Services  []api.Service  `json:"services,omitempty"`
+	Ports     []Port         `json:"ports,omitempty"`
+	Unexposed []int          `json:"unexposed,omitempty"`
+	CreatedAt time.Time      `json:"createdAt"`
+	UpdatedAt time.Time      `json:"updatedAt"`
 }
 
 // State is everything the workflow carries across continue-as-new.
@@ -73,6 +75,13 @@ type State struct {
 	// LastBackupSize sizes LastBackupID, so a restore gets a fitting
 	// timeout; zero when unknown (backups made before it was recorded).
 	LastBackupSize BackupSize `json:"lastBackupSize,omitzero"`
+	// VolumeBackedUp: LastBackupID holds everything Host's volume has (a
+	// stop backed it up and no boot ran since). False from a boot on, and
+	// for states recorded before it existed, which may be ahead: a crash,
+	// an OOM kill or a lost host takes no backup.
+	VolumeBackedUp bool `json:"volumeBackedUp,omitempty"`
+	// HostLost is set while Host is known lost (see HostLoss).
+	HostLost *HostLoss `json:"hostLost,omitempty"`
 	// NextOffset is the offset of the next event on the sandbox's stream.
 	NextOffset int64     `json:"nextOffset"`
 	LastEvent  string    `json:"lastEvent,omitempty"`
@@ -112,6 +121,12 @@ type Intent struct {
 	Egress    *policy.Policy    `json:"egress,omitempty"`
 	Services  *ServicesChange   `json:"services,omitempty"`
 	Ports     *PortsRequest     `json:"ports,omitempty"`
+	// Exit is a container-exited signal's report (nil for the exits the
+	// Watch activity of older runs reported): applied only to that boot.
+	Exit *ContainerExit `json:"exit,omitempty"`
+	// HostLost is a host-lost signal's report, or the workflow's own
+	// finding that a host's queue stopped taking work.
+	HostLost *HostLost `json:"hostLost,omitempty"`
 	// FromUpdate marks intents whose caller waits for a result.
 	FromUpdate bool `json:"fromUpdate,omitempty"`
 }
@@ -126,7 +141,7 @@ func (s *State) View() View {
 		Name: s.Config.Name, InstanceType: s.Config.InstanceType, Status: s.Status,
 		SleepAfter: s.Config.SleepAfter.String(), KeepAlive: s.Config.KeepAlive, Env: env,
 		LastBackupID: s.LastBackupID, Host: s.Host, Container: s.Container,
-		LastEvent: s.LastEvent, Egress: s.Config.Egress, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt,
+		LastEvent: s.LastEvent, HostLost: s.HostLost, Egress: s.Config.Egress, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt,
 		Services: s.Config.Services,
 		Ports:    s.Config.Ports, Unexposed: s.Config.Unexposed,
 	}

@@ -1,0 +1,116 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sync"
+	"testing"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/internal/hosts"
+	"github.com/berthdev/berth/workflows/contract"
+)
+
+func placeFixture(t *testing.T, recs ...hosts.Record) *Activities {
+	store, err := blob.OpenFile(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := hosts.New(store)
+	for _, r := range recs {
+		if err := reg.Announce(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &Activities{Hosts: reg, InstanceTypes: config.BuiltinInstanceTypes()}
+}
+
+// Two boots placed at once on two hosts with room for one basic each land
+// on different hosts, and a third finds no capacity.
+func TestPlaceConcurrentBootsSpreadAndThenNoCapacity(t *testing.T) {
+	room := hosts.Resources{MilliCPU: 250, MemoryMiB: 1024}
+	a := placeFixture(t, hosts.Record{ID: "h1", Capacity: room}, hosts.Record{ID: "h2", Capacity: room})
+	ctx := context.Background()
+	got := make([]string, 2)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := a.Place(ctx, contract.PlaceInput{Sandbox: []string{"one", "two"}[i], InstanceType: "basic"})
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = res.Host
+		}()
+	}
+	wg.Wait()
+	if got[0] == got[1] || got[0] == "" || got[1] == "" {
+		t.Fatalf("two boots placed at once went to %v; each host has room for one", got)
+	}
+	_, err := a.Place(ctx, contract.PlaceInput{Sandbox: "three", InstanceType: "basic"})
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || app.Type() != contract.ErrNoCapacity || !app.NonRetryable() {
+		t.Fatalf("third boot: %v, want a non-retryable %s", err, contract.ErrNoCapacity)
+	}
+	t.Log(app.Message())
+}
+
+func TestPlaceStickyAndInputChecks(t *testing.T) {
+	big := hosts.Resources{MilliCPU: 4000, MemoryMiB: 16384}
+	a := placeFixture(t, hosts.Record{ID: "h1", Capacity: big, Used: big}, hosts.Record{ID: "h2", Capacity: big})
+	ctx := context.Background()
+	// The volume host is full: a sticky boot cannot go elsewhere.
+	_, err := a.Place(ctx, contract.PlaceInput{Sandbox: "s", InstanceType: "lite", PreferHost: "h1", Sticky: true})
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || app.Type() != contract.ErrNoCapacity {
+		t.Fatalf("sticky on a full host: %v", err)
+	}
+	res, err := a.Place(ctx, contract.PlaceInput{Sandbox: "s", InstanceType: "lite", PreferHost: "h1"})
+	if err != nil || res.Host != "h2" || !res.PreferredLive {
+		t.Fatalf("non-sticky on a full preferred host: %+v %v", res, err)
+	}
+	for _, in := range []contract.PlaceInput{{Sandbox: "s", InstanceType: "nope"}, {Sandbox: "../x", InstanceType: "lite"}} {
+		_, err := a.Place(ctx, in)
+		if !errors.As(err, &app) || app.Type() != contract.ErrValidation || !app.NonRetryable() {
+			t.Errorf("%+v: %v, want a validation error", in, err)
+		}
+	}
+}
+
+// The workflow schedules Place by contract.ActivityPlace: it must stay a
+// method of Activities taking and returning the contract's types.
+func TestPlaceIsTheContractActivity(t *testing.T) {
+	m, ok := reflect.TypeFor[*Activities]().MethodByName(contract.ActivityPlace)
+	if !ok {
+		t.Fatalf("%s is not a method of *Activities", contract.ActivityPlace)
+	}
+	want := reflect.TypeOf((*Activities).Place)
+	if m.Type != want || m.Type.In(2) != reflect.TypeFor[contract.PlaceInput]() || m.Type.Out(0) != reflect.TypeFor[contract.PlaceResult]() {
+		t.Fatalf("%s has signature %v", contract.ActivityPlace, m.Type)
+	}
+}
+
+// A boot placed again (its first host did not take it in time) frees the
+// room the first placement reserved.
+func TestPlaceAgainReleasesTheEarlierReservation(t *testing.T) {
+	room := hosts.Resources{MilliCPU: 250, MemoryMiB: 1024}
+	a := placeFixture(t, hosts.Record{ID: "h1", Capacity: room}, hosts.Record{ID: "h2", Capacity: room})
+	ctx := context.Background()
+	first, err := a.Place(ctx, contract.PlaceInput{Sandbox: "s", InstanceType: "basic"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := a.Place(ctx, contract.PlaceInput{Sandbox: "s", InstanceType: "basic", Exclude: []string{first.Host}})
+	if err != nil || second.Host == first.Host {
+		t.Fatalf("placed again: %+v %v", second, err)
+	}
+	h, err := a.Hosts.Get(ctx, first.Host)
+	if err != nil || h.Reserved != (hosts.Resources{}) {
+		t.Fatalf("the first host still holds %v for the sandbox (%v)", h.Reserved, err)
+	}
+}

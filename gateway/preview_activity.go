@@ -1,0 +1,156 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Preview traffic goes from the gateway straight to the sandbox's port,
+// past its supervisor, which therefore cannot count it as activity: a
+// sandbox whose only work is a service would sleep while people use its
+// preview. So the gateway tells the supervisor (POST /v1/activity): when a
+// preview request to a running sandbox starts (the request that woke it
+// too), and again while one stays open (a WebSocket, an event stream, a
+// long download or upload).
+//
+// Each touch holds the sandbox busy for previewTouchHold, longer than the
+// longest gap between two touches while traffic lasts (previewTouchEvery
+// plus one tick of previewTouchEvery/2), so the sandbox is never idle
+// between them whatever its sleepAfter (as short as 1 s): touching
+// "every few seconds" without a hold would only keep awake sandboxes whose
+// sleepAfter is longer than the gap. The gateway renews holds rather than
+// the supervisor tracking connections: a gateway that dies stops renewing
+// and its holds lapse within previewTouchHold. After the last request a
+// sandbox sleeps within sleepAfter + previewTouchHold (+ the workflow's
+// check and the stop).
+const (
+	previewTouchEvery   = 2 * time.Second // at most one touch per sandbox this often
+	previewTouchHold    = 5 * time.Second // each touch keeps the sandbox busy this long
+	previewTouchTimeout = 3 * time.Second
+)
+
+// previewActivity throttles the touches: one per sandbox per every, sent
+// in the background (a preview request never waits for one nor fails
+// because of one).
+type previewActivity struct {
+	every, hold time.Duration
+
+	mu      sync.Mutex
+	use     map[string]*previewUse
+	ticking bool // a tick loop runs (while any sandbox is in use)
+}
+
+type previewUse struct {
+	open    int       // preview requests and connections in progress
+	last    time.Time // when the last touch was sent
+	sending bool      // a touch is on its way
+}
+
+// begin records a preview request of sandbox name as it starts and
+// returns what to call when it ends; send delivers one touch.
+func (p *previewActivity) begin(name string, send func(name string)) (end func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.use == nil {
+		p.use = map[string]*previewUse{}
+	}
+	u := p.use[name]
+	if u == nil {
+		u = &previewUse{}
+		p.use[name] = u
+	}
+	u.open++
+	p.touch(name, u, time.Now(), send)
+	if !p.ticking {
+		p.ticking = true
+		go p.tick(send)
+	}
+	return func() {
+		p.mu.Lock()
+		u.open-- // (u stays in the map while open: tick drops only unused entries)
+		p.mu.Unlock()
+	}
+}
+
+// touch sends one touch for name unless one was sent within every or is
+// still on its way. Called with p.mu held.
+func (p *previewActivity) touch(name string, u *previewUse, now time.Time, send func(string)) {
+	if u.sending || now.Sub(u.last) < p.every {
+		return
+	}
+	u.last, u.sending = now, true
+	go func() {
+		send(name)
+		p.mu.Lock()
+		u.sending = false
+		p.mu.Unlock()
+	}()
+}
+
+// tick renews the touches of sandboxes with a request or connection open
+// and forgets the others once their last hold is over; it ends when no
+// sandbox is left.
+func (p *previewActivity) tick(send func(string)) {
+	t := time.NewTicker(p.every / 2)
+	defer t.Stop()
+	for now := range t.C {
+		p.mu.Lock()
+		for name, u := range p.use {
+			switch {
+			case u.open > 0:
+				p.touch(name, u, now, send)
+			case !u.sending && now.Sub(u.last) > p.hold:
+				delete(p.use, name)
+			}
+		}
+		done := len(p.use) == 0
+		if done {
+			p.ticking = false
+		}
+		p.mu.Unlock()
+		if done {
+			return
+		}
+	}
+}
+
+// touchSupervisor tells a running sandbox's supervisor that its preview is
+// in use, through the same target and forward as the proxied API routes.
+// Failures are only logged: a missed touch costs at most an early sleep,
+// which the next request undoes.
+func (s *Server) touchSupervisor(name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), previewTouchTimeout)
+	defer cancel()
+	t, err := s.resolve(ctx, name, false) // never wakes: only a running sandbox's traffic counts
+	if err != nil {
+		s.log.Debug("preview activity not recorded", zap.String("sandbox", name), zap.Error(err))
+		return
+	}
+	body := []byte(`{"openFor":` + strconv.Quote(s.preview.activity.hold.String()) + `}`)
+	in, err := http.NewRequestWithContext(ctx, http.MethodPost, "/v1/activity", bytes.NewReader(body))
+	if err != nil {
+		return
+	}
+	in.Header.Set("Content-Type", "application/json")
+	resp, err := s.forward(ctx, t, in, "/v1/activity", bytes.NewReader(body))
+	if err != nil {
+		s.targets.drop(name)
+		s.log.Debug("preview activity not recorded", zap.String("sandbox", name), zap.Error(err))
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		if resp.StatusCode == http.StatusUnauthorized {
+			s.targets.drop(name) // another boot answers there
+		}
+		s.log.Debug("preview activity refused", zap.String("sandbox", name), zap.Int("status", resp.StatusCode))
+	}
+}

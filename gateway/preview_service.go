@@ -1,0 +1,79 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/workflows/contract"
+)
+
+// previewBufs is a sync.Pool as httputil.BufferPool.
+type previewBufs struct{ sync.Pool }
+
+func (b *previewBufs) Get() []byte  { return *b.Pool.Get().(*[]byte) }
+func (b *previewBufs) Put(p []byte) { b.Pool.Put(&p) }
+
+// stillWaking answers a preview whose sandbox did not finish waking within
+// the wait: 503 with Retry-After, like a port that does not accept.
+func stillWaking(pw *previewWait) *api.Error {
+	e := api.NewError(http.StatusServiceUnavailable, api.CodeContainerUnavailable,
+		"sandbox "+pw.name+" is still waking (waited "+pw.waited.String()+"); retry")
+	e.Retryable, e.RetryAfterMs = true, 2000
+	return e
+}
+
+// forgetStaleTarget drops the cached container address of a sandbox the
+// workflow no longer runs there (another gateway slept, woke or moved it).
+// The hot path notices by itself (the supervisor's per-boot token fails);
+// a preview has no such check, and an address another container took over
+// would serve it that container's port. So each fresh look at the ports
+// (at most previewCacheTTL apart) also checks the boot.
+func (s *Server) forgetStaleTarget(name string, v contract.View) {
+	t, ok := s.targets.get(name)
+	if ok && (v.Status != contract.StatusRunning || v.Container == nil || v.Container.BootID != t.bootID) {
+		s.targets.drop(name)
+	}
+}
+
+// servingPort names the declared service that serves port, or "".
+func servingPort(services []api.Service, port int) string {
+	for _, s := range services {
+		if s.Port == port {
+			return s.Name
+		}
+	}
+	return ""
+}
+
+// whyNotListening completes a preview's 503: for a port a declared
+// service serves, how the supervisor runs that service (so a crash loop
+// or a missing executable reads in the answer); else a hint.
+func (s *Server) whyNotListening(ctx context.Context, pw *previewWait) string {
+	if pw.service == "" {
+		return "is a server running on it? (declare it as a service with this port to have every wake start it)"
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	st, ok := s.serviceStates(ctx, pw.name)[pw.service]
+	if !ok {
+		return "service " + pw.service + " serves it; its state is unknown (see berth service ls " + pw.name + ")"
+	}
+	msg := "service " + pw.service + " serves it and is " + st.State
+	if st.Restarts > 0 {
+		msg += " after " + strconv.Itoa(st.Restarts) + " restarts"
+	}
+	if st.LastExit != nil {
+		msg += "; its last run exited with code " + strconv.Itoa(st.LastExit.Code)
+	}
+	if st.LastError != "" {
+		msg += "; its last start failed: " + st.LastError
+	}
+	if st.State == "running" {
+		msg += " but does not listen on the port yet"
+	}
+	return msg
+}

@@ -1,0 +1,117 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/stacktest"
+)
+
+// firstOutput creates a sandbox and runs `echo hi` in it in one round trip
+// (the run wakes it): what a user waits for before their first answer.
+func firstOutput(ctx context.Context, c *client.Client, name string) (time.Duration, error) {
+	start := time.Now()
+	if _, _, err := c.Create(ctx, client.CreateRequest{Name: name, SleepAfter: time.Hour}); err != nil {
+		return 0, err
+	}
+	r, err := c.Sandbox(name).Run(ctx, []string{"echo", "hi"}, client.RunOptions{})
+	if err != nil {
+		return 0, err
+	}
+	if string(r.Stdout) != "hi\n" || r.ExitCode != 0 {
+		return 0, fmt.Errorf("echo hi answered %q, exit %d", r.Stdout, r.ExitCode)
+	}
+	return time.Since(start), nil
+}
+
+// BenchmarkCreateToFirstOutput measures create → first output of `echo hi`
+// against `docker run --rm IMAGE echo hi` in the same run, one at a time.
+// Run with -benchtime=12x (task bench).
+func BenchmarkCreateToFirstOutput(b *testing.B) {
+	ctx := context.Background()
+	c := stack.Client()
+	names := destroyAfter(b, c)
+	var berth, docker []time.Duration
+	for i := 0; i < b.N; i++ {
+		n := fmt.Sprintf("bfo-%s-%d-%d", stack.HostID, time.Now().UnixNano()%1e6, i)
+		*names = append(*names, n)
+		d, err := firstOutput(ctx, c, n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		berth = append(berth, d)
+		start := time.Now()
+		if out, err := exec.Command("docker", "run", "--rm", "--label", "io.berth.bench=true", stacktest.TestImage, "echo", "hi").CombinedOutput(); err != nil {
+			b.Fatalf("docker run: %v: %s", err, out)
+		}
+		docker = append(docker, time.Since(start))
+	}
+	bp50, bp95 := percentiles(berth)
+	dp50, dp95 := percentiles(docker)
+	fmt.Printf("\ncreate→first output of echo hi over %d sandboxes (image %s cached, no warm pool)\n", len(berth), stacktest.TestImage)
+	fmt.Printf("  berth create+run        p50 %6.1f ms   p95 %6.1f ms\n", ms(bp50), ms(bp95))
+	fmt.Printf("  docker run --rm echo hi p50 %6.1f ms   p95 %6.1f ms\n", ms(dp50), ms(dp95))
+	fmt.Printf("  ratio                   p50 %.2fx  p95 %.2fx (goal without a pool <= 1.1x)\n\n", ms(bp50)/ms(dp50), ms(bp95)/ms(dp95))
+	b.ReportMetric(ms(bp50), "berth-p50-ms")
+	b.ReportMetric(ms(dp50), "docker-run-p50-ms")
+}
+
+// BenchmarkParallelCreateToFirstOutput creates 50 sandboxes at once, each
+// running `echo hi` as soon as it exists: every one must succeed, and p99
+// against p50 shows how evenly the host serves a burst. One burst per
+// run, whatever b.N (-benchtime=1x).
+func BenchmarkParallelCreateToFirstOutput(b *testing.B) {
+	ctx := context.Background()
+	c := stack.Client()
+	names := destroyAfter(b, c)
+	const parallel = 50
+	var mu sync.Mutex
+	var burst []time.Duration
+	var failed []error
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range parallel {
+		n := fmt.Sprintf("bfp-%s-%d-%d", stack.HostID, time.Now().UnixNano()%1e6, i)
+		*names = append(*names, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, err := firstOutput(ctx, c, n)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed = append(failed, fmt.Errorf("%s: %w", n, err))
+				return
+			}
+			burst = append(burst, d)
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	if len(failed) > 0 {
+		b.Fatalf("%d of %d parallel creates failed, first: %v", len(failed), parallel, failed[0])
+	}
+	sort.Slice(burst, func(i, j int) bool { return burst[i] < burst[j] })
+	p50, p99 := burst[len(burst)/2], burst[len(burst)*99/100]
+	fmt.Printf("%d parallel create→first output: all succeeded in %s; p50 %6.1f ms  p99 %6.1f ms  p99/p50 %.2f (goal <= 3)\n\n",
+		parallel, wall.Round(time.Millisecond), ms(p50), ms(p99), ms(p99)/ms(p50))
+	b.ReportMetric(ms(p99)/ms(p50), "burst-p99/p50")
+}
+
+// destroyAfter destroys, when the benchmark ends, the sandboxes whose
+// names it is given.
+func destroyAfter(b *testing.B, c *client.Client) *[]string {
+	var names []string
+	b.Cleanup(func() {
+		for _, n := range names {
+			_, _ = c.Destroy(context.Background(), n)
+		}
+	})
+	return &names
+}

@@ -1,0 +1,91 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/berthdev/berth/client"
+)
+
+// The preview tests' app (./previewapp), built once per run: a static
+// binary copied into each sandbox through the files API.
+var previewApp struct {
+	once sync.Once
+	bin  []byte
+	err  error
+}
+
+// installPreviewApp copies the app to /workspace/previewapp.
+func installPreviewApp(t *testing.T, ctx context.Context, sb *client.Sandbox) {
+	t.Helper()
+	previewApp.once.Do(func() {
+		dir, err := os.MkdirTemp("", "previewapp-")
+		if err != nil {
+			previewApp.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		out := filepath.Join(dir, "previewapp")
+		cmd := exec.Command("go", "build", "-o", out, "./previewapp")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			previewApp.err = &buildError{err: err, out: string(b)}
+			return
+		}
+		previewApp.bin, previewApp.err = os.ReadFile(out)
+	})
+	require.NoError(t, previewApp.err)
+	_, err := sb.WriteFile(ctx, "/workspace/previewapp", bytes.NewReader(previewApp.bin), client.WriteOptions{Mode: 0o755})
+	require.NoError(t, err)
+}
+
+type buildError struct {
+	err error
+	out string
+}
+
+func (e *buildError) Error() string { return "go build ./previewapp: " + e.err.Error() + "\n" + e.out }
+
+// startPreviewApp runs the app on ports (it lives until the container
+// stops).
+func startPreviewApp(t *testing.T, ctx context.Context, sb *client.Sandbox, ports ...string) {
+	t.Helper()
+	_, err := sb.Exec(ctx, append([]string{"/workspace/previewapp"}, ports...), client.ExecOptions{})
+	require.NoError(t, err)
+}
+
+// gatewayDialer dials the gateway whatever the host name asked for: a
+// browser resolves *.localhost to loopback by itself, Go's resolver does
+// not, and a WebSocket or HTTP/2 client sends the URL's host as the
+// request's Host (which preview routing reads).
+func gatewayDialer(gatewayURL string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	gw := strings.TrimPrefix(gatewayURL, "http://")
+	return func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{Timeout: 5 * time.Second}).DialContext(ctx, network, gw)
+	}
+}
+
+// previewHostURL is the host-routed URL of port of sandbox n on the
+// gateway at gatewayURL, with path.
+func previewHostURL(gatewayURL, n, port, path string) string {
+	_, gwPort, _ := net.SplitHostPort(strings.TrimPrefix(gatewayURL, "http://"))
+	return "http://" + port + "-" + n + ".localhost:" + gwPort + path
+}
+
+// previewClient is an HTTP/1.1 client of the gateway for app traffic (not
+// the API's spec-checking one) that reaches host-routed preview URLs.
+func previewClient(gatewayURL string) *http.Client {
+	return &http.Client{Transport: &http.Transport{DialContext: gatewayDialer(gatewayURL), ForceAttemptHTTP2: false},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}

@@ -1,0 +1,232 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"go.temporal.io/sdk/client"
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/hosts"
+	"github.com/berthdev/berth/workflows/contract"
+)
+
+// Default capacity overcommit: a sandbox's CPU and memory are ceilings,
+// not reservations, and most sandboxes idle far below them, so by default a
+// host offers more than it has. BERTH_HOST_CPUS and BERTH_HOST_MEMORY set
+// the capacity exactly.
+const (
+	defaultCPUOvercommit    = 8
+	defaultMemoryOvercommit = 2
+)
+
+// DefaultReconcileEvery paces the periodic reconciliation
+// (BERTH_RECONCILE_EVERY; "0" turns it off, leaving only the one at start).
+const DefaultReconcileEvery = 10 * time.Minute
+
+// startHosts gives the worker its part among many hosts: the registry
+// Place reads (acts.Hosts), this host's announcements, the Docker events
+// watcher that tells workflows their container died, the monitor that
+// tells them their host is lost, and periodic reconciliation.
+func startHosts(ctx context.Context, c client.Client, acts *activities.Activities, backups blob.Store, version string, log *zap.Logger) error {
+	capacity, err := hostCapacity(ctx, acts.Docker)
+	if err != nil {
+		return err
+	}
+	every, err := reconcileEvery()
+	if err != nil {
+		return err
+	}
+	acts.Hosts = hosts.New(backups)
+	a := &announcer{reg: acts.Hosts, docker: acts.Docker, log: log.Named("hosts"), limits: map[string]hosts.Resources{},
+		rec: hosts.Record{ID: acts.HostID, Version: version, Addr: os.Getenv("BERTH_HOST_ADDR"), Capacity: capacity}}
+	log.Info("host capacity", zap.Int64("milliCpu", capacity.MilliCPU), zap.Int64("memoryMiB", capacity.MemoryMiB))
+	go a.run(ctx)
+	go (&exitWatcher{c: c, docker: acts.Docker, host: acts.HostID, namespace: acts.Namespace, log: log.Named("exits")}).run(ctx)
+	go (&lostMonitor{c: c, reg: acts.Hosts, self: acts.HostID, namespace: acts.Namespace, log: log.Named("host-loss"),
+		signalled: map[string]time.Time{}, quietUntil: map[string]time.Time{}}).run(ctx)
+	if every > 0 {
+		go reconcileEveryPeriod(ctx, c, acts, every)
+	}
+	return nil
+}
+
+// hostCapacity is BERTH_HOST_CPUS (vCPUs, e.g. "16" or "7.5") and
+// BERTH_HOST_MEMORY (MiB, or with a unit: "64GiB", "512MiB"), each
+// defaulting to what the Docker host has, overcommitted (see above).
+func hostCapacity(ctx context.Context, docker *dockerrt.Runtime) (hosts.Resources, error) {
+	var r hosts.Resources
+	cpus, mem := os.Getenv("BERTH_HOST_CPUS"), os.Getenv("BERTH_HOST_MEMORY")
+	if cpus == "" || mem == "" {
+		info, err := docker.Client().Info(ctx)
+		if err != nil {
+			return r, fmt.Errorf("docker info (for this host's capacity; BERTH_HOST_CPUS and BERTH_HOST_MEMORY set it): %w", err)
+		}
+		r = hosts.Resources{MilliCPU: int64(info.NCPU) * 1000 * defaultCPUOvercommit,
+			MemoryMiB: info.MemTotal >> 20 * defaultMemoryOvercommit}
+	}
+	if cpus != "" {
+		v, err := strconv.ParseFloat(cpus, 64)
+		if err != nil || v <= 0 || v > 1e6 {
+			return r, fmt.Errorf("BERTH_HOST_CPUS=%q: want a number of vCPUs > 0", cpus)
+		}
+		r.MilliCPU = int64(v * 1000)
+	}
+	if mem != "" {
+		v, err := parseMiB(mem)
+		if err != nil {
+			return r, fmt.Errorf("BERTH_HOST_MEMORY=%q: %w", mem, err)
+		}
+		r.MemoryMiB = v
+	}
+	return r, nil
+}
+
+// parseMiB reads "4096", "4096MiB", "64GiB" or "1TiB" as MiB.
+func parseMiB(s string) (int64, error) {
+	num, mul := s, int64(1)
+	for _, u := range []struct {
+		suffix string
+		mul    int64
+	}{{"TiB", 1 << 20}, {"GiB", 1 << 10}, {"MiB", 1}, {"T", 1 << 20}, {"G", 1 << 10}, {"M", 1}} {
+		if n, ok := strings.CutSuffix(s, u.suffix); ok {
+			num, mul = n, u.mul
+			break
+		}
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || v <= 0 || v > 1<<40/mul {
+		return 0, fmt.Errorf("want MiB > 0, or a number with MiB, GiB or TiB")
+	}
+	return v * mul, nil
+}
+
+func reconcileEvery() (time.Duration, error) {
+	v := os.Getenv("BERTH_RECONCILE_EVERY")
+	if v == "" {
+		return DefaultReconcileEvery, nil
+	}
+	if v == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < time.Second {
+		return 0, fmt.Errorf("BERTH_RECONCILE_EVERY=%q: want a duration >= 1s (e.g. 10m), or 0 for off", v)
+	}
+	return d, nil
+}
+
+// announcer writes this host's record every contract.HostAnnounceEvery.
+type announcer struct {
+	reg    *hosts.Registry
+	docker *dockerrt.Runtime
+	log    *zap.Logger
+	rec    hosts.Record
+	// limits caches each container's CPU and memory limits (fixed at
+	// create), so an announcement inspects only containers new since the
+	// last one.
+	limits  map[string]hosts.Resources
+	failing bool
+}
+
+func (a *announcer) run(ctx context.Context) {
+	t := time.NewTicker(contract.HostAnnounceEvery)
+	defer t.Stop()
+	for {
+		err := a.announce(ctx)
+		if err != nil && !a.failing && ctx.Err() == nil {
+			a.log.Warn("cannot announce this host; other workers will think it lost after "+contract.HostLostAfter.String(), zap.Error(err))
+		} else if err == nil && a.failing {
+			a.log.Info("announcing this host again")
+		}
+		a.failing = err != nil
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// announce counts this host's sandbox containers (every one that exists
+// and has not exited holds its limits) and writes the record.
+func (a *announcer) announce(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, contract.HostAnnounceEvery*2)
+	defer cancel()
+	cs, err := a.docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(
+		filters.Arg("label", dockerrt.LabelManaged+"=true"), filters.Arg("label", dockerrt.LabelHost+"="+a.rec.ID))})
+	if err != nil {
+		return fmt.Errorf("list containers: %w", err)
+	}
+	rec := a.rec
+	seen := map[string]bool{}
+	for _, ct := range cs {
+		name := ct.Labels[dockerrt.LabelSandbox]
+		if name == "" || ct.State == "exited" || ct.State == "dead" {
+			continue
+		}
+		lim, err := a.limitsOf(ctx, ct.ID)
+		if err != nil {
+			continue // removed meanwhile
+		}
+		seen[ct.ID] = true
+		rec.Used = rec.Used.Add(lim)
+		rec.Sandboxes = append(rec.Sandboxes, name)
+	}
+	for id := range a.limits {
+		if !seen[id] {
+			delete(a.limits, id)
+		}
+	}
+	slices.Sort(rec.Sandboxes)
+	rec.Sandboxes = slices.Compact(rec.Sandboxes)
+	return a.reg.Announce(ctx, rec)
+}
+
+func (a *announcer) limitsOf(ctx context.Context, id string) (hosts.Resources, error) {
+	if lim, ok := a.limits[id]; ok {
+		return lim, nil
+	}
+	info, err := a.docker.Client().ContainerInspect(ctx, id)
+	if err != nil {
+		return hosts.Resources{}, err
+	}
+	var lim hosts.Resources
+	if info.HostConfig != nil {
+		// Rounded as hosts.Need rounds an instance type (1/16 vCPU: 63).
+		lim = hosts.Resources{MilliCPU: (info.HostConfig.NanoCPUs + 5e5) / 1e6, MemoryMiB: info.HostConfig.Memory >> 20}
+	}
+	a.limits[id] = lim
+	return lim, nil
+}
+
+// reconcileEveryPeriod runs Reconcile again every period while the worker
+// runs, so objects left by a sandbox that moved to another host or was
+// destroyed while this host was up go without a restart. Reconcile keeps
+// whatever an activity may be working on (see its comment), so it may run
+// beside them.
+func reconcileEveryPeriod(ctx context.Context, c client.Client, acts *activities.Activities, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	log := acts.Log.Named("reconcile")
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := Reconcile(ctx, c, acts.Docker, acts.HostID, acts.Namespace, log); err != nil && ctx.Err() == nil {
+			log.Warn("periodic reconcile skipped", zap.Error(err))
+		}
+	}
+}
