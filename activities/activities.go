@@ -52,6 +52,9 @@ type Activities struct {
 	// Temporal reads closed runs' histories, which ArchiveEvents copies
 	// to Backups.
 	Temporal client.Client
+	// Route is this host's proxy (BERTH_HOST_ADDR), recorded on every
+	// container it boots so gateways elsewhere reach it; "" dials Addr.
+	Route string
 	// Hosts is the host registry Place reads and reserves room in.
 	Hosts *hosts.Registry
 

@@ -48,7 +48,7 @@ func (a *Activities) Boot(ctx context.Context, in contract.BootInput) (contract.
 			return contract.BootResult{}, fmt.Errorf("egress: %w", err)
 		}
 	}
-	c := contract.Container{ID: id, Host: a.HostID, Addr: net.JoinHostPort(ip, contract.SupervisorPort), BootID: in.BootID}
+	c := contract.Container{ID: id, Host: a.HostID, Addr: net.JoinHostPort(ip, contract.SupervisorPort), BootID: in.BootID, Route: a.Route}
 	if err := a.serve(ctx, c, in.Env); err != nil {
 		a.undoBoot(ctx, in, id)
 		return contract.BootResult{}, err

@@ -266,7 +266,7 @@ func dialPort(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
 	w, _ := ctx.Value(previewWaitKey{}).(*previewWait)
 	for {
-		conn, err := d.DialContext(ctx, network, addr)
+		conn, err := dialContainer(ctx, &d, network, addr)
 		if err == nil || w == nil || !errors.Is(err, syscall.ECONNREFUSED) {
 			return conn, err
 		}
@@ -316,6 +316,5 @@ func (s *Server) awaitTarget(ctx context.Context, name string, port int) (string
 	if err != nil {
 		return "", err
 	}
-	host, _, _ := net.SplitHostPort(t.addr)
-	return net.JoinHostPort(host, strconv.Itoa(port)), nil
+	return portAddr(t, port), nil
 }

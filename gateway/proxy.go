@@ -149,7 +149,7 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 	if r, ok := body.(*bytes.Reader); ok {
 		_, _ = r.Seek(0, io.SeekStart)
 	}
-	u := "http://" + t.addr + path
+	u := t.url(path)
 	if in.URL.RawQuery != "" {
 		u += "?" + in.URL.RawQuery
 	}
@@ -166,7 +166,14 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 		out.ContentLength = in.ContentLength
 	}
 	out.Header.Set("Authorization", t.auth)
-	return s.supervisors.Do(out)
+	resp, err := s.supervisors.Do(out)
+	if err == nil {
+		if err = hostProxyRefusal(resp); err != nil {
+			resp.Body.Close()
+			return nil, err
+		}
+	}
+	return resp, err
 }
 
 // stream copies the supervisor's answer, flushing as bytes arrive so that

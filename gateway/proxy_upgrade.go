@@ -29,12 +29,14 @@ func (s *Server) proxyUpgrade(c echo.Context, name, path string) error {
 	}
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(&url.URL{Scheme: "http", Host: t.addr})
-			pr.Out.URL.Path, pr.Out.URL.RawPath = path, ""
+			u, _ := url.Parse(t.url(path)) // path is the escaped path the client sent
+			pr.SetURL(&url.URL{Scheme: u.Scheme, Host: u.Host})
+			pr.Out.URL.Path, pr.Out.URL.RawPath = u.Path, u.RawPath
 			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
 			pr.Out.Header.Set("Authorization", t.auth)
 		},
-		Transport: s.supervisors.Transport,
+		Transport:      s.supervisors.Transport,
+		ModifyResponse: hostProxyRefusal,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			s.targets.drop(name)
 			s.log.Info("terminal connection to supervisor failed", zap.String("sandbox", name), zap.Error(err))

@@ -108,7 +108,7 @@ func New(o Options) *Server {
 		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter, backups: o.Backups,
 		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets}
 	s.preview = newPreviewState(o.Preview)
-	s.supervisors = &http.Client{Transport: supervisorTransport()}
+	s.supervisors = &http.Client{Transport: supervisorTransport(o.Secret)}
 	s.streamBufs.New = func() any { b := make([]byte, 256<<10); return &b }
 	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace, Archive: o.Backups}, eventlog.DefaultBuffer)
 	e := echo.New()

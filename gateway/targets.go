@@ -2,13 +2,16 @@ package gateway
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/auth"
+	"github.com/berthdev/berth/internal/hosttls"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -16,6 +19,19 @@ import (
 type target struct {
 	addr, bootID string
 	auth         string // "Bearer <token>": derived once per boot, not per request
+	// route is the host proxy of the container's worker (another
+	// machine): requests go there, over TLS, naming the container.
+	route, container string
+	tls              *tls.Config // trusts the hosts' authority
+}
+
+// url of a supervisor path: the container's address on one host, its
+// host's proxy when it has a route.
+func (t target) url(path string) string {
+	if t.route != "" {
+		return "https://" + t.route + hosttls.RoutedPath(t.container, path)
+	}
+	return "http://" + t.addr + path
 }
 
 // targets caches each sandbox's supervisor address and boot id so the hot
@@ -80,9 +96,19 @@ func (s *Server) resolve(ctx context.Context, name string, wake bool) (target, e
 		}
 	}
 	t := target{addr: v.Container.Addr, bootID: v.Container.BootID,
-		auth: "Bearer " + auth.SupervisorToken(s.secret, v.Container.BootID)}
+		auth:  "Bearer " + auth.SupervisorToken(s.secret, v.Container.BootID),
+		route: v.Container.Route, container: v.Container.ID,
+		tls: s.hostTLS()}
 	s.targets.put(name, t)
 	return t, nil
+}
+
+// hostTLS is how this gateway's transport trusts host proxies.
+func (s *Server) hostTLS() *tls.Config {
+	if t, ok := s.supervisors.Transport.(*http.Transport); ok {
+		return t.TLSClientConfig
+	}
+	return nil
 }
 
 func unavailable(msg string) *api.Error {
@@ -91,8 +117,10 @@ func unavailable(msg string) *api.Error {
 	return e
 }
 
-// supervisorTransport pools keep-alive connections to supervisors.
-func supervisorTransport() *http.Transport {
+// supervisorTransport pools keep-alive connections to supervisors and to
+// the host proxies of other machines, which answer with a certificate of
+// the hosts' authority derived from secret (and no other).
+func supervisorTransport(secret string) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 64
 	t.IdleConnTimeout = 90 * time.Second
@@ -100,5 +128,29 @@ func supervisorTransport() *http.Transport {
 	t.DisableCompression = true
 	// A replaced container's address may not answer at all: fail fast.
 	t.DialContext = (&net.Dialer{Timeout: 2 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	// HTTP/1.1 to host proxies: terminals upgrade their connection.
+	t.ForceAttemptHTTP2 = false
+	if tc, err := hosttls.ClientConfig(secret); err == nil {
+		t.TLSClientConfig = tc
+	}
 	return t
+}
+
+// errHostProxy is an answer a host proxy gave itself (hosttls.ProxyHeader):
+// the container is not where the route says, or did not answer there.
+type errHostProxy struct {
+	status int
+	code   string
+}
+
+func (e errHostProxy) Error() string {
+	return "host proxy answered " + strconv.Itoa(e.status) + " " + e.code
+}
+
+// hostProxyRefusal returns the host proxy's own refusal in resp, if it is one.
+func hostProxyRefusal(resp *http.Response) error {
+	if code := resp.Header.Get(hosttls.ProxyHeader); code != "" {
+		return errHostProxy{status: resp.StatusCode, code: code}
+	}
+	return nil
 }

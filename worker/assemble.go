@@ -30,6 +30,9 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 	if err != nil {
 		return err
 	}
+	if err := cfg.ValidateHostAddr(); err != nil {
+		return err
+	}
 	// Paths under the data dir become bind mounts (the egress trust
 	// bundle), which Docker takes only absolute; `berth dev` passes a
 	// relative ".berth".
@@ -65,6 +68,12 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 		SupervisorEnv: supEnv,
 		NoDiskLimits:  cfg.NoDiskLimits,
 		Temporal:      c, // ArchiveEvents reads closed runs
+	}
+	if cfg.HostAddr != "" {
+		acts.Route = cfg.HostAddr
+		if err := serveHostProxy(ctx, cfg.HostAddr, newHostProxy(docker, cfg.HostID, cfg.Namespace, cfg.Secret, log.Named("hostproxy")), cfg.Secret); err != nil {
+			return err
+		}
 	}
 	if !cfg.NoNetGuard {
 		acts.NetGuard = (&netGuard{docker: docker, log: log.Named("netguard"), egress: !cfg.NoEgress}).Ensure

@@ -141,6 +141,7 @@ func workerCmd() *cobra.Command {
 	serverFlags(fs, &cfg)
 	temporalTLSFlags(fs, &cfg.TemporalTLS)
 	fs.StringVar(&cfg.HostID, "host-id", cfg.HostID, "this host's id: its task queue is berth-host-<id> (BERTH_HOST_ID)")
+	fs.StringVar(&cfg.HostAddr, "host-addr", cfg.HostAddr, "host:port gateways on other machines reach this host's sandboxes at, over TLS (BERTH_HOST_ADDR)")
 	fs.StringVar(&cfg.Supervisor, "supervisor", cfg.Supervisor, "path of the berth-supervisor binary (BERTH_SUPERVISOR)")
 	fs.StringVar(&cfg.DefaultImage, "default-image", cfg.DefaultImage, "sandbox image (BERTH_DEFAULT_IMAGE)")
 	cmd.SetUsageFunc(serverUsage)

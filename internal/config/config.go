@@ -50,6 +50,9 @@ type Config struct {
 	// TemporalTLS is how this process authenticates to Temporal
 	// (TEMPORAL_TLS_*, TEMPORAL_API_KEY); empty means plaintext.
 	TemporalTLS TemporalTLS
+	// HostAddr (BERTH_HOST_ADDR, "host:port") is where a worker's host
+	// proxy listens and what it announces (hostaddr.go).
+	HostAddr string
 	// Preview is how the gateway serves preview URLs (BERTH_PREVIEW_*).
 	Preview Preview
 }
@@ -81,6 +84,7 @@ func FromEnv() Config {
 		EgressDNS:         os.Getenv("BERTH_EGRESS_DNS"),
 		EgressExtraCA:     os.Getenv("BERTH_EGRESS_EXTRA_CA"),
 		TemporalTLS:       temporalTLSFromEnv(),
+		HostAddr:          os.Getenv("BERTH_HOST_ADDR"),
 		Preview:           previewFromEnv(),
 	}
 	if d, err := time.ParseDuration(os.Getenv("BERTH_BACKUP_TTL")); err == nil && d > 0 {

@@ -84,11 +84,17 @@ func (r *Replica) Logs() string { return r.s.Logs(r.log) }
 
 // spawnAs starts `berth role` with env, logging to <Dir>/<log>.log.
 func (s *Stack) spawnAs(role, log string, env []string) (*exec.Cmd, error) {
-	logf, err := os.OpenFile(filepath.Join(s.Dir, log+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	return startLogged(filepath.Join(s.Dir, log+".log"), env, s.Bin, role)
+}
+
+// startLogged starts argv in its own process group with env added to this
+// process's, its output appended to logPath.
+func startLogged(logPath string, env []string, argv ...string) (*exec.Cmd, error) {
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(s.Bin, role)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -39,6 +39,10 @@ type Options struct {
 	// default 127.0.0.1. "0.0.0.0" is the production layout, where workers
 	// reach Temporal over the network.
 	ListenIP string
+	// Hosts prepares the stack for AddHost (hosts.go): a network for the
+	// hosts, Temporal's frontend reachable on it, backups in one store all
+	// hosts share (a directory here, as S3 would be).
+	Hosts bool
 }
 
 // Stack is one running Berth.
@@ -55,6 +59,10 @@ type Stack struct {
 	worker, gateway      *exec.Cmd
 	Temporal             client.Client
 	Docker               *dockerrt.Runtime
+
+	net           *hostNet // Options.Hosts
+	temporalRelay string   // Temporal's frontend on the hosts' network
+	hosts         []*Host
 
 	checkedOnce sync.Once
 	checked     *http.Server // see CheckedURL
@@ -93,6 +101,14 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	if s.temporal, err = devserver.Start(ctx, devserver.Options{CLI: s.cli, Dir: filepath.Join(dir, "temporal"), IP: ip, UIPort: -1}); err != nil {
 		return nil, err
 	}
+	var hostsEnv []string
+	if o.Hosts {
+		if err := s.prepareHosts(); err != nil {
+			s.Close()
+			return nil, err
+		}
+		hostsEnv = []string{"BERTH_BACKUP_URL=file://" + filepath.Join(dir, "data", "backups")}
+	}
 	if s.Temporal, err = client.Dial(client.Options{HostPort: s.temporal.Address()}); err != nil {
 		s.Close()
 		return nil, err
@@ -108,7 +124,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		"TEMPORAL_ADDRESS=" + s.temporal.Address(), "BERTH_SECRET=" + s.Secret, "BERTH_TOKEN=" + s.Token,
 		"BERTH_HOST_ID=" + s.HostID, "BERTH_SUPERVISOR=" + s.Supervisor, "BERTH_DEFAULT_IMAGE=" + TestImage,
 		"BERTH_DATA_DIR=" + filepath.Join(dir, "data"), "BERTH_LISTEN=" + s.listen, "BERTH_LOG_LEVEL=warn",
-	}, o.Env...)
+	}, append(hostsEnv, o.Env...)...)
 	if err := s.StartWorker(); err != nil {
 		s.Close()
 		return nil, err
@@ -276,6 +292,13 @@ func (s *Stack) Logs(role string) string {
 func (s *Stack) Close() {
 	if s.checked != nil {
 		s.checked.Close()
+	}
+	// Hosts first, while Temporal still answers their workers' goodbyes.
+	for _, h := range s.hosts {
+		h.close()
+	}
+	if s.net != nil {
+		s.net.remove()
 	}
 	s.StopGateway(syscall.SIGTERM)
 	s.StopWorker(syscall.SIGTERM)

@@ -1,0 +1,491 @@
+package stacktest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/client"
+
+	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/hosts"
+	"github.com/berthdev/berth/internal/hosttls"
+)
+
+// HostProxyPort is where every netns host's proxy listens (each host has
+// its own network namespace, so they never collide).
+const HostProxyPort = "7443"
+
+// Host is one more Docker host of a stack, as another machine would be:
+// its own network namespace (reaching the stack only through the hosts'
+// network, see hostNet), its own dockerd (own data, exec root, containerd
+// namespace, vfs storage) and its own `berth worker` with a host proxy on
+// BERTH_HOST_ADDR. Its sandboxes' bridge addresses are unreachable from the
+// stack's namespace, as they would be from another machine: the gateway
+// reaches them only through the route.
+type Host struct {
+	ID     string // BERTH_HOST_ID, also the io.berth.host label of its sandboxes
+	Name   string
+	IP     string // on the hosts' network
+	Route  string // BERTH_HOST_ADDR: IP:HostProxyPort
+	Docker *client.Client
+	// Up is how long AddHost took (network, dockerd, image, worker, proxy).
+	Up time.Duration
+
+	s          *Stack
+	ns, veth   string
+	dir, sock  string
+	cgroup     string // --cgroup-parent of its containers
+	dockerd    *exec.Cmd
+	worker     *exec.Cmd
+	workerEnv  []string
+	workerLogs string
+}
+
+// prepareHosts makes the hosts' network and the relay to Temporal on it.
+func (s *Stack) prepareHosts() error {
+	var err error
+	if s.net, err = newHostNet(); err != nil {
+		return err
+	}
+	s.temporalRelay, err = s.net.relay(s.temporal.Address())
+	return err
+}
+
+// ExposeToHosts makes a service of this namespace (e.g. an S3 server on
+// loopback) reachable from the hosts: it returns the address on the hosts'
+// network that relays to addr, for a host worker's environment.
+func (s *Stack) ExposeToHosts(addr string) (string, error) {
+	if s.net == nil {
+		return "", fmt.Errorf("the stack was started without Options.Hosts")
+	}
+	return s.net.relay(addr)
+}
+
+// AddHost brings up a host named name (a short [a-z0-9] word) on a stack
+// started with Options.Hosts; env is added to its worker's (e.g. its
+// capacity). The stack's Close removes it.
+func (s *Stack) AddHost(ctx context.Context, name string, env ...string) (*Host, error) {
+	if s.net == nil {
+		return nil, fmt.Errorf("the stack was started without Options.Hosts")
+	}
+	start := time.Now()
+	k := s.net.claim()
+	h := &Host{ID: s.HostID + "-" + name, Name: name, IP: fmt.Sprintf("%s.%d", s.net.subnet, k+1), s: s,
+		ns: fmt.Sprintf("%sn%d", s.net.prefix, k), veth: fmt.Sprintf("%sv%d", s.net.prefix, k),
+		dir: filepath.Join(s.Dir, "h", name), cgroup: fmt.Sprintf("%sc%d", s.net.prefix, k)}
+	h.Route = net.JoinHostPort(h.IP, HostProxyPort)
+	h.sock = filepath.Join(h.dir, "docker.sock")
+	h.workerLogs = filepath.Join(h.dir, "worker.log")
+	s.hosts = append(s.hosts, h)
+	if err := os.MkdirAll(h.dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := h.plug(); err != nil {
+		return nil, err
+	}
+	if err := h.startDockerd(ctx); err != nil {
+		return nil, err
+	}
+	if err := h.loadImage(ctx); err != nil {
+		return nil, err
+	}
+	h.workerEnv = append(append([]string{}, s.env...),
+		"TEMPORAL_ADDRESS="+s.temporalRelay, "BERTH_HOST_ID="+h.ID, "BERTH_HOST_ADDR="+h.Route, "DOCKER_HOST=unix://"+h.sock,
+		"BERTH_DATA_DIR="+filepath.Join(h.dir, "data"),
+		// Plain volumes: a disk is a loop mount in the one mount namespace
+		// every host here shares, which a SIGKILLed host would leave behind.
+		"BERTH_DISK_LIMITS=off")
+	h.workerEnv = append(h.workerEnv, env...)
+	if err := h.StartWorker(ctx); err != nil {
+		return nil, err
+	}
+	h.Up = time.Since(start)
+	return h, nil
+}
+
+// plug makes the namespace and its veth on the hosts' network.
+func (h *Host) plug() error {
+	peer := h.veth + "p"
+	for _, c := range [][]string{
+		{"ip", "netns", "add", h.ns},
+		{"ip", "link", "add", h.veth, "type", "veth", "peer", "name", peer},
+		{"ip", "link", "set", peer, "netns", h.ns},
+		{"ip", "link", "set", h.veth, "master", h.s.net.bridge},
+		{"ip", "link", "set", h.veth, "up"},
+		{"ip", "-n", h.ns, "link", "set", peer, "name", "eth0"},
+		{"ip", "-n", h.ns, "addr", "add", h.IP + "/24", "dev", "eth0"},
+		{"ip", "-n", h.ns, "link", "set", "eth0", "up"},
+		{"ip", "-n", h.ns, "link", "set", "lo", "up"},
+		{"ip", "-n", h.ns, "route", "add", "default", "via", h.s.net.Gateway()},
+	} {
+		if err := run(c[0], c[1:]...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inNS is argv run in the host's network namespace. nsenter, not `ip
+// netns exec`, whose fresh /sys hides the cgroups from dockerd.
+func (h *Host) inNS(argv ...string) []string {
+	return append([]string{"nsenter", "--net=/var/run/netns/" + h.ns}, argv...)
+}
+
+func (h *Host) startDockerd(ctx context.Context) error {
+	conf := filepath.Join(h.dir, "daemon.json")
+	// Its own (empty) configuration: the machine's daemon.json names the
+	// main daemon's data root and storage driver.
+	if err := os.WriteFile(conf, []byte("{}\n"), 0o644); err != nil {
+		return err
+	}
+	var err error
+	h.dockerd, err = startLogged(filepath.Join(h.dir, "dockerd.log"), nil, h.inNS("dockerd",
+		"--config-file", conf, "--data-root", filepath.Join(h.dir, "docker"), "--exec-root", filepath.Join(h.dir, "x"),
+		"-H", "unix://"+h.sock, "--pidfile", filepath.Join(h.dir, "docker.pid"),
+		"--containerd-namespace", h.ns, "--containerd-plugins-namespace", h.ns+"p",
+		"--storage-driver=vfs", "--cgroup-parent=/"+h.cgroup)...)
+	if err != nil {
+		return err
+	}
+	if h.Docker == nil {
+		if h.Docker, err = client.NewClientWithOpts(client.WithHost("unix://"+h.sock), client.WithAPIVersionNegotiation()); err != nil {
+			return err
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		_, err = h.Docker.Ping(pctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("dockerd of host %s did not answer: %v\n%s", h.Name, err, h.Logs("dockerd"))
+}
+
+// loadImage copies the test image from the machine's daemon: the host's
+// daemon starts with none and reaches no registry.
+func (h *Host) loadImage(ctx context.Context) error {
+	rc, err := h.s.Docker.Client().ImageSave(ctx, []string{TestImage})
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	resp, err := h.Docker.ImageLoad(ctx, rc)
+	if err != nil {
+		return fmt.Errorf("load %s into host %s: %w", TestImage, h.Name, err)
+	}
+	defer resp.Body.Close()
+	_, err = bytes.NewBuffer(nil).ReadFrom(resp.Body)
+	return err
+}
+
+// StartWorker starts the host's worker and waits until its proxy answers
+// on the route, from the stack's namespace (as a gateway would reach it).
+func (h *Host) StartWorker(ctx context.Context) error {
+	var err error
+	if h.worker, err = startLogged(h.workerLogs, h.workerEnv, h.inNS(h.s.Bin, "worker")...); err != nil {
+		return err
+	}
+	tc, err := hosttls.ClientConfig(h.s.Secret)
+	if err != nil {
+		return err
+	}
+	hc := &http.Client{Timeout: time.Second, Transport: &http.Transport{TLSClientConfig: tc}}
+	defer hc.CloseIdleConnections()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if resp, err := hc.Get("https://" + h.Route + "/healthz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		if !alive(h.worker) {
+			return fmt.Errorf("the worker of host %s exited: %s", h.Name, h.Logs("worker"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("the host proxy of %s did not answer on %s: %s", h.Name, h.Route, h.Logs("worker"))
+}
+
+// RollWorker upgrades the host's worker the rolling way: a new one starts
+// beside the running one (both poll the host's queue and listen on its
+// address), then the old one gets SIGTERM.
+func (h *Host) RollWorker(ctx context.Context) error {
+	old := h.worker
+	var err error
+	if h.worker, err = startLogged(h.workerLogs, h.workerEnv, h.inNS(h.s.Bin, "worker")...); err != nil {
+		return err
+	}
+	// The old one answers on the address until the new one listens too.
+	deadline := time.Now().Add(60 * time.Second)
+	for !listens(h.worker.Process.Pid, HostProxyPort) {
+		if time.Now().After(deadline) || !alive(h.worker) {
+			return fmt.Errorf("the new worker of host %s did not come up: %s", h.Name, h.Logs("worker"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop(old, syscall.SIGTERM)
+	return nil
+}
+
+// listens: process pid holds a listening TCP socket on port (in its
+// network namespace's table, one of the sockets among its descriptors).
+func listens(pid int, port string) bool {
+	p, _ := strconv.Atoi(port)
+	want := fmt.Sprintf(":%04X ", p)
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/tcp", pid))
+	if err != nil {
+		return false
+	}
+	inodes := map[string]bool{}
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		// local_address, state 0A (LISTEN), inode
+		if len(f) > 9 && strings.HasSuffix(f[1]+" ", want) && f[3] == "0A" {
+			inodes["socket:["+f[9]+"]"] = true
+		}
+	}
+	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
+	for _, fd := range fds {
+		if l, err := os.Readlink(fd); err == nil && inodes[l] {
+			return true
+		}
+	}
+	return false
+}
+
+// StopWorker ends the host's worker with sig (its daemon and sandboxes
+// keep running).
+func (h *Host) StopWorker(sig syscall.Signal) { stop(h.worker, sig) }
+
+// WorkerPID is the pid of the host's worker (0 if none).
+func (h *Host) WorkerPID() int { return pidOf(h.worker) }
+
+// Kill is the machine dying: worker, dockerd, its containerd, every
+// process of its containers and their shims, SIGKILLed by pid.
+func (h *Host) Kill() {
+	for _, c := range []*exec.Cmd{h.worker, h.dockerd} {
+		if pid := pidOf(c); pid > 0 {
+			_ = syscall.Kill(-pid, syscall.SIGKILL) // its process group: nsenter execs, so pid is the process
+		}
+	}
+	stop(h.worker, syscall.SIGKILL)
+	stop(h.dockerd, syscall.SIGKILL)
+	// Again until none is left: a process may fork between a look and a
+	// kill (a shim starting a task, a sandbox's child).
+	var killed []int
+	for range 100 {
+		live := h.Processes()
+		if len(live) == 0 {
+			break
+		}
+		for _, pid := range live {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		killed = append(killed, live...)
+		time.Sleep(20 * time.Millisecond)
+	}
+	reap(killed)
+	// A dead containerd may linger as a zombie whose pid the restarted
+	// daemon would take for a live one and wait on forever.
+	_ = os.Remove(filepath.Join(h.dir, "x", "containerd", "containerd.pid"))
+}
+
+// reap collects the strays that were reparented to this process (no
+// zombies left behind by a long test run).
+func reap(pids []int) {
+	for _, pid := range pids {
+		for range 20 {
+			var ws syscall.WaitStatus
+			got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+			if got == pid || err != nil { // reaped, or not our child
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// Restart brings a killed host back: its daemon on the same data, then its
+// worker.
+func (h *Host) Restart(ctx context.Context) error {
+	if err := h.startDockerd(ctx); err != nil {
+		return err
+	}
+	return h.StartWorker(ctx)
+}
+
+// strays are the processes a host leaves when its daemon dies: its
+// containerd (pid file in its exec root), the shims of its containerd
+// namespace and what runs in its containers' cgroups.
+func (h *Host) strays() []int {
+	var pids []int
+	if b, err := os.ReadFile(filepath.Join(h.dir, "x", "containerd", "containerd.pid")); err == nil {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	tasks, _ := filepath.Glob(filepath.Join("/sys/fs/cgroup/pids", h.cgroup, "*", "cgroup.procs"))
+	for _, f := range tasks {
+		pids = append(pids, readPids(f)...)
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	want := []byte("\x00-namespace\x00" + h.ns + "\x00")
+	for _, f := range procs {
+		b, err := os.ReadFile(f)
+		if err == nil && bytes.Contains(b, []byte("containerd-shim")) && bytes.Contains(b, want) {
+			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
+
+func readPids(path string) []int {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []int
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if pid, err := strconv.Atoi(sc.Text()); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// Logs returns the tail of the host's "worker" or "dockerd" log.
+func (h *Host) Logs(role string) string {
+	b, _ := os.ReadFile(filepath.Join(h.dir, role+".log"))
+	if len(b) > 8000 {
+		b = b[len(b)-8000:]
+	}
+	return string(b)
+}
+
+// close removes everything the host made: its containers, processes,
+// mounts, namespace, veth and files.
+func (h *Host) close() {
+	h.StopWorker(syscall.SIGTERM)
+	if alive(h.dockerd) && h.Docker != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cs, _ := h.Docker.ContainerList(ctx, container.ListOptions{All: true})
+		for _, c := range cs {
+			_ = h.Docker.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
+		}
+		cancel()
+		stop(h.dockerd, syscall.SIGTERM)
+	}
+	h.Kill() // whatever is left
+	if h.Docker != nil {
+		h.Docker.Close()
+	}
+	unmountUnder(h.dir)
+	_ = run("ip", "netns", "del", h.ns)
+	_ = run("ip", "link", "del", h.veth) // gone with the namespace's end; a half-made host may hold it
+	removeCgroups(h.cgroup)
+	_ = os.RemoveAll(h.dir)
+}
+
+// unmountUnder lazily unmounts every mount below dir, deepest first (a
+// killed dockerd leaves its network namespaces' and volumes' mounts).
+func unmountUnder(dir string) {
+	b, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		return
+	}
+	var mps []string
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) > 1 && strings.HasPrefix(f[1], dir+"/") {
+			mps = append(mps, f[1])
+		}
+	}
+	slices.SortFunc(mps, func(a, b string) int { return len(b) - len(a) })
+	for _, mp := range mps {
+		_ = syscall.Unmount(mp, syscall.MNT_DETACH)
+	}
+}
+
+// removeCgroups removes the cgroup parent of a host's containers (and any
+// container cgroup a killed daemon left) from every hierarchy.
+func removeCgroups(parent string) {
+	dirs, _ := filepath.Glob(filepath.Join("/sys/fs/cgroup", "*", parent))
+	for _, d := range dirs {
+		kids, _ := filepath.Glob(filepath.Join(d, "*", "cgroup.procs"))
+		for _, k := range kids {
+			_ = os.Remove(filepath.Dir(k))
+		}
+		_ = os.Remove(d)
+	}
+}
+
+func alive(cmd *exec.Cmd) bool {
+	pid := pidOf(cmd)
+	return pid > 0 && syscall.Kill(pid, 0) == nil
+}
+
+// HostTLS is the TLS client configuration a gateway uses for routes (for
+// tests that speak to a host proxy themselves).
+func (s *Stack) HostTLS() (*tls.Config, error) { return hosttls.ClientConfig(s.Secret) }
+
+// Hosts are the hosts AddHost brought up, in order.
+func (s *Stack) Hosts() []*Host { return s.hosts }
+
+// Remove takes the host away for good before the stack closes (everything
+// close removes), e.g. at the end of the test that added it. It is marked
+// draining first: the registry would show it live for HostLostAfter, and
+// a boot placed there meanwhile would wait out its schedule-to-start.
+func (h *Host) Remove() {
+	if store, err := blob.OpenFile(filepath.Join(h.s.Dir, "data", "backups")); err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = hosts.New(store).SetDraining(ctx, h.ID, true)
+		cancel()
+	}
+	h.close()
+	h.s.hosts = slices.DeleteFunc(h.s.hosts, func(o *Host) bool { return o == h })
+}
+
+// Processes are the host's live processes: worker, dockerd, containerd,
+// shims and what runs in its containers (none after Kill).
+func (h *Host) Processes() []int {
+	var live []int
+	for _, pid := range append([]int{pidOf(h.worker), pidOf(h.dockerd)}, h.strays()...) {
+		if pid > 0 && syscall.Kill(pid, 0) == nil && !zombie(pid) {
+			live = append(live, pid)
+		}
+	}
+	return live
+}
+
+// zombie: pid has exited and waits to be reaped by its parent.
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] == 'Z'
+}
