@@ -30,7 +30,7 @@ func capacityN(t *testing.T) int {
 		return n
 	}
 	if os.Getenv("BERTH_TEST_CAPACITY") == "full" {
-		return 400
+		return 500
 	}
 	return 20
 }
