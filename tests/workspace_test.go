@@ -15,7 +15,7 @@ import (
 )
 
 // s3Stack is a Berth whose backups go to a real versitygw S3 server.
-func s3Stack(t *testing.T) (*stacktest.Stack, *s3test.Server) {
+func s3Stack(t testing.TB) (*stacktest.Stack, *s3test.Server) {
 	t.Helper()
 	srv := s3test.Start(t) // sets the AWS and BERTH_S3_ENDPOINT env the children inherit
 	st, err := stacktest.Start(context.Background(), stacktest.Options{Env: []string{"BERTH_BACKUP_URL=" + srv.URL}})
@@ -24,19 +24,19 @@ func s3Stack(t *testing.T) (*stacktest.Stack, *s3test.Server) {
 	return st, srv
 }
 
-func workspaceDir(t *testing.T, st *stacktest.Stack, name string) string {
+func workspaceDir(t testing.TB, st *stacktest.Stack, name string) string {
 	t.Helper()
 	dir, err := st.Docker.VolumeMountpoint(context.Background(), "berth-ws-"+name)
 	require.NoError(t, err)
 	return dir
 }
 
-func removeVolume(t *testing.T, st *stacktest.Stack, name string) {
+func removeVolume(t testing.TB, st *stacktest.Stack, name string) {
 	t.Helper()
 	require.NoError(t, st.Docker.RemoveVolume(context.Background(), "berth-ws-"+name))
 }
 
-func lastBackup(t *testing.T, st *stacktest.Stack, name string) string {
+func lastBackup(t testing.TB, st *stacktest.Stack, name string) string {
 	t.Helper()
 	var v struct{ LastBackupID string }
 	st.Must(t, 200, "GET", "/v1/sandboxes/"+name, nil).JSON(t, &v)
