@@ -190,6 +190,16 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 	// One bound for waking the sandbox and for its port to accept.
 	pw := &previewWait{name: name, port: port, deadline: time.Now().Add(s.preview.wait), waited: s.preview.wait,
 		service: servingPort(e.services, port)}
+	pw.retarget = func(ctx context.Context) (string, error) {
+		s.targets.drop(name)
+		ctx, cancel := context.WithDeadline(ctx, pw.deadline)
+		defer cancel()
+		t, err := s.resolve(ctx, name, true)
+		if err != nil {
+			return "", err
+		}
+		return portAddr(t, port), nil
+	}
 	wctx, cancel := context.WithDeadline(ctx, pw.deadline)
 	addr, err := s.awaitTarget(wctx, name, port)
 	cancel()
@@ -256,6 +266,12 @@ type previewWait struct {
 	waited   time.Duration
 	service  string // the declared service on this port, if any
 	gaveUp   bool   // set by the dialer: nothing accepted before deadline
+	// retarget looks the sandbox up again (waking it) for a dial that
+	// failed other than by refusal: the cached address may be a container
+	// gone since (slept through another gateway, or within the ports
+	// cache's TTL). Used once per request.
+	retarget   func(context.Context) (string, error)
+	retargeted bool
 }
 
 // dialPort is the preview transport's dialer: a refused connection is
@@ -267,6 +283,14 @@ func dialPort(ctx context.Context, network, addr string) (net.Conn, error) {
 	w, _ := ctx.Value(previewWaitKey{}).(*previewWait)
 	for {
 		conn, err := dialContainer(ctx, &d, network, addr)
+		if err != nil && w != nil && !errors.Is(err, syscall.ECONNREFUSED) && w.retarget != nil && !w.retargeted && ctx.Err() == nil {
+			// Nothing was sent yet: dialing where the sandbox is now is safe.
+			w.retargeted = true
+			if again, rerr := w.retarget(ctx); rerr == nil {
+				addr = again
+				continue
+			}
+		}
 		if err == nil || w == nil || !errors.Is(err, syscall.ECONNREFUSED) {
 			return conn, err
 		}
