@@ -31,24 +31,8 @@ import (
 // running gateway.
 func connectedThenKilled(t *testing.T) client.Client {
 	t.Helper()
-	cli := os.Getenv("BERTH_TEMPORAL_CLI")
-	if cli == "" {
-		t.Skip("set BERTH_TEMPORAL_CLI to the Temporal CLI")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	dev, err := devserver.Start(ctx, devserver.Options{CLI: cli, Dir: t.TempDir(), UIPort: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(dev.Stop)
-	c, err := client.Dial(client.Options{HostPort: dev.Address(),
-		Logger: tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	if _, err := c.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
+	dev, c := devServer(t)
+	if _, err := c.CheckHealth(context.Background(), &client.CheckHealthRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	_ = syscall.Kill(dev.PID(), syscall.SIGKILL)
@@ -173,6 +157,13 @@ func TestLongUpdateOutlivesReachabilityProbes(t *testing.T) {
 
 // devClient is a client of a real Temporal dev server started for the test.
 func devClient(t *testing.T) client.Client {
+	_, c := devServer(t)
+	return c
+}
+
+// devServer starts a real Temporal dev server for the test, and a client
+// of it; both end with the test.
+func devServer(t *testing.T) (*devserver.Server, client.Client) {
 	t.Helper()
 	cli := os.Getenv("BERTH_TEMPORAL_CLI")
 	if cli == "" {
@@ -191,5 +182,5 @@ func devClient(t *testing.T) client.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	return c
+	return dev, c
 }
