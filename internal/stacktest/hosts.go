@@ -377,13 +377,7 @@ func readPids(path string) []int {
 }
 
 // Logs returns the tail of the host's "worker" or "dockerd" log.
-func (h *Host) Logs(role string) string {
-	b, _ := os.ReadFile(filepath.Join(h.dir, role+".log"))
-	if len(b) > 8000 {
-		b = b[len(b)-8000:]
-	}
-	return string(b)
-}
+func (h *Host) Logs(role string) string { return logTail(filepath.Join(h.dir, role+".log")) }
 
 // close removes everything the host made: its containers, processes,
 // mounts, namespace, veth and files.

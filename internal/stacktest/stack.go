@@ -280,8 +280,11 @@ func stop(cmd *exec.Cmd, sig syscall.Signal) {
 }
 
 // Logs returns the tail of a role's log, for failure messages.
-func (s *Stack) Logs(role string) string {
-	b, _ := os.ReadFile(filepath.Join(s.Dir, role+".log"))
+func (s *Stack) Logs(role string) string { return logTail(filepath.Join(s.Dir, role+".log")) }
+
+// logTail is the last 8000 bytes of a log file.
+func logTail(path string) string {
+	b, _ := os.ReadFile(path)
 	if len(b) > 8000 {
 		b = b[len(b)-8000:]
 	}
