@@ -63,7 +63,7 @@ func (s *Server) serviceStates(ctx context.Context, name string) map[string]api.
 	if err != nil {
 		return nil
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+t.addr+"/v1/services", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.url("/v1/services"), nil)
 	if err != nil {
 		return nil
 	}
