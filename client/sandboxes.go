@@ -87,6 +87,8 @@ type CreateRequest struct {
 	Env          map[string]string
 	// Egress is the egress policy; nil is the default (open).
 	Egress *EgressPolicy
+	// Services are declared at create; every boot starts them.
+	Services []Service
 }
 
 func (r CreateRequest) MarshalJSON() ([]byte, error) {
@@ -105,6 +107,9 @@ func (r CreateRequest) MarshalJSON() ([]byte, error) {
 	}
 	if r.Egress != nil {
 		w["egress"] = r.Egress
+	}
+	if len(r.Services) > 0 {
+		w["services"] = r.Services
 	}
 	return json.Marshal(w)
 }

@@ -28,6 +28,26 @@ type createRequest struct {
 	Env          map[string]*string `json:"env"`
 	Egress       json.RawMessage    `json:"egress"`
 	From         *api.ForkFrom      `json:"from"` // a fork (forks.go)
+	Services     []api.Service      `json:"services"`
+}
+
+// checkServices refuses a create's services as PUT .../services/{svc}
+// would refuse each, and a name declared twice.
+func checkServices(l []api.Service) *api.Error {
+	if len(l) > api.MaxServices {
+		return badRequest(fmt.Sprintf("services: at most %d per sandbox", api.MaxServices))
+	}
+	seen := map[string]bool{}
+	for i, svc := range l {
+		if err := svc.Check(); err != nil {
+			return badRequest(fmt.Sprintf("services[%d]: %v", i, err))
+		}
+		if seen[svc.Name] {
+			return badRequest(fmt.Sprintf("services[%d]: %q is declared twice", i, svc.Name))
+		}
+		seen[svc.Name] = true
+	}
+	return nil
 }
 
 // spec normalises a create request so that two identical creates compare
@@ -78,9 +98,15 @@ func (s *Server) create(c echo.Context) error {
 	if aerr != nil {
 		return aerr
 	}
+	if aerr := checkServices(req.Services); aerr != nil {
+		return aerr
+	}
 	memo := map[string]any{contract.MemoSpec: spec}
 	if egress != nil {
 		memo[contract.MemoSpecEgress] = egress
+	}
+	if len(req.Services) > 0 {
+		memo[contract.MemoSpecServices] = req.Services
 	}
 	ctx := c.Request().Context()
 	var origin *contract.ForkOrigin
@@ -93,7 +119,7 @@ func (s *Server) create(c echo.Context) error {
 		// copied into its backups.
 		d, err := s.describe(ctx, spec.Path)
 		if err == nil {
-			return s.answerClaimed(c, d, spec, egress, req.From)
+			return s.answerClaimed(c, d, spec, egress, req)
 		}
 		if ae, ok := err.(*api.Error); !ok || ae.Code != api.CodeSandboxNotFound {
 			return err
@@ -117,11 +143,13 @@ func (s *Server) create(c echo.Context) error {
 				contract.SABerthSandbox.ValueSet(spec.Path),
 				contract.SABerthStatus.ValueSet(string(contract.StatusCreated)),
 				contract.SABerthInstanceType.ValueSet(spec.InstanceType)),
-		}, contract.WorkflowType, contract.Input{Spec: &spec, ContinueAsNewAfter: s.continueAsNewAfter, Egress: egress, From: origin})
+		}, contract.WorkflowType, contract.Input{Spec: &spec, ContinueAsNewAfter: s.continueAsNewAfter, Egress: egress, From: origin,
+			Services: req.Services})
 		return err
 	})
 	if err == nil {
 		v := viewFromSpec(spec, egress, time.Now())
+		v.Services = req.Services
 		if origin != nil {
 			v.LastBackupID = origin.BackupID
 		}
@@ -138,17 +166,18 @@ func (s *Server) create(c echo.Context) error {
 		// Another create won the name meanwhile: the copy is not its.
 		dropCopy(ctx, s.backups, spec.Path, origin.BackupID)
 	}
-	return s.answerClaimed(c, d, spec, egress, req.From)
+	return s.answerClaimed(c, d, spec, egress, req)
 }
 
 // answerClaimed answers a create whose name is already claimed: 200 when
 // the claim was an identical create, 409 for another config, 410 once
 // destroyed.
-func (s *Server) answerClaimed(c echo.Context, d described, spec schemas.CreateRequested, egress *policy.Policy, from *api.ForkFrom) error {
+func (s *Server) answerClaimed(c echo.Context, d described, spec schemas.CreateRequested, egress *policy.Policy, req createRequest) error {
 	switch {
 	case d.view.Status == contract.StatusDestroyed:
 		return api.NewError(http.StatusGone, api.CodeSandboxDestroyed, fmt.Sprintf("sandbox %q was destroyed; names are never reused, pick a new one", spec.Path))
-	case !reflect.DeepEqual(d.spec, spec) || !reflect.DeepEqual(d.egress, egress) || !reflect.DeepEqual(d.from, from):
+	case !reflect.DeepEqual(d.spec, spec) || !reflect.DeepEqual(d.egress, egress) || !reflect.DeepEqual(d.from, req.From) ||
+		!sameServices(d.services, req.Services):
 		e := api.NewError(http.StatusConflict, api.CodeNameConflict, fmt.Sprintf("sandbox %q already exists with a different configuration", spec.Path))
 		return e
 	}
@@ -164,4 +193,10 @@ func viewFromSpec(spec schemas.CreateRequested, egress *policy.Policy, at time.T
 	return contract.View{Name: spec.Path, InstanceType: spec.InstanceType, Status: contract.StatusCreated,
 		SleepAfter: d.String(), KeepAlive: spec.KeepAlive != nil && *spec.KeepAlive, Env: env,
 		Egress: egress, CreatedAt: at, UpdatedAt: at}
+}
+
+// sameServices compares a create's services with a claim's (nil and empty
+// are the same: no services).
+func sameServices(a, b []api.Service) bool {
+	return (len(a) == 0 && len(b) == 0) || reflect.DeepEqual(a, b)
 }

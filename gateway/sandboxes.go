@@ -40,7 +40,9 @@ type described struct {
 	spec   schemas.CreateRequested
 	egress *policy.Policy // the create's, nil for the default
 	from   *api.ForkFrom  // a fork's request, nil for none
-	view   contract.View
+	// services are the create's, nil for none.
+	services []api.Service
+	view     contract.View
 	// forkBackupID is the origin backup a fork started from.
 	forkBackupID string
 }
@@ -75,6 +77,9 @@ func fromMemo(fields map[string]*commonpb.Payload, started time.Time) (described
 			d.egress = &e
 		}
 	}
+	if p, ok := fields[contract.MemoSpecServices]; ok {
+		_ = dc.FromPayload(p, &d.services)
+	}
 	if p, ok := fields[contract.MemoSpecFrom]; ok {
 		var f forkMemo
 		if dc.FromPayload(p, &f) == nil {
@@ -85,6 +90,7 @@ func fromMemo(fields map[string]*commonpb.Payload, started time.Time) (described
 		return d, true
 	}
 	d.view = viewFromSpec(d.spec, d.egress, started)
+	d.view.Services = d.services
 	return d, hasSpec
 }
 

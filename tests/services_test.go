@@ -194,3 +194,49 @@ func TestServiceListShowsHowServicesRun(t *testing.T) {
 	}
 	require.Regexp(t, `(?m)^up\s+always\s+-\s+-\s+-\s+0\s+-\s+sleep 1000$`, berthOK(t, "service", "ls", n))
 }
+
+// Services declared at create run from the first boot, are on the stream
+// once, and are part of the create: repeating it is 200, naming other
+// services 409; bad ones are refused before anything is claimed.
+func TestServicesDeclaredAtCreate(t *testing.T) {
+	ctx := testCtx(t, 3*time.Minute)
+	n := name(t, "svccreate")
+	svcs := []map[string]any{
+		{"name": "web", "argv": []string{"sh", "-c", "echo up >> /workspace/boots; exec sleep 1000"}, "restart": "always"},
+		{"name": "once", "argv": []string{"true"}, "restart": "on-failure"},
+	}
+	body := map[string]any{"name": n, "keepAlive": true, "services": svcs}
+	stack.Must(t, 201, "POST", "/v1/sandboxes", body)
+	t.Cleanup(func() { stack.Do(t, "DELETE", "/v1/sandboxes/"+n, nil) })
+	stack.Must(t, 200, "POST", "/v1/sandboxes", body)
+	other := map[string]any{"name": n, "keepAlive": true, "services": svcs[:1]}
+	require.Equal(t, "NAME_CONFLICT", stack.Do(t, "POST", "/v1/sandboxes", other).Code())
+	require.Equal(t, "NAME_CONFLICT", stack.Do(t, "POST", "/v1/sandboxes", map[string]any{"name": n, "keepAlive": true}).Code())
+
+	list, err := stack.Client().ListServices(ctx, n)
+	require.NoError(t, err)
+	require.Len(t, list, 2, "declared before the first boot")
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	sb := stack.Client().Sandbox(n)
+	awaitService(t, ctx, sb, "web", "")
+	require.Equal(t, 1, boots(t, ctx, sb))
+	types := stack.EventTypes(t, n)
+	changed := 0
+	for _, typ := range types {
+		if typ == "services-changed" {
+			changed++
+		}
+	}
+	require.Equal(t, 1, changed, "one services-changed event for the create: %v", types)
+
+	bad := name(t, "svcbad")
+	for _, l := range [][]map[string]any{
+		{{"name": "web", "argv": []string{}, "restart": "always"}},
+		{{"name": "Bad_Name", "argv": []string{"true"}, "restart": "always"}},
+		{{"name": "web", "argv": []string{"true"}, "restart": "always"}, {"name": "web", "argv": []string{"true"}, "restart": "always"}},
+	} {
+		r := stack.Do(t, "POST", "/v1/sandboxes", map[string]any{"name": bad, "services": l})
+		require.Equal(t, 400, r.Status, "%v: %s", l, r.Body)
+	}
+	require.Equal(t, 404, stack.Do(t, "GET", "/v1/sandboxes/"+bad, nil).Status, "nothing claimed")
+}

@@ -35,6 +35,7 @@ func (s *sandbox) recordCreated(ctx workflow.Context) {
 		s.record(ctx, api.EventConfigured, schemas.Configured{Env: env})
 	}
 	s.recordCreatedEgress(ctx)
+	s.recordCreatedServices(ctx)
 }
 
 // record appends one domain event to the sandbox's stream: a memo upsert,

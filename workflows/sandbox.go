@@ -33,6 +33,10 @@ func Sandbox(ctx workflow.Context, in contract.Input) error {
 		if err := s.startFork(in.From); err != nil {
 			return err
 		}
+		if err := checkCreatedServices(in.Services); err != nil {
+			return err
+		}
+		s.st.Config.Services = in.Services
 	} else {
 		return contract.ValidationError("workflow input needs spec or state")
 	}

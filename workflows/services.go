@@ -47,6 +47,36 @@ func (s *sandbox) setServices(ctx workflow.Context, c contract.ServicesChange) e
 	return nil
 }
 
+// checkCreatedServices refuses services at create that the gateway would
+// have refused (a start of the workflow that did not come through it).
+func checkCreatedServices(l []api.Service) error {
+	if len(l) > api.MaxServices {
+		return contract.ValidationError(fmt.Sprintf("a sandbox declares at most %d services", api.MaxServices))
+	}
+	seen := map[string]bool{}
+	for _, svc := range l {
+		if err := svc.Check(); err != nil {
+			return contract.ValidationError(err.Error())
+		}
+		if seen[svc.Name] {
+			return contract.ValidationError(fmt.Sprintf("service %q is declared twice", svc.Name))
+		}
+		seen[svc.Name] = true
+	}
+	return nil
+}
+
+// recordCreatedServices records the services a create declared. Only
+// creates since services existed can declare any, so the marker is
+// recorded before the event, as the services op does.
+func (s *sandbox) recordCreatedServices(ctx workflow.Context) {
+	if len(s.st.Config.Services) == 0 {
+		return
+	}
+	_ = workflow.GetVersion(ctx, servicesVersion, workflow.DefaultVersion, 1)
+	s.record(ctx, api.EventServicesChanged, schemas.ServicesChanged{Services: s.st.Config.Services})
+}
+
 func nonNilServices(l []api.Service) []api.Service {
 	if l == nil {
 		return []api.Service{}

@@ -36,6 +36,9 @@ const (
 	// MemoSpecEgress is the create's egress policy, set at create beside
 	// MemoSpec when not the default, so a repeated create compares it too.
 	MemoSpecEgress = "berth.spec.egress"
+	// MemoSpecServices are the create's services, set at create beside
+	// MemoSpec when any, so a repeated create compares them too.
+	MemoSpecServices = "berth.spec.services"
 )
 
 // HostQueue is the task queue of one worker host.

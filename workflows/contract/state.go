@@ -108,6 +108,9 @@ type Input struct {
 	Egress *policy.Policy `json:"egress,omitempty"`
 	// From is a fork's origin (first run only); nil starts empty.
 	From *ForkOrigin `json:"from,omitempty"`
+	// Services are declared at create (first run only), as a services op
+	// would declare them one by one.
+	Services []api.Service `json:"services,omitempty"`
 }
 
 // Intent is one queued operation. Update handlers and signal handlers only
