@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,9 +25,14 @@ import (
 //     signal, a task); 10 s of slack for a loaded machine;
 //   - destroy of a sandbox whose host is known lost schedules nothing on
 //     it: atOnce.
+//
+// Once it is back, its worker reconciles before it takes work: returnBound
+// after Restart returns (the worker is up), nothing of a sandbox that
+// moved or was destroyed remains there.
 const (
-	lostBound = contract.HostLostAfter + 2*contract.HostAnnounceEvery + 10*time.Second
-	atOnce    = 5 * time.Second
+	lostBound   = contract.HostLostAfter + 2*contract.HostAnnounceEvery + 10*time.Second
+	atOnce      = 5 * time.Second
+	returnBound = 30 * time.Second
 )
 
 // TestKilledHostLosesNoWorkspace: two netns hosts, X and Y; four lite
@@ -44,7 +50,12 @@ const (
 // ROLLBACK_NEEDED naming X, and with allowRollback starts on Y with the
 // backed-up (older) workspace and workspace-rolled-back on its stream,
 // never an empty one.
-func TestKilledHostLosesNoWorkspace(t *testing.T) {
+//
+// Then X comes back (its daemon and worker restarted on the same data):
+// within returnBound it holds no container or volume of run (destroyed),
+// slept and ran (living on Y now), and keeps kept's volume, its only
+// workspace newer than nothing but still its home: kept wakes there.
+func TestKilledHostLosesNoWorkspaceAndReturnsClean(t *testing.T) {
 	needFull(t)
 	hs := addHosts(t, nil, "ka", "kb")
 	x, y := hs[0], hs[1]
@@ -155,4 +166,29 @@ func TestKilledHostLosesNoWorkspace(t *testing.T) {
 	require.NotEmpty(t, p.BackupID, "it names the backup it restored")
 	require.True(t, slices.Contains(stack.EventTypes(t, slept), berthapi.ShortEventType(berthapi.EventHostLost)))
 	require.False(t, slices.Contains(stack.EventTypes(t, slept), berthapi.ShortEventType(berthapi.EventWorkspaceRolledBack)), "slept lost nothing")
+
+	// X returns.
+	start = time.Now()
+	require.NoError(t, x.Restart(ctx))
+	up := time.Now()
+	t.Logf("X restarted (daemon, worker) in %s", up.Sub(start).Round(10*time.Millisecond))
+	gone := []string{run, slept, ran}
+	stacktest.WaitFor(t, returnBound, "X to remove what it held of sandboxes destroyed or living elsewhere", func() (bool, string) {
+		left := objectsOf(t, x, gone...)
+		return len(left) == 0, strings.Join(left, ", ")
+	})
+	t.Logf("X held no orphan %s after its worker came up (bound %s)", time.Since(up).Round(100*time.Millisecond), returnBound)
+	require.Equal(t, []string{"volume " + kept}, objectsOf(t, x, kept), "kept's workspace stays on X")
+	require.Empty(t, objectsOf(t, y, run), "nothing of the destroyed sandbox anywhere")
+
+	// Kept wakes on X, its workspace's host, live again.
+	waitLive(t, x)
+	onlyHosts(t, x, y)
+	info, err = c.Start(ctx, kept)
+	require.NoError(t, err)
+	require.Equal(t, x.ID, info.Host, "a boot goes back to the workspace's host")
+	require.Nil(t, get(t, kept).HostLost)
+	got, ok = readFile(t, kept, "f")
+	require.True(t, ok)
+	require.Equal(t, "v1 of "+kept, got)
 }
