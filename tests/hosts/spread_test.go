@@ -77,6 +77,7 @@ func TestSpreadByCapacitySkipsFullHost(t *testing.T) {
 	require.Equal(t, string(client.ErrNoCapacity), e.Code)
 	require.True(t, e.Retryable, "room may free up")
 	require.Positive(t, e.RetryAfter)
+	require.NotContains(t, e.Message, "retryable: false", "a retryable refusal does not say otherwise")
 	t.Logf("ninth refused: %s", e.Message)
 
 	// The registry, once every host announced its containers, counts each
