@@ -35,26 +35,26 @@ const (
 	returnBound = 30 * time.Second
 )
 
-// TestKilledHostLosesNoWorkspace: two netns hosts, X and Y; four lite
-// sandboxes boot on X (the only host placement may use then):
+// TestKilledHostLosesNoWorkspaceAndReturnsClean: two netns hosts, X and
+// Y; four lite sandboxes boot on X (the only host placement may use then):
 //   - run: runs on when X dies;
 //   - slept: slept (its workspace backed up) before X dies;
-//   - ran: slept, then started again on X and written to: its volume on X
-//     is newer than its backup;
+//   - ran: slept twice (two backups), then started again on X and written
+//     to: its volume on X is newer than its newest backup;
 //   - kept: slept on X, not started again.
 //
 // Then only Y may take boots, and X is killed the way a machine dies. Run
 // and ran become stopped with hostLost and a host-lost event within
 // lostBound; destroy of run returns at once; slept starts on Y from its
 // backup, file intact, no consent asked; ran's start is refused 409
-// ROLLBACK_NEEDED naming X, and with allowRollback starts on Y with the
-// backed-up (older) workspace and workspace-rolled-back on its stream,
-// never an empty one.
+// ROLLBACK_NEEDED naming X, and with allowRollback starts on Y with its
+// newest backup (older than what X held, never an empty workspace) and
+// workspace-rolled-back naming that backup on its stream.
 //
 // Then X comes back (its daemon and worker restarted on the same data):
 // within returnBound it holds no container or volume of run (destroyed),
-// slept and ran (living on Y now), and keeps kept's volume, its only
-// workspace newer than nothing but still its home: kept wakes there.
+// slept or ran (living on Y now), and keeps kept's volume (X is still
+// that sandbox's home), where kept wakes.
 func TestKilledHostLosesNoWorkspaceAndReturnsClean(t *testing.T) {
 	needFull(t)
 	hs := addHosts(t, nil, "ka", "kb")
@@ -77,10 +77,19 @@ func TestKilledHostLosesNoWorkspaceAndReturnsClean(t *testing.T) {
 		require.NoError(t, err)
 		require.NotEmpty(t, get(t, n).LastBackupID, "%s slept with a backup", n)
 	}
+	// Ran: a second backup (the newest, v2), then a write none holds.
+	first := get(t, ran).LastBackupID
 	info, err := c.Start(ctx, ran)
 	require.NoError(t, err)
 	require.Equal(t, x.ID, info.Host, "ran wakes where its workspace is")
-	writeFile(t, ran, "f", "v2 of "+ran+", never backed up")
+	writeFile(t, ran, "f", "v2 of "+ran)
+	_, err = c.Sleep(ctx, ran)
+	require.NoError(t, err)
+	newest := get(t, ran).LastBackupID
+	require.NotEqual(t, first, newest)
+	_, err = c.Start(ctx, ran)
+	require.NoError(t, err)
+	writeFile(t, ran, "f", "v3 of "+ran+", never backed up")
 	writeFile(t, ran, "new", "never backed up")
 
 	onlyX()
@@ -146,8 +155,8 @@ func TestKilledHostLosesNoWorkspaceAndReturnsClean(t *testing.T) {
 	t.Logf("%s started on %s with allowRollback in %s", ran, info.Host, time.Since(start).Round(10*time.Millisecond))
 	require.Equal(t, y.ID, info.Host)
 	got, ok = readFile(t, ran, "f")
-	require.True(t, ok, "ran's workspace is its backup, not an empty one")
-	require.Equal(t, "v1 of "+ran, got)
+	require.True(t, ok, "ran's workspace is its newest backup, not an empty one")
+	require.Equal(t, "v2 of "+ran, got)
 	_, ok = readFile(t, ran, "new")
 	require.False(t, ok, "the file written after the backup was on X only")
 	var rolled *berthapi.Event
@@ -163,7 +172,7 @@ func TestKilledHostLosesNoWorkspaceAndReturnsClean(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(rolled.Payload, &p))
 	require.Equal(t, x.ID, p.LostHost)
-	require.NotEmpty(t, p.BackupID, "it names the backup it restored")
+	require.Equal(t, newest, p.BackupID, "it names the backup it restored, the newest")
 	require.True(t, slices.Contains(stack.EventTypes(t, slept), berthapi.ShortEventType(berthapi.EventHostLost)))
 	require.False(t, slices.Contains(stack.EventTypes(t, slept), berthapi.ShortEventType(berthapi.EventWorkspaceRolledBack)), "slept lost nothing")
 
