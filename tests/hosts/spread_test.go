@@ -34,15 +34,8 @@ import (
 // them so.
 func TestSpreadByCapacitySkipsFullHost(t *testing.T) {
 	needFull(t)
-	env := map[string][]string{
-		"pa": {"BERTH_HOST_CPUS=1", "BERTH_HOST_MEMORY=600"},
-		"pb": {"BERTH_HOST_CPUS=1", "BERTH_HOST_MEMORY=768"},
-		"pc": {"BERTH_HOST_CPUS=1", "BERTH_HOST_MEMORY=768"},
-	}
-	hs := addHosts(t, env, "pa", "pb", "pc")
+	hs := liteHosts(t, "p")
 	a, b, c := hs[0], hs[1], hs[2]
-	onlyHosts(t, a, b, c)
-	waitLive(t, a, b, c)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -112,6 +105,22 @@ func TestSpreadByCapacitySkipsFullHost(t *testing.T) {
 		require.Regexp(t, regexp.QuoteMeta(h.ID)+`\s+live\s+`+fmt.Sprint(k)+`\s+`+cpu+` \(\d+%\)\s+`+mem, out)
 	}
 	t.Logf("berth hosts:\n%s", out)
+}
+
+// liteHosts brings up hosts A, B and C (named prefix+"a", "b", "c", in
+// that order by id) holding 2, 3 and 3 lite sandboxes (600, 768 and 768
+// MiB; 1 vCPU each), the only hosts placement may use until the test ends.
+func liteHosts(t testing.TB, prefix string) []*stacktest.Host {
+	t.Helper()
+	a, b, c := prefix+"a", prefix+"b", prefix+"c"
+	hs := addHosts(t, map[string][]string{
+		a: {"BERTH_HOST_CPUS=1", "BERTH_HOST_MEMORY=600"},
+		b: {"BERTH_HOST_CPUS=1", "BERTH_HOST_MEMORY=768"},
+		c: {"BERTH_HOST_CPUS=1", "BERTH_HOST_MEMORY=768"},
+	}, a, b, c)
+	onlyHosts(t, hs...)
+	waitLive(t, hs...)
+	return hs
 }
 
 // waitLive waits until GET /v1/hosts shows each host live (announced).
