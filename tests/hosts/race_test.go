@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,12 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // TestConcurrentStartsNeverOverfill: nine lite sandboxes started all at
 // once on hosts holding 2, 3 and 3 (liteHosts): placements race, and each
-// reservation is checked against the others', so exactly eight boot, no
-// host runs more than it holds, and the ninth is refused NO_CAPACITY.
+// reservation is checked against the others', so no host runs more than
+// it holds, exactly eight boot and the ninth is refused NO_CAPACITY
+// (unless a host failed to pick a boot up at all, see below).
 func TestConcurrentStartsNeverOverfill(t *testing.T) {
 	needFull(t)
 	hs := liteHosts(t, "q")
@@ -45,7 +48,7 @@ func TestConcurrentStartsNeverOverfill(t *testing.T) {
 	wg.Wait()
 	t.Logf("nine concurrent starts answered in %s", time.Since(start).Round(10*time.Millisecond))
 	count := map[string]int{}
-	refused := 0
+	refused, unreached := 0, 0
 	for i, err := range errs {
 		if err == nil {
 			count[hostOf[i]]++
@@ -55,11 +58,23 @@ func TestConcurrentStartsNeverOverfill(t *testing.T) {
 		require.True(t, errors.As(err, &e), "%v", err)
 		require.Equal(t, string(client.ErrNoCapacity), e.Code, "%v", err)
 		refused++
+		if !strings.Contains(e.Message, " 0 unreachable for this boot") {
+			unreached++
+		}
 		t.Logf("refused: %s", e.Message)
 	}
 	t.Logf("placed: %v", count)
 	for id, k := range count {
 		require.LessOrEqual(t, k, holds[id], "host %s overfilled: %v", id, count)
+	}
+	require.GreaterOrEqual(t, refused, 1, "nine do not fit in eight: %v", count)
+	if unreached > 0 {
+		// A live host whose queue did not pick a boot up within
+		// HostScheduleToStart is excluded for that boot (its task went to
+		// a poll that never answered): fewer than eight may boot then,
+		// which is not what this test is about.
+		t.Logf("%d refusals followed a host that did not pick up the boot in %s", unreached, contract.HostScheduleToStart)
+		return
 	}
 	require.Equal(t, 1, refused, "exactly one of nine does not fit; the others found room: %v", count)
 	require.Equal(t, holds, count)
