@@ -83,8 +83,11 @@ func (s *sandbox) placeAndBoot(ctx workflow.Context, in contract.BootInput, req 
 func (s *sandbox) placeError(err error) error {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.Type() == contract.ErrNoCapacity {
+		// Place's own message: rootCause's would end in the SDK's
+		// "(type: NO_CAPACITY, retryable: false)", which a retryable 503
+		// must not say.
 		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("no live host has room for sandbox %s (instance type %s): %s",
-			s.st.Config.Name, s.st.Config.InstanceType, rootCause(err)), contract.ErrNoCapacity, nil)
+			s.st.Config.Name, s.st.Config.InstanceType, app.Message()), contract.ErrNoCapacity, nil)
 	}
 	return temporal.NewNonRetryableApplicationError("placement failed: "+rootCause(err), contract.ErrBoot, nil)
 }

@@ -5,12 +5,13 @@
 // and says so (BERTH_TEST_HOSTS=1 makes that a failure).
 //
 // The focused tests (a sandbox on another host through the gateway and
-// the CLI, the host proxy's refusals) run in CI; the long ones run with
-// BERTH_TEST_HOSTS=full: `task test:hosts`.
+// the CLI, the host proxy's refusals, drain --move) run in CI; the long
+// ones (spread by capacity, a host killed and back, kill and restart) run
+// with BERTH_TEST_HOSTS=full: `task test:hosts`.
 //
-// Until placement chooses hosts, a test puts a sandbox on a host by
-// running only that host's worker while the sandbox boots (onHost): a
-// boot runs on whichever worker polls the shared queue.
+// A test puts a sandbox on a host by marking every other host draining
+// while it boots (onHost), or leaves placement only some hosts for a
+// while (onlyHosts).
 package hosts
 
 import (
