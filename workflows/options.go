@@ -140,6 +140,14 @@ func snapshotOptions(ctx workflow.Context, host string) workflow.Context {
 
 // placeOptions run Place on the shared queue: any live worker answers it
 // from the host registry.
+// placeLocalOptions: Place as a local activity (placeLocalVersion).
+func placeLocalOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: 15 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+	})
+}
+
 func placeOptions(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:              contract.SharedQueue,

@@ -26,6 +26,20 @@ type placed struct {
 	lostHost   string
 }
 
+// placeLocalVersion marks runs that ask Place as a local activity, in the
+// workflow's own worker (every worker reads the same registry): a task
+// queue round trip and a workflow task less on every boot, about 25 ms of
+// a 390 ms create→running. Runs recorded before it scheduled Place on the
+// shared queue.
+const placeLocalVersion = "place-local"
+
+func (s *sandbox) place(ctx workflow.Context, in contract.PlaceInput) workflow.Future {
+	if workflow.GetVersion(ctx, placeLocalVersion, workflow.DefaultVersion, 1) == 1 {
+		return workflow.ExecuteLocalActivity(placeLocalOptions(ctx), contract.ActivityPlace, in)
+	}
+	return workflow.ExecuteActivity(placeOptions(ctx), contract.ActivityPlace, in)
+}
+
 // placeAndBoot asks Place for a host (sticky to the workspace's host while
 // its volume holds data no backup has) and boots there; a host that does
 // not pick the boot up is excluded and Place asked again. Booting anywhere
@@ -40,7 +54,7 @@ func (s *sandbox) placeAndBoot(ctx workflow.Context, in contract.BootInput, req 
 		pin := contract.PlaceInput{Sandbox: s.st.Config.Name, InstanceType: s.st.Config.InstanceType,
 			PreferHost: home, Exclude: exclude, Sticky: atRisk && !allow}
 		var pl contract.PlaceResult
-		if err := workflow.ExecuteActivity(placeOptions(ctx), contract.ActivityPlace, pin).Get(ctx, &pl); err != nil {
+		if err := s.place(ctx, pin).Get(ctx, &pl); err != nil {
 			return placed{}, s.placeError(err)
 		}
 		if home != "" && !pl.PreferredLive && !slices.Contains(exclude, home) {

@@ -88,6 +88,12 @@ import (
 //	                 running, replaced, removed; boot and wake with
 //	                 services; three runs, each holding the "services"
 //	                 marker
+//	place-local      (915c22e) recorded on the real stack: services declared
+//	                 at create, boot placed by Place as a local activity
+//	                 (the "place-local" marker), a one-round-trip exec,
+//	                 sleep, a sticky wake, the container killed under it
+//	                 (the host's events watcher signals container-exited),
+//	                 start, destroy; two runs (the third had just begun)
 //
 // To record a new history (do it whenever you add a path to the workflow,
 // and keep the old files: they are what running workflows look like):
