@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/berthdev/berth/api"
-	"github.com/berthdev/berth/client"
 )
 
 // previewSleepAfter is the shortest sleepAfter the API allows: the
@@ -58,12 +57,7 @@ func TestPreviewTrafficKeepsSandboxAwake(t *testing.T) {
 	n := name(t, "prevact")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": previewSleepAfter.String()})
 	ctx := testCtx(t, 4*time.Minute)
-	c := stack.Client()
-	installPreviewApp(t, ctx, sb)
-	_, err := c.PutService(ctx, n, client.Service{Name: "web", Argv: []string{"/workspace/previewapp", "8030"}, Port: 8030, Restart: client.RestartAlways})
-	require.NoError(t, err)
-	_, err = c.Expose(ctx, n, 8030, true)
-	require.NoError(t, err)
+	previewAppService(t, ctx, sb, 8030)
 
 	// Nothing but the service: it goes to sleep by itself.
 	idle := time.Now()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -88,4 +89,26 @@ func previewHostURL(gatewayURL, n, port, path string) string {
 func previewClient(gatewayURL string) *http.Client {
 	return &http.Client{Transport: &http.Transport{DialContext: gatewayDialer(gatewayURL), ForceAttemptHTTP2: false},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// exposePreviewApp starts the preview app on port and exposes that port
+// publicly.
+func exposePreviewApp(t *testing.T, ctx context.Context, sb *client.Sandbox, port int) {
+	t.Helper()
+	startPreviewApp(t, ctx, sb, strconv.Itoa(port))
+	_, err := stack.Client().Expose(ctx, sb.Name(), port, true)
+	require.NoError(t, err)
+}
+
+// previewAppService installs the preview app, declares it as service "web"
+// serving port, and exposes that port publicly.
+func previewAppService(t *testing.T, ctx context.Context, sb *client.Sandbox, port int) {
+	t.Helper()
+	installPreviewApp(t, ctx, sb)
+	c := stack.Client()
+	_, err := c.PutService(ctx, sb.Name(), client.Service{Name: "web", Argv: []string{"/workspace/previewapp", strconv.Itoa(port)},
+		Port: port, Restart: client.RestartAlways})
+	require.NoError(t, err)
+	_, err = c.Expose(ctx, sb.Name(), port, true)
+	require.NoError(t, err)
 }

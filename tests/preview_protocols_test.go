@@ -28,9 +28,7 @@ func TestPreviewWebSocketEchoByHostAndPath(t *testing.T) {
 	sb := newSandbox(t, n, nil)
 	ctx := testCtx(t, 3*time.Minute)
 	installPreviewApp(t, ctx, sb)
-	startPreviewApp(t, ctx, sb, "8010")
-	_, err := stack.Client().Expose(ctx, n, 8010, true)
-	require.NoError(t, err)
+	exposePreviewApp(t, ctx, sb, 8010)
 
 	hc := &http.Client{Transport: &http.Transport{DialContext: gatewayDialer(stack.URL)}}
 	for _, u := range []string{
@@ -110,9 +108,7 @@ func TestPreviewHTTP2RequestStreams(t *testing.T) {
 	sb := newSandbox(t, n, nil)
 	ctx := testCtx(t, 3*time.Minute)
 	installPreviewApp(t, ctx, sb)
-	startPreviewApp(t, ctx, sb, "8011")
-	_, err := stack.Client().Expose(ctx, n, 8011, true)
-	require.NoError(t, err)
+	exposePreviewApp(t, ctx, sb, 8011)
 	hc := h2cClient()
 
 	for _, u := range []string{
@@ -253,9 +249,7 @@ func TestPreviewGRPCReachesTheAppOverHTTP2FullDuplex(t *testing.T) {
 	sb := newSandbox(t, n, nil)
 	ctx := testCtx(t, 3*time.Minute)
 	installPreviewApp(t, ctx, sb)
-	startPreviewApp(t, ctx, sb, "8013")
-	_, err := stack.Client().Expose(ctx, n, 8013, true)
-	require.NoError(t, err)
+	exposePreviewApp(t, ctx, sb, 8013)
 	hc := h2cClient()
 
 	pr, pw := io.Pipe()

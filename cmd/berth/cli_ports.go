@@ -31,6 +31,16 @@ func openURL(p client.ExposedPort) string {
 	return p.URL + "?berth_token=" + url.QueryEscape(p.Token)
 }
 
+// portArgs reads NAME PORT: the port checked before the client is made.
+func (g *globals) portArgs(args []string) (*client.Client, int, error) {
+	port, err := parsePort(args[1])
+	if err != nil {
+		return nil, 0, err
+	}
+	c, err := g.client()
+	return c, port, err
+}
+
 func portsCmds(g *globals) []*cobra.Command {
 	var public bool
 	expose := &cobra.Command{
@@ -38,11 +48,7 @@ func portsCmds(g *globals) []*cobra.Command {
 		Example: "  berth expose demo 8000\n  berth expose demo 3000 --public",
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			port, err := parsePort(args[1])
-			if err != nil {
-				return err
-			}
-			c, err := g.client()
+			c, port, err := g.portArgs(args)
 			if err != nil {
 				return err
 			}
@@ -58,11 +64,7 @@ func portsCmds(g *globals) []*cobra.Command {
 		Use: "unexpose NAME PORT", Short: "Remove a sandbox's preview URL (it answers 410 from now on)", GroupID: "sandbox",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			port, err := parsePort(args[1])
-			if err != nil {
-				return err
-			}
-			c, err := g.client()
+			c, port, err := g.portArgs(args)
 			if err != nil {
 				return err
 			}
