@@ -63,9 +63,12 @@ func TestPreviewTrafficKeepsSandboxAwake(t *testing.T) {
 	idle := time.Now()
 	stack.WaitStatus(t, n, "stopped", time.Minute)
 	t.Logf("without traffic: asleep %v after the last setup call (sleepAfter %v)", time.Since(idle).Round(10*time.Millisecond), previewSleepAfter)
-	// No pause here: within the ports cache's TTL (3 s) the gateway may
-	// still hold the container that just stopped; its dial fails and the
-	// request wakes the sandbox instead (it answered 502 before).
+	// Past the ports cache's TTL (3 s): a request within it may still
+	// dial the container that just stopped. It then wakes the sandbox
+	// (TestPreviewNoticesASleepThroughAnotherGateway covers staleness), but
+	// the hold this test measures starts a throttle period late, and with
+	// sleepAfter 1 s the sandbox can doze before it (seen once in CI).
+	time.Sleep(3 * time.Second)
 
 	app := previewClient(stack.URL)
 	hello := previewHostURL(stack.URL, n, "8030", "/hello")
