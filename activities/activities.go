@@ -57,6 +57,8 @@ type Activities struct {
 	Route string
 	// Hosts is the host registry Place reads and reserves room in.
 	Hosts *hosts.Registry
+	// Pool holds warm containers boots claim (warm.go); nil: none.
+	Pool *WarmPool
 
 	markerMu sync.Mutex // restore markers: a flush never removes a newer restore's
 }

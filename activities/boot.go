@@ -35,11 +35,14 @@ func (a *Activities) Boot(ctx context.Context, in contract.BootInput) (contract.
 	stop := heartbeatLoop(ctx, func() any { return "booting" })
 	defer stop()
 	name := ContainerName(in.Sandbox)
-	ip, id, restored, err := a.adoptOrRun(ctx, in, name)
+	ip, id, boot, restored, err := a.adoptOrRun(ctx, in, name)
 	if err != nil {
 		a.undoBoot(ctx, in, "")
 		return contract.BootResult{}, err
 	}
+	// From here on the boot is the container's: a warm container claimed
+	// for this sandbox serves the boot id it was made with.
+	in.BootID = boot
 	if b := a.egressBooter(); b != nil {
 		// Before the supervisor serves, so nothing the sandbox runs
 		// meets a proxy that does not know it (that would refuse it).
@@ -48,7 +51,7 @@ func (a *Activities) Boot(ctx context.Context, in contract.BootInput) (contract.
 			return contract.BootResult{}, fmt.Errorf("egress: %w", err)
 		}
 	}
-	c := contract.Container{ID: id, Host: a.HostID, Addr: net.JoinHostPort(ip, contract.SupervisorPort), BootID: in.BootID, Route: a.Route}
+	c := contract.Container{ID: id, Host: a.HostID, Addr: net.JoinHostPort(ip, contract.SupervisorPort), BootID: boot, Route: a.Route}
 	if err := a.serve(ctx, c, in.Env); err != nil {
 		a.undoBoot(ctx, in, id)
 		return contract.BootResult{}, err
@@ -99,51 +102,42 @@ func (a *Activities) serve(ctx context.Context, c contract.Container, env map[st
 }
 
 // adoptOrRun returns the running container of this boot, or removes a stale
-// one (another boot, or exited), prepares the workspace and runs a fresh one.
-func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name string) (ip, id, restored string, err error) {
+// one (another boot, or exited), then claims a warm container or prepares
+// the workspace and runs a fresh one. boot is the boot id the container's
+// supervisor serves: the boot's own, or the one a warm container was
+// made with.
+func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name string) (ip, id, boot, restored string, err error) {
 	existing, err := a.Docker.Inspect(ctx, name)
 	if err != nil {
-		return "", "", "", err
+		return "", "", "", "", err
 	}
 	if existing != nil {
-		if existing.Config.Labels[dockerrt.LabelBoot] == in.BootID && existing.State != nil && existing.State.Running {
-			return dockerrt.ContainerIP(existing), existing.ID, existing.Config.Labels[labelRestored], nil
+		running := existing.State != nil && existing.State.Running
+		if existing.Config.Labels[dockerrt.LabelBoot] == in.BootID && running {
+			return dockerrt.ContainerIP(existing), existing.ID, in.BootID, existing.Config.Labels[labelRestored], nil
+		}
+		if ok, err := a.adoptClaimed(ctx, in, existing); ok || err != nil {
+			return dockerrt.ContainerIP(existing), existing.ID, existing.Config.Labels[dockerrt.LabelBoot], "", err
 		}
 		if err := a.Docker.RemoveContainer(ctx, existing.ID); err != nil {
-			return "", "", "", fmt.Errorf("remove stale container %s: %w", name, err)
+			return "", "", "", "", fmt.Errorf("remove stale container %s: %w", name, err)
 		}
 	}
-	it, ok := a.InstanceTypes[in.InstanceType]
-	if !ok {
-		return "", "", "", temporal.NewNonRetryableApplicationError("unknown instance type "+in.InstanceType, "UNKNOWN_INSTANCE_TYPE", nil)
+	if ip, id, boot, ok, err := a.claimWarm(ctx, in); ok || err != nil {
+		return ip, id, boot, "", err
 	}
-	image := it.Image
-	if image == "" {
-		image = a.DefaultImage
+	it, image, err := a.instanceImage(ctx, in.InstanceType)
+	if err != nil {
+		return "", "", "", "", err
 	}
-	if _, err := a.Docker.Client().ImageInspect(ctx, image); err != nil {
-		if dockerrt.IsNotFound(err) {
-			return "", "", "", temporal.NewNonRetryableApplicationError(
-				fmt.Sprintf("image %s is not on host %s: build it with `task image` or set BERTH_DEFAULT_IMAGE", image, a.HostID), "IMAGE_NOT_FOUND", nil)
-		}
-		return "", "", "", err
-	}
-	// Cheap, and heals a network removed behind the worker's back.
-	if err := a.Docker.EnsureNetwork(ctx); err != nil {
-		return "", "", "", fmt.Errorf("sandbox network: %w", err)
-	}
-	// Never a sandbox without its network guard: after a network made
-	// anew or rules flushed behind the worker's back, this puts them back.
-	if a.NetGuard != nil {
-		if err := a.NetGuard(ctx); err != nil {
-			return "", "", "", netGuardError(err)
-		}
+	if err := a.ensureSandboxNetwork(ctx); err != nil {
+		return "", "", "", "", err
 	}
 	if restored, err = a.prepareVolume(ctx, in); err != nil {
-		return "", "", "", err
+		return "", "", "", "", err
 	}
 	if _, err := a.Docker.EnsureVolume(ctx, VolumeName(in.Sandbox), a.volumeLabels(in)); err != nil {
-		return "", "", "", fmt.Errorf("workspace volume: %w", err)
+		return "", "", "", "", fmt.Errorf("workspace volume: %w", err)
 	}
 	labels := a.labels(in.Sandbox)
 	labels[dockerrt.LabelBoot] = in.BootID
@@ -153,23 +147,70 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 	var eb EgressBoot
 	if b := a.egressBooter(); b != nil {
 		if eb, err = b.PrepareBoot(ctx, in); err != nil {
-			return "", "", "", fmt.Errorf("egress: %w", err)
+			return "", "", "", "", fmt.Errorf("egress: %w", err)
 		}
 	}
+	id, ip, err = a.runContainer(ctx, name, VolumeName(in.Sandbox), in.BootID, it, image, labels, eb)
+	return ip, id, in.BootID, restored, err
+}
+
+// instanceImage is an instance type and the image its containers run,
+// which must be on this host.
+func (a *Activities) instanceImage(ctx context.Context, instanceType string) (config.InstanceType, string, error) {
+	it, ok := a.InstanceTypes[instanceType]
+	if !ok {
+		return it, "", temporal.NewNonRetryableApplicationError("unknown instance type "+instanceType, "UNKNOWN_INSTANCE_TYPE", nil)
+	}
+	image := it.Image
+	if image == "" {
+		image = a.DefaultImage
+	}
+	if _, err := a.Docker.Client().ImageInspect(ctx, image); err != nil {
+		if dockerrt.IsNotFound(err) {
+			return it, "", temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("image %s is not on host %s: build it with `task image` or set BERTH_DEFAULT_IMAGE", image, a.HostID), "IMAGE_NOT_FOUND", nil)
+		}
+		return it, "", err
+	}
+	return it, image, nil
+}
+
+// ensureSandboxNetwork makes sure the sandbox network and its guard are in
+// place before a container joins it.
+func (a *Activities) ensureSandboxNetwork(ctx context.Context) error {
+	// Cheap, and heals a network removed behind the worker's back.
+	if err := a.Docker.EnsureNetwork(ctx); err != nil {
+		return fmt.Errorf("sandbox network: %w", err)
+	}
+	// Never a sandbox without its network guard: after a network made
+	// anew or rules flushed behind the worker's back, this puts them back.
+	if a.NetGuard != nil {
+		if err := a.NetGuard(ctx); err != nil {
+			return netGuardError(err)
+		}
+	}
+	return nil
+}
+
+// runContainer starts a container of instance type it whose supervisor
+// serves boot bootID, with /workspace on volume. A container that fails
+// to start is removed, and the error says why it died when it did.
+func (a *Activities) runContainer(ctx context.Context, name, volume, bootID string, it config.InstanceType, image string,
+	labels map[string]string, eb EgressBoot) (id, ip string, err error) {
 	id, ip, err = a.Docker.Run(ctx, dockerrt.Spec{
-		Name: name, Image: image, Volume: VolumeName(in.Sandbox), SupervisorHost: a.SupervisorPath,
+		Name: name, Image: image, Volume: volume, SupervisorHost: a.SupervisorPath,
 		Env: append(append([]string{
-			"BERTH_BOOT_ID=" + in.BootID,
+			"BERTH_BOOT_ID=" + bootID,
 			"BERTH_SUPERVISOR_LISTEN=:" + contract.SupervisorPort,
 		}, a.SupervisorEnv...), eb.Env...),
 		ReadOnly: eb.ReadOnly, BeforeStart: eb.BeforeStart,
 		// Never in the environment: that stays readable in /proc/1/environ.
-		Files:    []dockerrt.File{{Path: tokenPath, Mode: 0o400, Data: []byte(auth.SupervisorToken(a.Secret, in.BootID))}},
+		Files:    []dockerrt.File{{Path: tokenPath, Mode: 0o400, Data: []byte(auth.SupervisorToken(a.Secret, bootID))}},
 		Labels:   labels,
 		NanoCPUs: it.NanoCPUs(), MemoryBytes: it.MemoryBytes(), Pids: it.Pids, DiskBytes: a.diskBytes(it),
 	})
 	if err == nil && !setCPUBurst(id, it.NanoCPUs()) {
-		a.Log.Debug("no CFS burst for the sandbox's cgroup", zap.String("sandbox", in.Sandbox))
+		a.Log.Debug("no CFS burst for the container's cgroup", zap.String("container", name))
 	}
 	if err != nil && id != "" {
 		if exitErr := a.exited(ctx, id); exitErr != nil {
@@ -178,7 +219,7 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 		// Leave nothing half-started behind; the retry starts clean.
 		_ = a.Docker.RemoveContainer(context.WithoutCancel(ctx), id)
 	}
-	return ip, id, restored, err
+	return id, ip, err
 }
 
 // labelRestored records on a container which backup its workspace came from.

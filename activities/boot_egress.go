@@ -32,3 +32,22 @@ func (a *Activities) egressBooter() EgressBooter {
 	b, _ := a.Egress.(EgressBooter)
 	return b
 }
+
+// EgressPool is the part of an EgressController that serves warm
+// containers (warm.go): a warm container gets an empty trust directory of
+// its own and the trust environment; a claim hands that directory to the
+// sandbox and fills it for the container's boot.
+type EgressPool interface {
+	// PoolBoot makes warm container name's trust directory.
+	PoolBoot(name string) (EgressBoot, error)
+	// ClaimBoot gives warm container name's trust directory to in.Sandbox
+	// and fills it for boot in.BootID (the warm container's); idempotent.
+	ClaimBoot(ctx context.Context, in contract.BootInput, name, containerID string) error
+	// DropPool removes the trust directory of a warm container that is gone.
+	DropPool(name string)
+}
+
+func (a *Activities) egressPool() EgressPool {
+	p, _ := a.Egress.(EgressPool)
+	return p
+}

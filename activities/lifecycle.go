@@ -58,6 +58,7 @@ func (a *Activities) Stop(ctx context.Context, in contract.StopInput) (contract.
 	if err := a.Docker.RemoveContainer(ctx, name); err != nil {
 		return contract.StopResult{}, fmt.Errorf("remove container: %w", err)
 	}
+	a.dropClaim(in.Sandbox)
 	return res, nil
 }
 
@@ -130,6 +131,7 @@ func (a *Activities) Destroy(ctx context.Context, in contract.DestroyInput) erro
 	if err := a.Docker.RemoveContainer(ctx, ContainerName(in.Sandbox)); err != nil {
 		return fmt.Errorf("remove container: %w", err)
 	}
+	a.dropClaim(in.Sandbox)
 	if err := a.Docker.RemoveVolume(ctx, VolumeName(in.Sandbox)); err != nil {
 		return fmt.Errorf("remove workspace volume: %w", err)
 	}

@@ -30,6 +30,10 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 	if err != nil {
 		return err
 	}
+	warmPool, err := config.ParseWarmPool(cfg.WarmPool, types)
+	if err != nil {
+		return err
+	}
 	if err := cfg.ValidateHostAddr(); err != nil {
 		return err
 	}
@@ -84,6 +88,7 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 	if err := startHosts(ctx, c, acts, backups, version, log); err != nil {
 		return err
 	}
+	acts.Pool = activities.NewWarmPool(acts, warmPool)
 	log.Info("worker started", zap.String("host", cfg.HostID), zap.String("temporal", cfg.TemporalAddress))
 	return Run(ctx, c, acts)
 }

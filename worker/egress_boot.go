@@ -52,13 +52,31 @@ type egressState struct {
 // PrepareBoot makes this boot's CA (kept in memory; a retried boot in the
 // same process reuses it) and the container's trust directory.
 func (h *egressHost) PrepareBoot(ctx context.Context, in contract.BootInput) (activities.EgressBoot, error) {
+	b, dir, err := h.prepareTrust(in)
+	if err != nil {
+		return activities.EgressBoot{}, err
+	}
+	return activities.EgressBoot{
+		Env:      trustEnv,
+		ReadOnly: []dockerrt.Bind{{Source: dir, Target: trustDir}},
+		BeforeStart: func(ctx context.Context, id string) error {
+			// The image's own roots, then the CA: what the sandbox
+			// trusted before, plus its interception.
+			return writeFile(filepath.Join(dir, "bundle.pem"), append(h.imageRoots(ctx, id), b.ca.CertPEM()...))
+		},
+	}, nil
+}
+
+// prepareTrust makes (or reuses) the boot's CA, records the boot's egress
+// state and puts the CA in the sandbox's trust directory, which it returns.
+func (h *egressHost) prepareTrust(in contract.BootInput) (bootCA, string, error) {
 	h.mu.Lock()
 	b, ok := h.cas[in.Sandbox]
 	if !ok || b.bootID != in.BootID {
 		c, err := ca.New(in.Sandbox)
 		if err != nil {
 			h.mu.Unlock()
-			return activities.EgressBoot{}, err
+			return bootCA{}, "", err
 		}
 		b = bootCA{in.BootID, c}
 		h.cas[in.Sandbox] = b
@@ -69,31 +87,27 @@ func (h *egressHost) PrepareBoot(ctx context.Context, in contract.BootInput) (ac
 	}
 	st := egressState{BootID: in.BootID, Policy: defaultPolicy(in.Egress), Secrets: secretNames(in.Env)}
 	if err := h.writeState(in.Sandbox, st); err != nil {
-		return activities.EgressBoot{}, err
+		return bootCA{}, "", err
 	}
 	dir := filepath.Join(h.dir, "trust", in.Sandbox)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return activities.EgressBoot{}, err
+		return bootCA{}, "", err
 	}
 	if err := writeFile(filepath.Join(dir, "ca.pem"), b.ca.CertPEM()); err != nil {
-		return activities.EgressBoot{}, err
+		return bootCA{}, "", err
 	}
-	return activities.EgressBoot{
-		Env:      trustEnv,
-		ReadOnly: []dockerrt.Bind{{Source: dir, Target: trustDir}},
-		BeforeStart: func(ctx context.Context, id string) error {
-			// The image's own roots, then the CA: what the sandbox
-			// trusted before, plus its interception.
-			var roots []byte
-			for _, p := range systemBundles {
-				if r, err := h.docker.ReadFile(ctx, id, p, 4<<20); err == nil {
-					roots = append(r, '\n')
-					break
-				}
-			}
-			return writeFile(filepath.Join(dir, "bundle.pem"), append(roots, b.ca.CertPEM()...))
-		},
-	}, nil
+	return b, dir, nil
+}
+
+// imageRoots reads the root certificates of a created container's image
+// (none when it has no bundle where images keep one).
+func (h *egressHost) imageRoots(ctx context.Context, id string) []byte {
+	for _, p := range systemBundles {
+		if r, err := h.docker.ReadFile(ctx, id, p, 4<<20); err == nil {
+			return append(r, '\n')
+		}
+	}
+	return nil
 }
 
 // Started registers the container's address: from now on its connections

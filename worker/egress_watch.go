@@ -10,6 +10,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"go.uber.org/zap"
 
+	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/egress/ca"
 )
@@ -55,7 +56,7 @@ func (h *egressHost) watch(ctx context.Context, hostID string) {
 }
 
 func (h *egressHost) event(ctx context.Context, m events.Message) {
-	sandbox := m.Actor.Attributes[dockerrt.LabelSandbox]
+	sandbox := activities.SandboxOf(m.Actor.Attributes, m.Actor.Attributes["name"])
 	switch m.Action {
 	case events.ActionDie, events.ActionDestroy:
 		h.mu.Lock()
@@ -107,7 +108,7 @@ func (h *egressHost) restoreOne(ctx context.Context, id string) {
 	if err != nil || info == nil || info.State == nil || !info.State.Running || info.Config == nil {
 		return
 	}
-	sandbox, boot := info.Config.Labels[dockerrt.LabelSandbox], info.Config.Labels[dockerrt.LabelBoot]
+	sandbox, boot := activities.SandboxOf(info.Config.Labels, info.Name), info.Config.Labels[dockerrt.LabelBoot]
 	addr, err := netip.ParseAddr(dockerrt.ContainerIP(info))
 	if sandbox == "" || err != nil {
 		return

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/sys/unix"
 
+	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/auth"
 	"github.com/berthdev/berth/internal/dockerrt"
@@ -180,7 +181,8 @@ func (p *hostProxy) lookup(ctx context.Context, id string) (hostTarget, error) {
 		return hostTarget{}, errNotHere
 	}
 	l := c.Config.Labels
-	if l[dockerrt.LabelManaged] != "true" || l[dockerrt.LabelSandbox] == "" || l[dockerrt.LabelHost] != p.hostID ||
+	// A warm container serves no gateway until a sandbox claimed it.
+	if l[dockerrt.LabelManaged] != "true" || activities.SandboxOf(l, c.Name) == "" || l[dockerrt.LabelHost] != p.hostID ||
 		l[dockerrt.LabelNamespace] != p.namespace || !names.ValidBootID(l[dockerrt.LabelBoot]) {
 		return hostTarget{}, errNotHere
 	}

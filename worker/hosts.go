@@ -171,8 +171,9 @@ func (a *announcer) announce(ctx context.Context) error {
 	rec := a.rec
 	seen := map[string]bool{}
 	for _, ct := range cs {
-		name := ct.Labels[dockerrt.LabelSandbox]
-		if name == "" || ct.State == "exited" || ct.State == "dead" {
+		name := activities.SandboxOf(ct.Labels, activities.ListedName(ct.Names))
+		warm := ct.Labels[dockerrt.LabelPool] != "" && name == ""
+		if name == "" && !warm || ct.State == "exited" || ct.State == "dead" {
 			continue
 		}
 		lim, err := a.limitsOf(ctx, ct.ID)
@@ -180,8 +181,10 @@ func (a *announcer) announce(ctx context.Context) error {
 			continue // removed meanwhile
 		}
 		seen[ct.ID] = true
-		rec.Used = rec.Used.Add(lim)
-		rec.Sandboxes = append(rec.Sandboxes, name)
+		rec.Used = rec.Used.Add(lim) // a warm container holds its limits too
+		if !warm {
+			rec.Sandboxes = append(rec.Sandboxes, name)
+		}
 	}
 	for id := range a.limits {
 		if !seen[id] {

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
 
+	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/hosts"
 	"github.com/berthdev/berth/workflows/contract"
@@ -87,7 +88,7 @@ func (w *exitWatcher) run(ctx context.Context) {
 // died handles one die event.
 func (w *exitWatcher) died(ctx context.Context, m events.Message) {
 	attrs := m.Actor.Attributes
-	sandbox, boot := attrs[dockerrt.LabelSandbox], attrs[dockerrt.LabelBoot]
+	sandbox, boot := activities.SandboxOf(attrs, attrs["name"]), attrs[dockerrt.LabelBoot]
 	if sandbox == "" || boot == "" || !sameNamespace(attrs, w.namespace) {
 		return
 	}

@@ -77,7 +77,7 @@ func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, h
 		return nil
 	}
 	for _, ct := range cs {
-		if err := read(ct.Labels[dockerrt.LabelSandbox]); err != nil {
+		if err := read(activities.SandboxOf(ct.Labels, activities.ListedName(ct.Names))); err != nil {
 			return err
 		}
 	}
@@ -95,9 +95,9 @@ func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, h
 	}
 	state := func(name string) *sandboxState { return states[name] }
 	for _, ct := range cs {
-		name := ct.Labels[dockerrt.LabelSandbox]
+		name := activities.SandboxOf(ct.Labels, activities.ListedName(ct.Names))
 		if name == "" {
-			continue
+			continue // not a sandbox's, or warm (activities/warm.go keeps those)
 		}
 		keep, why := keepContainer(state(name), hostID, ct.Labels[dockerrt.LabelBoot])
 		if keep {

@@ -38,6 +38,7 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 	if err := Reconcile(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Log.Named("reconcile")); err != nil {
 		acts.Log.Warn("reconcile skipped", zap.Error(err))
 	}
+	startWarmPool(ctx, acts)
 	shared := sdkworker.New(c, contract.SharedQueue, sdkworker.Options{})
 	shared.RegisterWorkflowWithOptions(workflows.Sandbox, workflow.RegisterOptions{Name: contract.WorkflowType})
 	shared.RegisterActivity(acts)

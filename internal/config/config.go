@@ -55,6 +55,9 @@ type Config struct {
 	HostAddr string
 	// Preview is how the gateway serves preview URLs (BERTH_PREVIEW_*).
 	Preview Preview
+	// WarmPool (BERTH_WARM_POOL) sizes a worker's warm pools; see
+	// ParseWarmPool.
+	WarmPool string
 }
 
 // DefaultImage is the Debian-based image `task image` builds.
@@ -86,6 +89,7 @@ func FromEnv() Config {
 		TemporalTLS:       temporalTLSFromEnv(),
 		HostAddr:          os.Getenv("BERTH_HOST_ADDR"),
 		Preview:           previewFromEnv(),
+		WarmPool:          os.Getenv("BERTH_WARM_POOL"),
 	}
 	if d, err := time.ParseDuration(os.Getenv("BERTH_BACKUP_TTL")); err == nil && d > 0 {
 		c.BackupTTL = d

@@ -31,6 +31,9 @@ const (
 	LabelHost     = "io.berth.host"
 	LabelVersion  = "io.berth.version"
 	LabelWorkload = "io.berth.role"
+	// LabelPool marks a warm container and its volume, made before any
+	// sandbox claimed it; its value is the instance type.
+	LabelPool = "io.berth.pool"
 	// LabelNamespace names the Temporal namespace whose sandbox owns the
 	// object: a worker reconciling its host never judges another's objects.
 	LabelNamespace = "io.berth.namespace"
@@ -193,6 +196,9 @@ func diskOfVolume(v volume.Volume) (disk, bool) {
 
 // volumeDisk is the disk behind the named volume, if any.
 func (r *Runtime) volumeDisk(ctx context.Context, name string) (disk, bool) {
+	if to, ok := r.handedOver(name); ok {
+		return r.diskOf(to), true // a warm volume whose disk a sandbox took
+	}
 	v, err := r.cli.VolumeInspect(ctx, name)
 	if err != nil {
 		return disk{}, false
@@ -230,6 +236,10 @@ func (r *Runtime) VolumeMountpoint(ctx context.Context, name string) (string, er
 func (r *Runtime) RemoveVolume(ctx context.Context, name string) error {
 	v, err := r.cli.VolumeInspect(ctx, name)
 	if IsNotFound(err) {
+		if _, ok := r.handedOver(name); ok {
+			r.forgetHandOver(name)
+			return nil
+		}
 		return r.RemoveDisk(name) // a disk whose volume was never made
 	}
 	if err != nil {
@@ -237,6 +247,10 @@ func (r *Runtime) RemoveVolume(ctx context.Context, name string) error {
 	}
 	if err := r.cli.VolumeRemove(ctx, name, true); err != nil && !IsNotFound(err) {
 		return err
+	}
+	if _, ok := r.handedOver(name); ok {
+		r.forgetHandOver(name) // its disk is another volume's now
+		return nil
 	}
 	if d, ok := diskOfVolume(v); ok {
 		if err := r.removeDisk(d); err != nil {

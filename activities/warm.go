@@ -1,0 +1,332 @@
+package activities
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/volume"
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/workflows/contract"
+)
+
+// A warm pool keeps, per instance type, containers booted ahead of any
+// sandbox: an empty workspace on a disk of the type's size, the type's
+// limits, a supervisor that answers. A boot with nothing to restore
+// claims one (warm_claim.go) instead of creating a container, which is
+// most of a boot. A warm container never ran anything of a sandbox and
+// serves exactly one: once claimed it is the sandbox's, and goes with it.
+//
+// Warm containers and their volumes are named WarmPrefix+<hex> and
+// labelled dockerrt.LabelPool (the instance type). The pool lives in
+// Docker, not in the worker: a restarted worker adopts the warm
+// containers it finds (same worker version, still running) and removes
+// the rest, so none is ever orphaned.
+
+// WarmPrefix starts the names of warm containers and volumes; no
+// sandbox's container (ContainerName) or volume (VolumeName) starts so.
+const WarmPrefix = "berthpool-"
+
+// warmRefillEvery is how often the pool checks its containers and
+// refills, besides right after a claim.
+const warmRefillEvery = 5 * time.Second
+
+// warmSweepAge is how old a warm volume without a container must be
+// before it is removed: younger ones may be another worker's fill in
+// progress (two workers share a host during a rolling upgrade).
+const warmSweepAge = 2 * time.Minute
+
+// WarmPool is this worker's warm containers, ready to be claimed.
+type WarmPool struct {
+	a     *Activities
+	sizes config.WarmPool
+	log   *zap.Logger
+
+	mu    sync.Mutex
+	ready map[string][]warm // by instance type, oldest first
+	kick  chan struct{}
+}
+
+// warm is one warm container.
+type warm struct {
+	Name   string // container and volume name
+	ID, IP string
+	BootID string // what its supervisor serves and its token is for
+}
+
+// NewWarmPool makes the pool boots on a's worker claim from (set it as
+// a.Pool); Run fills it. An empty sizes means no pool: nil. (Not a method:
+// every method of Activities is registered as an activity.)
+func NewWarmPool(a *Activities, sizes config.WarmPool) *WarmPool {
+	if len(sizes) == 0 {
+		return nil
+	}
+	return &WarmPool{a: a, sizes: sizes, log: a.Log.Named("warm-pool"),
+		ready: map[string][]warm{}, kick: make(chan struct{}, 1)}
+}
+
+// Run adopts the warm containers of an earlier worker, then keeps every
+// pool full until ctx ends. It fills one container at a time, so a filling
+// pool never takes more than a boot's share of the host.
+func (p *WarmPool) Run(ctx context.Context) {
+	p.adopt(ctx)
+	t := time.NewTicker(warmRefillEvery)
+	defer t.Stop()
+	for {
+		p.prune(ctx)
+		p.sweep(ctx)
+		for _, it := range p.sizes.Types() {
+			for p.count(it) < p.sizes[it] && ctx.Err() == nil {
+				if err := p.fill(ctx, it); err != nil {
+					if ctx.Err() == nil {
+						p.log.Warn("warm container not made", zap.String("instanceType", it), zap.Error(err))
+					}
+					break // try again at the next tick
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-p.kick:
+		}
+	}
+}
+
+// Ready counts the warm containers of an instance type.
+func (p *WarmPool) count(instanceType string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.ready[instanceType])
+}
+
+// take hands out the oldest warm container of an instance type and asks
+// for a refill.
+func (p *WarmPool) take(instanceType string) (warm, bool) {
+	if p == nil {
+		return warm{}, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ws := p.ready[instanceType]
+	if len(ws) == 0 {
+		return warm{}, false
+	}
+	w := ws[0]
+	p.ready[instanceType] = ws[1:]
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+	return w, true
+}
+
+func (p *WarmPool) add(instanceType string, w warm) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ready[instanceType] = append(p.ready[instanceType], w)
+}
+
+// fill makes one warm container of an instance type and waits until its
+// supervisor answers.
+func (p *WarmPool) fill(ctx context.Context, instanceType string) error {
+	a := p.a
+	it, image, err := a.instanceImage(ctx, instanceType)
+	if err != nil {
+		return err
+	}
+	if err := a.ensureSandboxNetwork(ctx); err != nil {
+		return err
+	}
+	w := warm{Name: WarmPrefix + strings.ReplaceAll(uuid.NewString(), "-", "")[:20], BootID: uuid.NewString()}
+	labels := p.labels(instanceType)
+	labels[dockerrt.LabelDisk] = a.volumeLabels(contract.BootInput{InstanceType: instanceType})[dockerrt.LabelDisk]
+	if _, err := a.Docker.EnsureVolume(ctx, w.Name, labels); err != nil {
+		p.discard(w)
+		return err
+	}
+	var eb EgressBoot
+	if e := a.egressPool(); e != nil {
+		if eb, err = e.PoolBoot(w.Name); err != nil {
+			p.discard(w)
+			return err
+		}
+	}
+	labels = p.labels(instanceType)
+	labels[dockerrt.LabelBoot] = w.BootID
+	if w.ID, w.IP, err = a.runContainer(ctx, w.Name, w.Name, w.BootID, it, image, labels, eb); err != nil {
+		p.discard(w)
+		return err
+	}
+	if err := a.waitHealthy(ctx, w.container(), 30*time.Second); err != nil {
+		p.discard(w)
+		return err
+	}
+	p.add(instanceType, w)
+	return nil
+}
+
+// labels are those of a warm container and its volume: the host's, and
+// the pool's instead of a sandbox's.
+func (p *WarmPool) labels(instanceType string) map[string]string {
+	l := p.a.labels("")
+	delete(l, dockerrt.LabelSandbox)
+	l[dockerrt.LabelPool] = instanceType
+	return l
+}
+
+func (w warm) container() contract.Container {
+	return contract.Container{ID: w.ID, Addr: w.IP + ":" + contract.SupervisorPort, BootID: w.BootID}
+}
+
+// discard removes a warm container that will not serve: container,
+// volume (with its disk) and trust directory.
+func (p *WarmPool) discard(w warm) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := p.a.Docker.RemoveContainer(ctx, w.Name); err != nil {
+		p.log.Warn("remove a warm container", zap.String("container", w.Name), zap.Error(err))
+		return // its volume is in use: the sweep takes it later
+	}
+	p.dropVolume(ctx, w.Name)
+}
+
+// dropVolume removes a warm volume and its trust directory; a volume
+// whose disk a sandbox took keeps that disk (dockerrt.HandOverDisk).
+func (p *WarmPool) dropVolume(ctx context.Context, name string) {
+	if err := p.a.Docker.RemoveVolume(ctx, name); err != nil {
+		p.log.Warn("remove a warm volume", zap.String("volume", name), zap.Error(err))
+		return
+	}
+	if e := p.a.egressPool(); e != nil {
+		e.DropPool(name)
+	}
+}
+
+// ours lists filter this worker's warm objects.
+func (p *WarmPool) ours() filters.Args {
+	return filters.NewArgs(
+		filters.Arg("label", dockerrt.LabelPool),
+		filters.Arg("label", dockerrt.LabelHost+"="+p.a.HostID),
+		filters.Arg("label", dockerrt.LabelNamespace+"="+p.a.Namespace))
+}
+
+// adopt takes over the warm containers an earlier worker left: running,
+// of this worker's version, of a type with a pool, answering, and with
+// their disk still their own. Every other unclaimed one is removed.
+func (p *WarmPool) adopt(ctx context.Context) {
+	cs, err := p.a.Docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: p.ours()})
+	if err != nil {
+		p.log.Warn("list warm containers", zap.Error(err))
+		return
+	}
+	for _, ct := range cs {
+		name := ListedName(ct.Names)
+		if !strings.HasPrefix(name, WarmPrefix) {
+			continue // claimed: a sandbox's now
+		}
+		it := ct.Labels[dockerrt.LabelPool]
+		w := warm{Name: name, ID: ct.ID, BootID: ct.Labels[dockerrt.LabelBoot]}
+		keep := ct.State == "running" && ct.Labels[dockerrt.LabelVersion] == p.a.Version &&
+			p.count(it) < p.sizes[it] && !p.a.Docker.HandedOver(name)
+		if keep {
+			info, err := p.a.Docker.Inspect(ctx, ct.ID)
+			if w.IP = ""; err == nil && info != nil {
+				w.IP = dockerrt.ContainerIP(info)
+			}
+			hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			keep = w.IP != "" && p.a.waitHealthy(hctx, w.container(), 2*time.Second) == nil
+			cancel()
+		}
+		if keep {
+			p.add(it, w)
+			continue
+		}
+		p.log.Info("removing a warm container an earlier worker left", zap.String("container", name))
+		p.discard(w)
+	}
+}
+
+// prune drops warm containers that stopped running (killed, OOM, a
+// Docker restart) and makes them again.
+func (p *WarmPool) prune(ctx context.Context) {
+	p.mu.Lock()
+	var all []warm
+	for _, ws := range p.ready {
+		all = append(all, ws...)
+	}
+	p.mu.Unlock()
+	for _, w := range all {
+		info, err := p.a.Docker.Inspect(ctx, w.ID)
+		if err != nil || info != nil && info.State != nil && info.State.Running {
+			continue
+		}
+		p.mu.Lock()
+		for it, ws := range p.ready {
+			for i := range ws {
+				if ws[i].ID == w.ID {
+					p.ready[it] = append(ws[:i:i], ws[i+1:]...)
+					break
+				}
+			}
+		}
+		p.mu.Unlock()
+		p.log.Warn("a warm container stopped; replacing it", zap.String("container", w.Name))
+		p.discard(w)
+	}
+}
+
+// sweep removes warm volumes no container uses any more: those of
+// claimed containers whose sandbox has since stopped (their disk went
+// with the sandbox), and those a crash left between volume and container.
+func (p *WarmPool) sweep(ctx context.Context) {
+	f := p.ours()
+	f.Add("dangling", "true")
+	vs, err := p.a.Docker.Client().VolumeList(ctx, volume.ListOptions{Filters: f})
+	if err != nil {
+		return
+	}
+	for _, v := range vs.Volumes {
+		created, err := time.Parse(time.RFC3339, v.CreatedAt)
+		if !strings.HasPrefix(v.Name, WarmPrefix) || err == nil && time.Since(created) < warmSweepAge && !p.a.Docker.HandedOver(v.Name) {
+			continue
+		}
+		p.dropVolume(ctx, v.Name)
+	}
+}
+
+// ListedName is a listed container's name without Docker's leading slash.
+func ListedName(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return strings.TrimPrefix(names[0], "/")
+}
+
+// SandboxOf names the sandbox a container belongs to: its label, or for a
+// claimed warm container (labelled before any sandbox existed) the name it
+// was given when claimed. "" for an unclaimed warm container.
+func SandboxOf(labels map[string]string, name string) string {
+	if s := labels[dockerrt.LabelSandbox]; s != "" {
+		return s
+	}
+	if labels[dockerrt.LabelPool] == "" {
+		return ""
+	}
+	s, _ := strings.CutPrefix(strings.TrimPrefix(name, "/"), ContainerName("")) // WarmPrefix does not match
+	if s == strings.TrimPrefix(name, "/") {
+		return ""
+	}
+	return s
+}
+
+// Sizes is how many warm containers each instance type keeps.
+func (p *WarmPool) Sizes() config.WarmPool { return p.sizes }

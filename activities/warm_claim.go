@@ -1,0 +1,139 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/docker/docker/api/types/container"
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/workflows/contract"
+)
+
+// A claim turns a warm container into a sandbox's, in an order a crash
+// can stop anywhere:
+//
+//  1. a claim record (<data>/claims/<sandbox>) names the boot and the
+//     container, so a retried boot knows the container is its own;
+//  2. the container is renamed to the sandbox's container name, by its
+//     warm name: of two claimants only one rename succeeds, and a
+//     restarted worker no longer counts it as warm;
+//  3. its disk is handed to the sandbox's volume (dockerrt.HandOverDisk);
+//  4. its egress trust directory becomes the sandbox's, filled for the
+//     container's boot.
+//
+// Steps 3 and 4 are idempotent: a retry that adopts the renamed container
+// (adoptClaimed) runs them again. Boot then goes on as for any container:
+// egress registration, health, env, services.
+
+// claimRecord is what a claim leaves for a retried boot.
+type claimRecord struct {
+	Boot      string `json:"boot"`      // the workflow's boot that claimed
+	Container string `json:"container"` // Docker id
+	Warm      string `json:"warm"`      // the warm name (container and volume)
+}
+
+// claimWarm boots the sandbox in a warm container when it has nothing to
+// restore and no workspace on this host. ok false: no warm container fits,
+// boot as usual. A claim that fails removes what it took and says ok
+// false too: a normal boot is still possible.
+func (a *Activities) claimWarm(ctx context.Context, in contract.BootInput) (ip, id, boot string, ok bool, err error) {
+	if a.Pool == nil || in.RestoreBackupID != "" || in.ForceRestore {
+		return "", "", "", false, nil
+	}
+	if exists, err := a.Docker.VolumeExists(ctx, VolumeName(in.Sandbox)); err != nil || exists {
+		return "", "", "", false, err // its workspace is here: boot on it
+	}
+	if _, marked := a.readMarker(in.Sandbox); marked {
+		return "", "", "", false, nil
+	}
+	w, ok := a.Pool.take(in.InstanceType)
+	if !ok {
+		return "", "", "", false, nil
+	}
+	rec := claimRecord{Boot: in.BootID, Container: w.ID, Warm: w.Name}
+	if err := a.writeClaim(in.Sandbox, rec); err != nil {
+		a.Pool.add(in.InstanceType, w) // untouched: still warm
+		return "", "", "", false, err
+	}
+	if err := a.Docker.Rename(ctx, w.Name, ContainerName(in.Sandbox)); err != nil {
+		a.Log.Warn("claim a warm container", zap.String("sandbox", in.Sandbox), zap.String("container", w.Name), zap.Error(err))
+		a.Pool.discard(w)
+		return "", "", "", false, nil
+	}
+	if err := a.finishClaim(ctx, in, rec, w.BootID); err != nil {
+		a.Log.Warn("claim a warm container", zap.String("sandbox", in.Sandbox), zap.String("container", w.Name), zap.Error(err))
+		a.undoBoot(ctx, in, w.ID)
+		a.Pool.dropVolume(context.WithoutCancel(ctx), w.Name)
+		return "", "", "", false, nil
+	}
+	return w.IP, w.ID, w.BootID, true, nil
+}
+
+// finishClaim hands the warm container's disk and trust directory to the
+// sandbox (claim steps 3 and 4).
+func (a *Activities) finishClaim(ctx context.Context, in contract.BootInput, rec claimRecord, warmBoot string) error {
+	if err := a.Docker.HandOverDisk(ctx, rec.Warm, VolumeName(in.Sandbox), a.volumeLabels(in)); err != nil {
+		return err
+	}
+	if e := a.egressPool(); e != nil {
+		in.BootID = warmBoot
+		if err := e.ClaimBoot(ctx, in, rec.Warm, rec.Container); err != nil {
+			return fmt.Errorf("egress: %w", err)
+		}
+	}
+	return nil
+}
+
+// adoptClaimed takes up a container this boot claimed before a crash or a
+// retry: the record must name this boot and this container, and it must
+// still run. ok false: it is not this boot's (remove it as stale).
+func (a *Activities) adoptClaimed(ctx context.Context, in contract.BootInput, c *container.InspectResponse) (ok bool, err error) {
+	if c.Config == nil || c.Config.Labels[dockerrt.LabelPool] == "" || c.State == nil || !c.State.Running {
+		return false, nil
+	}
+	rec, found := a.readClaim(in.Sandbox)
+	if !found || rec.Boot != in.BootID || rec.Container != c.ID {
+		return false, nil
+	}
+	return true, a.finishClaim(ctx, in, rec, c.Config.Labels[dockerrt.LabelBoot])
+}
+
+func (a *Activities) claimPath(sandbox string) string {
+	return filepath.Join(a.DataDir, "claims", sandbox)
+}
+
+func (a *Activities) writeClaim(sandbox string, rec claimRecord) error {
+	path := a.claimPath(sandbox)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	b, _ := json.Marshal(rec)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func (a *Activities) readClaim(sandbox string) (claimRecord, bool) {
+	var rec claimRecord
+	b, err := os.ReadFile(a.claimPath(sandbox))
+	if err != nil || json.Unmarshal(b, &rec) != nil {
+		return claimRecord{}, false
+	}
+	return rec, true
+}
+
+// dropClaim forgets a sandbox's claim once its container is gone.
+func (a *Activities) dropClaim(sandbox string) {
+	if err := os.Remove(a.claimPath(sandbox)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		a.Log.Warn("remove a claim record", zap.String("sandbox", sandbox), zap.Error(err))
+	}
+}

@@ -1,0 +1,182 @@
+package tests
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/volume"
+	"github.com/stretchr/testify/require"
+
+	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/stacktest"
+)
+
+// Warm pools (BERTH_WARM_POOL): a worker keeps containers booted ahead of
+// any sandbox, and a new sandbox claims one. These tests run their own
+// stack with a pool of the basic type.
+
+// warmStack starts a stack whose worker keeps size warm basic containers.
+func warmStack(t *testing.T, ctx context.Context, size string) *stacktest.Stack {
+	t.Helper()
+	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_WARM_POOL=basic=" + size}})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("worker log:\n%s", s.Logs("worker"))
+		}
+		s.Close()
+	})
+	return s
+}
+
+// warmIDs lists the host's unclaimed warm containers that run.
+func warmIDs(t *testing.T, ctx context.Context, s *stacktest.Stack) []string {
+	t.Helper()
+	cs, err := s.Docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(
+		filters.Arg("label", dockerrt.LabelPool), filters.Arg("label", dockerrt.LabelHost+"="+s.HostID))})
+	require.NoError(t, err)
+	var ids []string
+	for _, c := range cs {
+		if strings.HasPrefix(activities.ListedName(c.Names), activities.WarmPrefix) && c.State == "running" {
+			ids = append(ids, c.ID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// waitWarm waits until the pool holds n warm containers and returns them.
+func waitWarm(t *testing.T, ctx context.Context, s *stacktest.Stack, n int) []string {
+	t.Helper()
+	var ids []string
+	require.Eventually(t, func() bool {
+		ids = warmIDs(t, ctx, s)
+		return len(ids) == n
+	}, 90*time.Second, 200*time.Millisecond, "the pool never held %d warm containers (has %d)", n, len(ids))
+	return ids
+}
+
+// containerOf is the Docker id of a sandbox's container.
+func containerOf(t *testing.T, ctx context.Context, s *stacktest.Stack, n string) string {
+	t.Helper()
+	c, err := s.Docker.Inspect(ctx, activities.ContainerName(n))
+	require.NoError(t, err)
+	require.NotNil(t, c, "sandbox %s has no container", n)
+	return c.ID
+}
+
+func runOut(t *testing.T, ctx context.Context, sb *client.Sandbox, argv ...string) string {
+	t.Helper()
+	r, err := sb.Run(ctx, argv, client.RunOptions{})
+	require.NoError(t, err, "%v", argv)
+	return string(r.Stdout)
+}
+
+// A new sandbox runs in a warm container; what one sandbox leaves in its
+// container (files in /workspace and outside it, processes, env) is not
+// in the next one's; the claimed sandbox keeps its workspace across a
+// sleep, dies like any other when its container is killed, and nothing
+// warm is left behind once the pool's containers are claimed and gone.
+func TestWarmPoolClaimsACleanContainerPerSandbox(t *testing.T) {
+	ctx := testCtx(t, 6*time.Minute)
+	s := warmStack(t, ctx, "2")
+	c := s.Client()
+	warm := waitWarm(t, ctx, s, 2)
+
+	a := name(t, "warm-a")
+	_, _, err := c.Create(ctx, client.CreateRequest{Name: a, SleepAfter: time.Hour, Env: map[string]string{"LEFT_BEHIND": "a-env"}})
+	require.NoError(t, err)
+	sa := c.Sandbox(a)
+	require.Equal(t, "hi\n", runOut(t, ctx, sa, "echo", "hi"))
+	idA := containerOf(t, ctx, s, a)
+	require.Contains(t, warm, idA, "sandbox %s did not claim a warm container", a)
+	require.Equal(t, "a-env\n", runOut(t, ctx, sa, "sh", "-c", "echo $LEFT_BEHIND"), "the claimed container has the sandbox's env")
+	runOut(t, ctx, sa, "sh", "-c", "echo a > /workspace/mine && echo a > /root/mine")
+	_, err = sa.Exec(ctx, []string{"sleep", "1000"}, client.ExecOptions{})
+	require.NoError(t, err)
+	// The egress trust bundle was written at the claim, for this boot.
+	require.Contains(t, runOut(t, ctx, sa, "sh", "-c", "cat $SSL_CERT_FILE"), "BEGIN CERTIFICATE")
+
+	// The pool refills behind the claim.
+	refilled := waitWarm(t, ctx, s, 2)
+	require.NotContains(t, refilled, idA)
+
+	b := name(t, "warm-b")
+	_, _, err = c.Create(ctx, client.CreateRequest{Name: b, SleepAfter: time.Hour})
+	require.NoError(t, err)
+	sbB := c.Sandbox(b)
+	require.Equal(t, "hi\n", runOut(t, ctx, sbB, "echo", "hi"))
+	idB := containerOf(t, ctx, s, b)
+	require.Contains(t, refilled, idB, "sandbox %s did not claim a warm container", b)
+	require.NotEqual(t, idA, idB)
+	require.Equal(t, "", runOut(t, ctx, sbB, "sh", "-c", "ls -A /workspace; ls /root/mine 2>/dev/null; echo -n $LEFT_BEHIND"),
+		"the second sandbox sees something of the first")
+	require.NotContains(t, runOut(t, ctx, sbB, "ps", "-eo", "args"), "sleep 1000")
+
+	// The claimed workspace is the sandbox's: it survives sleep and wake.
+	_, err = c.Sleep(ctx, a)
+	require.NoError(t, err)
+	_, err = c.Start(ctx, a)
+	require.NoError(t, err)
+	require.Equal(t, "a\n", runOut(t, ctx, sa, "cat", "/workspace/mine"))
+	require.NotEqual(t, idA, containerOf(t, ctx, s, a), "a wake boots a fresh container")
+
+	// A claimed container that dies stops its sandbox, like any other.
+	require.NoError(t, s.Docker.Client().ContainerKill(ctx, containerOf(t, ctx, s, b), "KILL"))
+	require.Eventually(t, func() bool {
+		v, err := c.Get(ctx, b)
+		return err == nil && v.Status == "stopped"
+	}, 30*time.Second, 200*time.Millisecond, "sandbox %s never noticed its container died", b)
+
+	for _, n := range []string{a, b} {
+		_, err := c.Destroy(ctx, n)
+		require.NoError(t, err)
+	}
+	// Nothing warm is left but the pool itself: every warm volume without
+	// a container goes (the sweep runs every few seconds).
+	require.Eventually(t, func() bool {
+		vs, err := s.Docker.Client().VolumeList(ctx, volume.ListOptions{Filters: filters.NewArgs(
+			filters.Arg("label", dockerrt.LabelPool), filters.Arg("label", dockerrt.LabelHost+"="+s.HostID))})
+		return err == nil && len(vs.Volumes) == len(warmIDs(t, ctx, s))
+	}, 30*time.Second, 500*time.Millisecond, "warm volumes outlived their containers")
+}
+
+// A restarted worker adopts the pool it finds instead of leaking it or
+// making another; a warm container that dies is replaced.
+func TestWarmPoolSurvivesWorkerRestart(t *testing.T) {
+	ctx := testCtx(t, 5*time.Minute)
+	s := warmStack(t, ctx, "2")
+	before := waitWarm(t, ctx, s, 2)
+
+	s.StopWorker(syscall.SIGKILL)
+	require.NoError(t, s.StartWorker())
+	// Given the worker time to fill (it would have by now), the pool is
+	// the same two containers.
+	time.Sleep(8 * time.Second)
+	require.Equal(t, before, waitWarm(t, ctx, s, 2), "the restarted worker did not adopt the pool")
+
+	// The adopted containers serve claims.
+	n := name(t, "warm-adopted")
+	_, _, err := s.Client().Create(ctx, client.CreateRequest{Name: n, SleepAfter: time.Hour})
+	require.NoError(t, err)
+	require.Equal(t, "hi\n", runOut(t, ctx, s.Client().Sandbox(n), "echo", "hi"))
+	require.Contains(t, before, containerOf(t, ctx, s, n))
+
+	// A warm container killed behind the worker's back is replaced.
+	now := waitWarm(t, ctx, s, 2)
+	require.NoError(t, s.Docker.Client().ContainerKill(ctx, now[0], "KILL"))
+	require.Eventually(t, func() bool {
+		ids := warmIDs(t, ctx, s)
+		return len(ids) == 2 && !slices.Contains(ids, now[0])
+	}, 60*time.Second, 500*time.Millisecond, "the killed warm container was not replaced")
+	_, err = s.Client().Destroy(ctx, n)
+	require.NoError(t, err)
+}

@@ -1,0 +1,25 @@
+package worker
+
+import (
+	"context"
+
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/activities"
+)
+
+// startWarmPool fills this host's warm pools in the background. Warm
+// containers take their disk with them into a sandbox, so pools need
+// disks (BERTH_DISK_LIMITS not off).
+func startWarmPool(ctx context.Context, acts *activities.Activities) {
+	if acts.Pool == nil {
+		return
+	}
+	if !acts.Docker.DisksEnabled() {
+		acts.Log.Warn("BERTH_WARM_POOL is ignored: warm containers need sandbox disks (BERTH_DISK_LIMITS=off)")
+		acts.Pool = nil
+		return
+	}
+	acts.Log.Info("warm pools", zap.Any("sizes", acts.Pool.Sizes()))
+	go acts.Pool.Run(ctx)
+}
