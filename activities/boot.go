@@ -41,18 +41,26 @@ func (a *Activities) Boot(ctx context.Context, in contract.BootInput) (contract.
 		return contract.BootResult{}, err
 	}
 	// From here on the boot is the container's: a warm container claimed
-	// for this sandbox serves the boot id it was made with.
+	// for this sandbox serves the boot id it was made with, and answered
+	// its health check when it was made.
+	warm := boot != in.BootID
 	in.BootID = boot
-	if b := a.egressBooter(); b != nil {
-		// Before the supervisor serves, so nothing the sandbox runs
-		// meets a proxy that does not know it (that would refuse it).
-		if err := b.Started(ctx, in, id, ip); err != nil {
-			a.undoBoot(ctx, in, id)
-			return contract.BootResult{}, fmt.Errorf("egress: %w", err)
-		}
-	}
 	c := contract.Container{ID: id, Host: a.HostID, Addr: net.JoinHostPort(ip, contract.SupervisorPort), BootID: boot, Route: a.Route}
-	if err := a.serve(ctx, c, in.Env); err != nil {
+	// Egress registration and the env go side by side: neither runs
+	// anything of the sandbox's, and both are done before Boot returns,
+	// so nothing the sandbox runs meets a proxy that does not know it
+	// (that would refuse it).
+	egress := make(chan error, 1)
+	if b := a.egressBooter(); b != nil {
+		go func() { egress <- b.Started(ctx, in, id, ip) }()
+	} else {
+		egress <- nil
+	}
+	err = a.serve(ctx, c, in.Env, !warm)
+	if eerr := <-egress; eerr != nil && err == nil {
+		err = fmt.Errorf("egress: %w", eerr)
+	}
+	if err != nil {
 		a.undoBoot(ctx, in, id)
 		return contract.BootResult{}, err
 	}
@@ -84,11 +92,14 @@ func (a *Activities) undoBoot(ctx context.Context, in contract.BootInput, id str
 	}
 }
 
-// serve waits for the supervisor and hands it the sandbox env.
-func (a *Activities) serve(ctx context.Context, c contract.Container, env map[string]string) error {
+// serve waits for the supervisor (unless it is known to answer) and hands
+// it the sandbox env.
+func (a *Activities) serve(ctx context.Context, c contract.Container, env map[string]string, wait bool) error {
 	activity.RecordHeartbeat(ctx, "waiting for supervisor")
-	if err := a.waitHealthy(ctx, c, 30*time.Second); err != nil {
-		return err
+	if wait {
+		if err := a.waitHealthy(ctx, c, 30*time.Second); err != nil {
+			return err
+		}
 	}
 	if err := a.supervisorCall(ctx, c, http.MethodPut, "/v1/env", map[string]any{"env": nonNil(env)}, nil); err != nil {
 		var se *supervisorError

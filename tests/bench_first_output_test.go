@@ -9,15 +9,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/stacktest"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
 )
 
 // firstOutput creates a sandbox and runs `echo hi` in it in one round trip
 // (the run wakes it): what a user waits for before their first answer.
 func firstOutput(ctx context.Context, c *client.Client, name string) (time.Duration, error) {
+	return firstOutputOf(ctx, c, client.CreateRequest{Name: name, SleepAfter: time.Hour})
+}
+
+func firstOutputOf(ctx context.Context, c *client.Client, req client.CreateRequest) (time.Duration, error) {
+	name := req.Name
 	start := time.Now()
-	if _, _, err := c.Create(ctx, client.CreateRequest{Name: name, SleepAfter: time.Hour}); err != nil {
+	if _, _, err := c.Create(ctx, req); err != nil {
 		return 0, err
 	}
 	r, err := c.Sandbox(name).Run(ctx, []string{"echo", "hi"}, client.RunOptions{})
@@ -65,7 +74,9 @@ func BenchmarkCreateToFirstOutput(b *testing.B) {
 // BenchmarkParallelCreateToFirstOutput creates 50 sandboxes at once, each
 // running `echo hi` as soon as it exists: every one must succeed, and p99
 // against p50 shows how evenly the host serves a burst. One burst per
-// run, whatever b.N (-benchtime=1x).
+// run, whatever b.N (-benchtime=1x). They are of the lite type: 50 basic
+// sandboxes (1 GiB each) are more than a 24 GiB host admits (twice its
+// memory), and the placement refuses the rest with NO_CAPACITY.
 func BenchmarkParallelCreateToFirstOutput(b *testing.B) {
 	ctx := context.Background()
 	c := stack.Client()
@@ -82,7 +93,7 @@ func BenchmarkParallelCreateToFirstOutput(b *testing.B) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d, err := firstOutput(ctx, c, n)
+			d, err := firstOutputOf(ctx, c, client.CreateRequest{Name: n, InstanceType: "lite", SleepAfter: time.Hour})
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -114,4 +125,66 @@ func destroyAfter(b *testing.B, c *client.Client) *[]string {
 		}
 	})
 	return &names
+}
+
+// BenchmarkCreateToFirstOutputWarm is BenchmarkCreateToFirstOutput with a
+// warm pool (BERTH_WARM_POOL) on its own stack: each create claims a warm
+// container. Before each create the pool is given time to refill, as it
+// would between a user's creates. Run with -benchtime=12x (task bench).
+func BenchmarkCreateToFirstOutputWarm(b *testing.B) {
+	ctx := context.Background()
+	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_WARM_POOL=basic=2"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(s.Close)
+	c := s.Client()
+	names := destroyAfter(b, c)
+	var berth, docker []time.Duration
+	for i := 0; i < b.N; i++ {
+		if err := waitWarmCount(ctx, s, 2, 2*time.Minute); err != nil {
+			b.Fatal(err)
+		}
+		n := fmt.Sprintf("bfw-%s-%d-%d", s.HostID, time.Now().UnixNano()%1e6, i)
+		*names = append(*names, n)
+		d, err := firstOutput(ctx, c, n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		berth = append(berth, d)
+		start := time.Now()
+		if out, err := exec.Command("docker", "run", "--rm", "--label", "io.berth.bench=true", stacktest.TestImage, "echo", "hi").CombinedOutput(); err != nil {
+			b.Fatalf("docker run: %v: %s", err, out)
+		}
+		docker = append(docker, time.Since(start))
+	}
+	bp50, bp95 := percentiles(berth)
+	dp50, dp95 := percentiles(docker)
+	fmt.Printf("\ncreate→first output of echo hi over %d sandboxes, warm pool of 2 (image %s cached)\n", len(berth), stacktest.TestImage)
+	fmt.Printf("  berth create+run (warm) p50 %6.1f ms   p95 %6.1f ms\n", ms(bp50), ms(bp95))
+	fmt.Printf("  docker run --rm echo hi p50 %6.1f ms   p95 %6.1f ms\n", ms(dp50), ms(dp95))
+	fmt.Printf("  ratio                   p50 %.2fx  p95 %.2fx (goal p50 <= 0.25x, p95 <= 0.5x)\n\n", ms(bp50)/ms(dp50), ms(bp95)/ms(dp95))
+	b.ReportMetric(ms(bp50), "berth-warm-p50-ms")
+	b.ReportMetric(ms(dp50), "docker-run-p50-ms")
+}
+
+// waitWarmCount waits until the stack's host has n warm containers
+// running.
+func waitWarmCount(ctx context.Context, s *stacktest.Stack, n int, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		cs, err := s.Docker.Client().ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(
+			filters.Arg("label", dockerrt.LabelPool), filters.Arg("label", dockerrt.LabelHost+"="+s.HostID),
+			filters.Arg("name", "^/"+activities.WarmPrefix))})
+		if err != nil {
+			return err
+		}
+		if len(cs) >= n {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the warm pool has %d of %d containers after %s", len(cs), n, limit)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
