@@ -89,6 +89,9 @@ type CreateRequest struct {
 	Egress *EgressPolicy
 	// Services are declared at create; every boot starts them.
 	Services []Service
+	// Start boots the sandbox at once (a new claim only): the first exec
+	// then waits for less.
+	Start bool
 }
 
 func (r CreateRequest) MarshalJSON() ([]byte, error) {
@@ -101,6 +104,9 @@ func (r CreateRequest) MarshalJSON() ([]byte, error) {
 	}
 	if r.KeepAlive {
 		w["keepAlive"] = true
+	}
+	if r.Start {
+		w["start"] = true
 	}
 	if len(r.Env) > 0 {
 		w["env"] = r.Env

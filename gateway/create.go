@@ -29,6 +29,9 @@ type createRequest struct {
 	Egress       json.RawMessage    `json:"egress"`
 	From         *api.ForkFrom      `json:"from"` // a fork (forks.go)
 	Services     []api.Service      `json:"services"`
+	// Start boots the sandbox at once; not part of its configuration (a
+	// repeated create is compared without it, and starts nothing).
+	Start bool `json:"start"`
 }
 
 // checkServices refuses a create's services as PUT .../services/{svc}
@@ -144,12 +147,15 @@ func (s *Server) create(c echo.Context) error {
 				contract.SABerthStatus.ValueSet(string(contract.StatusCreated)),
 				contract.SABerthInstanceType.ValueSet(spec.InstanceType)),
 		}, contract.WorkflowType, contract.Input{Spec: &spec, ContinueAsNewAfter: s.continueAsNewAfter, Egress: egress, From: origin,
-			Services: req.Services})
+			Services: req.Services, Start: req.Start})
 		return err
 	})
 	if err == nil {
 		v := viewFromSpec(spec, egress, time.Now())
 		v.Services = req.Services
+		if req.Start {
+			v.Status = contract.StatusStarting
+		}
 		if origin != nil {
 			v.LastBackupID = origin.BackupID
 		}

@@ -46,6 +46,10 @@ func Sandbox(ctx workflow.Context, in contract.Input) error {
 	}
 	if in.State == nil {
 		s.recordCreated(ctx)
+		if in.Start {
+			// Only histories whose input asks for it take this path.
+			s.st.Pending = append(s.st.Pending, contract.Intent{Op: contract.OpStart, Seq: s.nextSeq()})
+		}
 	} else {
 		s.publish(ctx)
 		s.archivePrevious(ctx)

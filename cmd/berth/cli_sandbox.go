@@ -43,15 +43,15 @@ func viewOf(s *client.SandboxInfo) sandboxView {
 
 func createCmd(g *globals) *cobra.Command {
 	var typ, sleepAfter string
-	var keepAlive bool
+	var keepAlive, start bool
 	var env []string
 	var egress string
 	cmd := &cobra.Command{
-		Use: "create NAME", Short: "Claim a sandbox name (no container runs until it starts)", GroupID: "sandbox",
-		Example: "  berth create demo --sleep-after 5m --env MODE=dev",
+		Use: "create NAME", Short: "Claim a sandbox name (no container runs until it starts; --start boots it now)", GroupID: "sandbox",
+		Example: "  berth create demo --sleep-after 5m --env MODE=dev\n  berth create demo --start",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req := client.CreateRequest{Name: args[0], InstanceType: typ, KeepAlive: keepAlive}
+			req := client.CreateRequest{Name: args[0], InstanceType: typ, KeepAlive: keepAlive, Start: start}
 			if sleepAfter != "" {
 				d, err := parseDuration(sleepAfter)
 				if err != nil {
@@ -85,7 +85,10 @@ func createCmd(g *globals) *cobra.Command {
 					idle = "kept alive"
 				}
 				n := termsafe.String(info.Name)
-				if created {
+				if created && start {
+					fmt.Fprintf(w, "created sandbox %s (%s, %s) and started booting it; `berth exec %s -- CMD` runs once it is up\n",
+						n, termsafe.String(info.InstanceType), idle, n)
+				} else if created {
 					fmt.Fprintf(w, "created sandbox %s (%s, %s); `berth start %s` boots it, `berth exec %s -- CMD` too\n",
 						n, termsafe.String(info.InstanceType), idle, n, n)
 				} else {
@@ -98,6 +101,7 @@ func createCmd(g *globals) *cobra.Command {
 	f.StringVar(&typ, "type", "", "instance type: lite, basic (default), standard-1 … standard-4, or a custom one")
 	f.StringVar(&sleepAfter, "sleep-after", "", "idle time before the sandbox sleeps (30s, 3m, 1h; default 10m)")
 	f.BoolVar(&keepAlive, "keep-alive", false, "never sleep when idle")
+	f.BoolVar(&start, "start", false, "boot the sandbox now, without waiting for it")
 	f.StringArrayVarP(&env, "env", "e", nil, "environment variable KEY=VALUE (repeatable)")
 	f.StringVar(&egress, "egress", "", "egress policy: open (default), none, or allow=DOMAIN_OR_CIDR,... (e.g. allow=api.github.com,*.pypi.org)")
 	_ = cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(

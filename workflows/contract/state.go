@@ -111,6 +111,9 @@ type Input struct {
 	// Services are declared at create (first run only), as a services op
 	// would declare them one by one.
 	Services []api.Service `json:"services,omitempty"`
+	// Start boots the sandbox right after its create (first run only), as
+	// a start signal would: the boot overlaps the caller's next request.
+	Start bool `json:"start,omitempty"`
 }
 
 // Intent is one queued operation. Update handlers and signal handlers only
