@@ -94,6 +94,12 @@ import (
 //	                 sleep, a sticky wake, the container killed under it
 //	                 (the host's events watcher signals container-exited),
 //	                 start, destroy; two runs (the third had just begun)
+//	start-at-create  (72c3033) recorded on the real stack with a warm pool
+//	                 of one: a create with "start": true (the boot is the
+//	                 input's, no start update), the boot claims the warm
+//	                 container (its result names the warm boot id, not the
+//	                 one the workflow drew), a one-round-trip exec, sleep,
+//	                 a wake restoring the backup (a normal boot), destroy
 //
 // To record a new history (do it whenever you add a path to the workflow,
 // and keep the old files: they are what running workflows look like):
