@@ -127,15 +127,15 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 		if existing.Config.Labels[dockerrt.LabelBoot] == in.BootID && running {
 			return dockerrt.ContainerIP(existing), existing.ID, in.BootID, existing.Config.Labels[labelRestored], nil
 		}
-		if ok, err := a.adoptClaimed(ctx, in, existing); ok || err != nil {
-			return dockerrt.ContainerIP(existing), existing.ID, existing.Config.Labels[dockerrt.LabelBoot], "", err
+		if restored, ok, err := a.adoptClaimed(ctx, in, existing); ok || err != nil {
+			return dockerrt.ContainerIP(existing), existing.ID, existing.Config.Labels[dockerrt.LabelBoot], restored, err
 		}
 		if err := a.Docker.RemoveContainer(ctx, existing.ID); err != nil {
 			return "", "", "", "", fmt.Errorf("remove stale container %s: %w", name, err)
 		}
 	}
-	if ip, id, boot, ok, err := a.claimWarm(ctx, in); ok || err != nil {
-		return ip, id, boot, "", err
+	if ip, id, boot, restored, ok, err := a.claimWarm(ctx, in); ok || err != nil {
+		return ip, id, boot, restored, err
 	}
 	it, image, err := a.instanceImage(ctx, in.InstanceType)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"go.uber.org/zap"
@@ -39,41 +40,59 @@ type claimRecord struct {
 	Warm      string `json:"warm"`      // the warm name (container and volume)
 }
 
-// claimWarm boots the sandbox in a warm container when it has nothing to
-// restore and no workspace on this host. ok false: no warm container fits,
-// boot as usual. A claim that fails removes what it took and says ok
-// false too: a normal boot is still possible.
-func (a *Activities) claimWarm(ctx context.Context, in contract.BootInput) (ip, id, boot string, ok bool, err error) {
-	if a.Pool == nil || in.RestoreBackupID != "" || in.ForceRestore {
-		return "", "", "", false, nil
+// claimWarm boots the sandbox in a warm container when it has no
+// workspace on this host (nothing, or only a backup, to start from): a
+// backup is restored into the claimed container's workspace before
+// anything of the sandbox's runs, under the restore marker as any restore.
+// ok false: no warm container fits, boot as usual. A claim that fails
+// before the restore removes what it took and says ok false too: a normal
+// boot is still possible. A failed restore is the boot's error.
+func (a *Activities) claimWarm(ctx context.Context, in contract.BootInput) (ip, id, boot, restored string, ok bool, err error) {
+	if a.Pool == nil || in.ForceRestore || in.RestoreBackupID != "" && a.Backups == nil {
+		return "", "", "", "", false, nil
 	}
 	if exists, err := a.Docker.VolumeExists(ctx, VolumeName(in.Sandbox)); err != nil || exists {
-		return "", "", "", false, err // its workspace is here: boot on it
+		return "", "", "", "", false, err // its workspace is here: boot on it
 	}
 	if _, marked := a.readMarker(in.Sandbox); marked {
-		return "", "", "", false, nil
+		return "", "", "", "", false, nil
 	}
 	w, ok := a.Pool.take(in.InstanceType)
 	if !ok {
-		return "", "", "", false, nil
+		return "", "", "", "", false, nil
+	}
+	var mk marker
+	if in.RestoreBackupID != "" {
+		// Before the volume exists: a crash from here on restores again.
+		mk = marker{Backup: in.RestoreBackupID, State: markerRestoring, HostBoot: hostBoot(), At: time.Now().UnixNano()}
+		if err := a.writeMarker(in.Sandbox, mk); err != nil {
+			a.Pool.add(in.InstanceType, w) // untouched: still warm
+			return "", "", "", "", false, err
+		}
 	}
 	rec := claimRecord{Boot: in.BootID, Container: w.ID, Warm: w.Name}
 	if err := a.writeClaim(in.Sandbox, rec); err != nil {
-		a.Pool.add(in.InstanceType, w) // untouched: still warm
-		return "", "", "", false, err
+		a.Pool.add(in.InstanceType, w)
+		return "", "", "", "", false, err
 	}
 	if err := a.Docker.Rename(ctx, w.Name, ContainerName(in.Sandbox)); err != nil {
 		a.Log.Warn("claim a warm container", zap.String("sandbox", in.Sandbox), zap.String("container", w.Name), zap.Error(err))
 		a.Pool.discard(w)
-		return "", "", "", false, nil
+		return "", "", "", "", false, nil
 	}
 	if err := a.finishClaim(ctx, in, rec, w.BootID); err != nil {
 		a.Log.Warn("claim a warm container", zap.String("sandbox", in.Sandbox), zap.String("container", w.Name), zap.Error(err))
 		a.undoBoot(ctx, in, w.ID)
 		a.Pool.dropVolume(context.WithoutCancel(ctx), w.Name)
-		return "", "", "", false, nil
+		return "", "", "", "", false, nil
 	}
-	return w.IP, w.ID, w.BootID, true, nil
+	if in.RestoreBackupID != "" {
+		if restored, err = a.restoreInto(ctx, in, mk, true); err != nil {
+			a.undoBoot(ctx, in, w.ID)
+			return "", "", "", "", false, err
+		}
+	}
+	return w.IP, w.ID, w.BootID, restored, true, nil
 }
 
 // finishClaim hands the warm container's disk and trust directory to the
@@ -92,17 +111,24 @@ func (a *Activities) finishClaim(ctx context.Context, in contract.BootInput, rec
 }
 
 // adoptClaimed takes up a container this boot claimed before a crash or a
-// retry: the record must name this boot and this container, and it must
-// still run. ok false: it is not this boot's (remove it as stale).
-func (a *Activities) adoptClaimed(ctx context.Context, in contract.BootInput, c *container.InspectResponse) (ok bool, err error) {
+// retry: the record must name this boot and this container, it must still
+// run, and a restore into it must have finished (restored names the
+// backup). ok false: it is not this boot's (remove it as stale).
+func (a *Activities) adoptClaimed(ctx context.Context, in contract.BootInput, c *container.InspectResponse) (restored string, ok bool, err error) {
 	if c.Config == nil || c.Config.Labels[dockerrt.LabelPool] == "" || c.State == nil || !c.State.Running {
-		return false, nil
+		return "", false, nil
 	}
 	rec, found := a.readClaim(in.Sandbox)
 	if !found || rec.Boot != in.BootID || rec.Container != c.ID {
-		return false, nil
+		return "", false, nil
 	}
-	return true, a.finishClaim(ctx, in, rec, c.Config.Labels[dockerrt.LabelBoot])
+	if mk, marked := a.readMarker(in.Sandbox); marked {
+		if !mk.trusted() {
+			return "", false, nil // its restore did not finish: boot again, restoring again
+		}
+		restored = mk.Backup
+	}
+	return restored, true, a.finishClaim(ctx, in, rec, c.Config.Labels[dockerrt.LabelBoot])
 }
 
 func (a *Activities) claimPath(sandbox string) string {

@@ -59,16 +59,25 @@ func (a *Activities) prepareVolume(ctx context.Context, in contract.BootInput) (
 	if err := a.writeMarker(in.Sandbox, mk); err != nil {
 		return "", err
 	}
-	// From here on the work is as long as the workspaces are big (removing
-	// the stale volume included): heartbeat throughout.
-	work, progress, stop := a.progress(ctx, "restore")
-	defer stop()
+	// Removing the stale volume is as long as it is big: Boot heartbeats
+	// throughout.
 	if err := a.Docker.RemoveVolume(ctx, vol); err != nil {
 		return "", fmt.Errorf("remove stale workspace volume: %w", err)
 	}
 	if _, err := a.Docker.EnsureVolume(ctx, vol, a.volumeLabels(in)); err != nil {
 		return "", err
 	}
+	return a.restoreInto(ctx, in, mk, false)
+}
+
+// restoreInto restores in.RestoreBackupID into the sandbox's (empty)
+// volume under the restore marker mk, already written: a boot's own
+// volume, or (inPlace) a claimed warm container's, whose mount holds the
+// volume's directory. A failed restore removes the volume.
+func (a *Activities) restoreInto(ctx context.Context, in contract.BootInput, mk marker, inPlace bool) (restored string, err error) {
+	vol := VolumeName(in.Sandbox)
+	work, progress, stop := a.progress(ctx, "restore")
+	defer stop()
 	dir, err := a.Docker.VolumeMountpoint(ctx, vol)
 	if err != nil {
 		return "", err
@@ -76,7 +85,7 @@ func (a *Activities) prepareVolume(ctx context.Context, in contract.BootInput) (
 	start := time.Now()
 	// Unsynced: the marker, not a flush, makes the restore safe (see
 	// restore_marker.go); the flush runs after the boot, in the background.
-	m, err := backup.RestoreWith(work, a.Backups, in.Sandbox, in.RestoreBackupID, dir, backup.RestoreOptions{Progress: progress, Unsynced: true})
+	m, err := backup.RestoreWith(work, a.Backups, in.Sandbox, in.RestoreBackupID, dir, backup.RestoreOptions{Progress: progress, Unsynced: true, InPlace: inPlace})
 	if err = stalled(work, err); err != nil {
 		// Never serve an empty or partial workspace: the volume goes, and a
 		// corrupt backup fails the start for good instead of being skipped.

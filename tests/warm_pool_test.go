@@ -129,6 +129,18 @@ func TestWarmPoolClaimsACleanContainerPerSandbox(t *testing.T) {
 	require.Equal(t, "a\n", runOut(t, ctx, sa, "cat", "/workspace/mine"))
 	require.NotEqual(t, idA, containerOf(t, ctx, s, a), "a wake boots a fresh container")
 
+	// A fork's first boot restores the origin's backup into a claimed
+	// warm container before anything runs in it.
+	waitWarm(t, ctx, s, 2)
+	warm = warmIDs(t, ctx, s)
+	f := name(t, "warm-fork")
+	_, _, err = c.Fork(ctx, client.CreateRequest{Name: f, SleepAfter: time.Hour}, client.ForkFrom{Sandbox: a})
+	require.NoError(t, err)
+	require.Equal(t, "a\n", runOut(t, ctx, c.Sandbox(f), "cat", "/workspace/mine"))
+	require.Contains(t, warm, containerOf(t, ctx, s, f), "the fork did not claim a warm container")
+	require.NotContains(t, runOut(t, ctx, c.Sandbox(f), "ps", "-eo", "args"), "sleep 1000")
+	require.Contains(t, s.EventTypes(t, f), "workspace-restored")
+
 	// A claimed container that dies stops its sandbox, like any other.
 	require.NoError(t, s.Docker.Client().ContainerKill(ctx, containerOf(t, ctx, s, b), "KILL"))
 	require.Eventually(t, func() bool {
@@ -136,7 +148,7 @@ func TestWarmPoolClaimsACleanContainerPerSandbox(t *testing.T) {
 		return err == nil && v.Status == "stopped"
 	}, 30*time.Second, 200*time.Millisecond, "sandbox %s never noticed its container died", b)
 
-	for _, n := range []string{a, b} {
+	for _, n := range []string{a, b, f} {
 		_, err := c.Destroy(ctx, n)
 		require.NoError(t, err)
 	}

@@ -33,6 +33,14 @@ type ExtractOptions struct {
 	// has called SyncFS on it (see docs/ARCHITECTURE.md, "Restore without
 	// waiting for the disk").
 	NoSync bool
+	// InPlace (publish only) moves the verified tree's entries into root,
+	// an empty directory someone holds (a running container's mount of
+	// it), and gives root the tree's own mode, owner and mtime, instead of
+	// renaming a new directory over it, which the holder would never see.
+	// It is not atomic: a crash while it moves entries leaves part of the
+	// tree in root, so the caller must keep its own record that root may
+	// be partial (with NoSync it does anyway).
+	InPlace bool
 	// DropSpecialBits clears setuid, setgid and sticky bits (merge only):
 	// for trees that leave a sandbox for a host, where a setuid file
 	// copied out by root would be a root shell for whoever runs it.
@@ -118,6 +126,17 @@ func publish(ctx context.Context, in, src io.Reader, root string, o *ExtractOpti
 	}
 	if err != nil {
 		return st, err
+	}
+	if o.InPlace {
+		if err := moveInto(staging, root); err != nil {
+			return st, fmt.Errorf("archive: publish %s in place: %w", root, err)
+		}
+		committed = true
+		_ = os.Remove(staging)
+		if !o.NoSync {
+			syncDir(root)
+		}
+		return st, nil
 	}
 	// rename(2) atomically replaces an empty directory; os.Rename refuses
 	// any existing directory, so call the syscall directly.

@@ -34,6 +34,11 @@ type RestoreOptions struct {
 	// archive.SyncFS on it (e.g. by keeping a marker that says "restore
 	// again" until the sync).
 	Unsynced bool
+	// InPlace restores into dir itself, an empty directory a running
+	// container already holds, instead of publishing a new one over it
+	// (archive.ExtractOptions.InPlace). On error dir may hold part of the
+	// tree: the caller discards it.
+	InPlace bool
 }
 
 // RestoreWith is Restore with options.
@@ -58,7 +63,7 @@ func RestoreWith(ctx context.Context, store blob.Store, sandbox, backupID, dir s
 	defer rc.Close()
 
 	vr := &verifyingReader{r: rc, h: sha256.New(), size: m.Size, sum: m.SHA256}
-	if _, err := zstdtar.ExtractWith(ctx, vr, dir, archive.ExtractOptions{Progress: o.Progress, NoSync: o.Unsynced}); err != nil {
+	if _, err := zstdtar.ExtractWith(ctx, vr, dir, archive.ExtractOptions{Progress: o.Progress, NoSync: o.Unsynced, InPlace: o.InPlace}); err != nil {
 		if errors.Is(err, archive.ErrFormat) || errors.Is(err, archive.ErrUnsafe) {
 			err = fmt.Errorf("%w: %s: %w", ErrCorrupt, backupID, err)
 		}
