@@ -54,6 +54,8 @@ type egressHost struct {
 	cas  map[string]bootCA // by sandbox
 	live map[string]liveSandbox
 
+	roots sync.Map // image id -> its root certificates ([]byte); see imageRoots
+
 	temporal atomic.Pointer[client.Client] // where refusals are reported (egress_refusals.go)
 	sealed   *secrets.BlobStore            // keeps boots' CAs for restarted workers (egress_ca.go); nil: none
 }

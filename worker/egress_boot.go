@@ -100,14 +100,29 @@ func (h *egressHost) prepareTrust(in contract.BootInput) (bootCA, string, error)
 }
 
 // imageRoots reads the root certificates of a created container's image
-// (none when it has no bundle where images keep one).
+// (none when it has no bundle where images keep one). An image's files
+// never change, so they are read once per image id: reading them out of a
+// container through Docker took ~20 ms of every boot.
 func (h *egressHost) imageRoots(ctx context.Context, id string) []byte {
+	info, err := h.docker.Inspect(ctx, id)
+	image := ""
+	if err == nil && info != nil {
+		image = info.Image
+	}
+	if r, ok := h.roots.Load(image); ok && image != "" {
+		return r.([]byte)
+	}
+	var roots []byte
 	for _, p := range systemBundles {
 		if r, err := h.docker.ReadFile(ctx, id, p, 4<<20); err == nil {
-			return append(r, '\n')
+			roots = append(r, '\n')
+			break
 		}
 	}
-	return nil
+	if image != "" && roots != nil { // a failed read is tried again next boot
+		h.roots.Store(image, roots)
+	}
+	return roots
 }
 
 // Started registers the container's address: from now on its connections

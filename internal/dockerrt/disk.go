@@ -106,8 +106,10 @@ func (r *Runtime) ensureDisk(ctx context.Context, d disk, size int64, create boo
 		if !create {
 			return fmt.Errorf("disk image %s is missing", d.image())
 		}
-		if err := makeImage(ctx, d, size); err != nil {
-			return err
+		if err := r.takeSpare(d, size); err != nil {
+			if err := makeImage(ctx, d, size); err != nil {
+				return err
+			}
 		}
 	} else if err != nil {
 		return err
@@ -140,7 +142,13 @@ func makeImage(ctx context.Context, d disk, size int64) error {
 	if err := os.MkdirAll(d.root, 0o700); err != nil {
 		return err
 	}
-	tmp := d.image() + ".new"
+	return formatImage(ctx, d.image(), size)
+}
+
+// formatImage makes a formatted sparse image at path, under a temporary
+// name until it is whole.
+func formatImage(ctx context.Context, path string, size int64) error {
+	tmp := path + ".new"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
 		return err
@@ -162,7 +170,7 @@ func makeImage(ctx context.Context, d disk, size int64) error {
 		os.Remove(tmp)
 		return fmt.Errorf("mkfs.ext4: %v: %s", err, strings.TrimSpace(string(out)))
 	}
-	return os.Rename(tmp, d.image())
+	return os.Rename(tmp, path)
 }
 
 // releaseDisk unmounts a disk no container uses, so a host with many

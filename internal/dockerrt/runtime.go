@@ -57,6 +57,7 @@ type Runtime struct {
 	cli       *client.Client
 	diskDir   string   // where sandbox disks live; "" until EnableDisks
 	diskLocks sync.Map // disk root -> *sync.Mutex
+	spareBusy sync.Map // disk size -> a spare image is being made (disk_spare.go)
 
 	rootMu    sync.Mutex
 	rootKnown bool
