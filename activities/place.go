@@ -46,7 +46,7 @@ func (a *Activities) Place(ctx context.Context, in contract.PlaceInput) (contrac
 		}
 		ch := hosts.Choose(hs, in, need)
 		for _, id := range ch.Candidates {
-			ok, err := a.Hosts.Reserve(ctx, id, in.Sandbox, need)
+			ok, err := a.Hosts.Reserve(ctx, id, in.Sandbox, need, in.InstanceType)
 			if err != nil {
 				return contract.PlaceResult{}, err
 			}

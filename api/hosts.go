@@ -22,7 +22,10 @@ type Host struct {
 	// Reserved is placed on the host but not yet booted there.
 	Reserved  Resources `json:"reserved"`
 	Sandboxes int       `json:"sandboxes"`
-	Draining  bool      `json:"draining"`
+	// Warm counts unclaimed warm containers by instance type
+	// (BERTH_WARM_POOL); their limits are in Used.
+	Warm     map[string]int `json:"warm,omitempty"`
+	Draining bool           `json:"draining"`
 }
 
 // DrainResult says what a drain did (the DrainResult schema): the host,

@@ -40,7 +40,7 @@ func publicHost(h hosts.Host) api.Host {
 		return api.Resources{MilliCPU: r.MilliCPU, MemoryMiB: r.MemoryMiB}
 	}
 	return api.Host{ID: h.ID, Live: h.Live, LastSeen: h.SeenAt, Version: h.Version, Addr: h.Addr,
-		Capacity: res(h.Capacity), Used: res(h.Used), Reserved: res(h.Reserved), Sandboxes: len(h.Sandboxes), Draining: h.Draining}
+		Capacity: res(h.Capacity), Used: res(h.Used), Reserved: res(h.Reserved), Sandboxes: len(h.Sandboxes), Warm: h.Warm, Draining: h.Draining}
 }
 
 func hostNotFound(id string) *api.Error {

@@ -182,7 +182,12 @@ func (a *announcer) announce(ctx context.Context) error {
 		}
 		seen[ct.ID] = true
 		rec.Used = rec.Used.Add(lim) // a warm container holds its limits too
-		if !warm {
+		if warm {
+			if rec.Warm == nil {
+				rec.Warm = map[string]int{}
+			}
+			rec.Warm[ct.Labels[dockerrt.LabelPool]]++
+		} else {
 			rec.Sandboxes = append(rec.Sandboxes, name)
 		}
 	}

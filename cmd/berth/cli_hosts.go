@@ -5,6 +5,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -40,9 +43,9 @@ func hostsCmd(g *globals) *cobra.Command {
 					return
 				}
 				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "HOST\tSTATE\tSANDBOXES\tCPU\tMEMORY\tLAST SEEN\tVERSION")
+				fmt.Fprintln(tw, "HOST\tSTATE\tSANDBOXES\tWARM\tCPU\tMEMORY\tLAST SEEN\tVERSION")
 				for _, h := range list {
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", termsafe.String(h.ID), hostState(h), h.Sandboxes,
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", termsafe.String(h.ID), hostState(h), h.Sandboxes, warmCounts(h.Warm),
 						load(h.Used.MilliCPU+h.Reserved.MilliCPU, h.Capacity.MilliCPU, func(v int64) string { return fmt.Sprintf("%.2f", float64(v)/1000) }),
 						load(h.Used.MemoryMiB+h.Reserved.MemoryMiB, h.Capacity.MemoryMiB, func(v int64) string { return humanBytes(v << 20) }),
 						ago(h.LastSeen), termsafe.String(h.Version))
@@ -128,4 +131,17 @@ func hostCmd(g *globals) *cobra.Command {
 	}
 	host.AddCommand(drain, undrain)
 	return host
+}
+
+// warmCounts shows a host's warm containers as "basic:2 lite:1", "-" for
+// none.
+func warmCounts(warm map[string]int) string {
+	if len(warm) == 0 {
+		return "-"
+	}
+	var parts []string
+	for _, t := range slices.Sorted(maps.Keys(warm)) {
+		parts = append(parts, fmt.Sprintf("%s:%d", termsafe.String(t), warm[t]))
+	}
+	return strings.Join(parts, " ")
 }

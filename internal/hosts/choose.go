@@ -26,11 +26,14 @@ type Choice struct {
 // only that host held is out of reach (the caller's consent decides).
 func Choose(hosts []Host, in contract.PlaceInput, need Resources) Choice {
 	var ch Choice
+	// A warm container of the type is room already counted in Used.
+	warm := func(h Host) bool { return h.Warm[in.InstanceType] > 0 }
 	usable := func(h Host) bool {
-		return h.Live && !h.Draining && !slices.Contains(in.Exclude, h.ID) && h.Free().Covers(need)
+		return h.Live && !h.Draining && !slices.Contains(in.Exclude, h.ID) && (h.Free().Covers(need) || warm(h))
 	}
 	type scored struct {
 		id    string
+		warm  bool
 		score float64
 	}
 	var others []scored
@@ -43,13 +46,16 @@ func Choose(hosts []Host, in contract.PlaceInput, need Resources) Choice {
 			continue
 		}
 		if usable(h) {
-			others = append(others, scored{h.ID, freeAfter(h, need)})
+			others = append(others, scored{h.ID, warm(h), freeAfter(h, need)})
 		}
 	}
 	if in.Sticky && ch.PreferredLive {
 		return ch // the preferred host or nothing
 	}
 	sort.SliceStable(others, func(i, j int) bool {
+		if others[i].warm != others[j].warm {
+			return others[i].warm // a boot there skips making its container
+		}
 		if others[i].score != others[j].score {
 			return others[i].score > others[j].score
 		}

@@ -94,3 +94,21 @@ func TestReservationKeyRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A host with a warm container of the type comes first (the boot skips
+// making its container), and counts as having room even when its warm
+// containers fill it: claiming one adds nothing.
+func TestChoosePrefersWarmHosts(t *testing.T) {
+	basic := Resources{250, 1024}
+	roomy := host("a", true, false, 2000, 8192, 0, 0)
+	warmFull := host("b", true, false, 500, 2048, 500, 2048) // full of its two warm containers
+	warmFull.Warm = map[string]int{"basic": 2}
+	in := contract.PlaceInput{InstanceType: "basic"}
+	if got := Choose([]Host{roomy, warmFull}, in, basic).Candidates; !slices.Equal(got, []string{"b", "a"}) {
+		t.Errorf("basic: got %v, want the warm host first", got)
+	}
+	in.InstanceType = "lite"
+	if got := Choose([]Host{roomy, warmFull}, in, Resources{63, 256}).Candidates; !slices.Equal(got, []string{"a"}) {
+		t.Errorf("lite (no warm one): got %v, want only the host with room", got)
+	}
+}

@@ -86,8 +86,11 @@ type Record struct {
 	Used Resources `json:"used"`
 	// Sandboxes holds the names of the sandboxes with a container here;
 	// a reservation for one of them is then counted in Used already.
-	Sandboxes []string  `json:"sandboxes,omitempty"`
-	SeenAt    time.Time `json:"seenAt"`
+	Sandboxes []string `json:"sandboxes,omitempty"`
+	// Warm counts the host's unclaimed warm containers by instance type
+	// (their limits are in Used already): a boot there claims one.
+	Warm   map[string]int `json:"warm,omitempty"`
+	SeenAt time.Time      `json:"seenAt"`
 }
 
 // Host is a record as readers see it: with the drain flag, liveness and

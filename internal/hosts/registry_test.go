@@ -74,7 +74,7 @@ func TestReserveRacersNeverOverfillAHost(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				ok, err := r.Reserve(ctx, "h1", "sb"+string(rune('a'+i)), basic)
+				ok, err := r.Reserve(ctx, "h1", "sb"+string(rune('a'+i)), basic, "")
 				if err != nil {
 					t.Error(err)
 				}
@@ -117,7 +117,7 @@ func TestAnnounceDropsReservationsItCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sb := range []string{"x", "y"} {
-		if ok, err := r.Reserve(ctx, "h1", sb, Resources{250, 1024}); !ok || err != nil {
+		if ok, err := r.Reserve(ctx, "h1", sb, Resources{250, 1024}, ""); !ok || err != nil {
 			t.Fatalf("reserve %s: %v %v", sb, ok, err)
 		}
 	}
@@ -134,5 +134,28 @@ func TestAnnounceDropsReservationsItCounts(t *testing.T) {
 	objs, _ := r.store.List(ctx, hostKey("h1", reservedName))
 	if len(objs) != 1 {
 		t.Fatalf("%d reservation objects left, want 1", len(objs))
+	}
+}
+
+// A host full of warm containers takes as many boots of their type as it
+// has warm ones, and no more; other types find it full.
+func TestReserveCountsWarmContainersAsRoom(t *testing.T) {
+	ctx := context.Background()
+	r := newRegistry(t)
+	basic := Resources{250, 1024}
+	rec := Record{ID: "h1", Capacity: Resources{500, 2048}, Used: Resources{500, 2048}, Warm: map[string]int{"basic": 2}}
+	if err := r.Announce(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := r.Reserve(ctx, "h1", "other", Resources{63, 256}, "lite"); ok || err != nil {
+		t.Fatalf("a lite boot on a host full of warm basic containers: %v %v", ok, err)
+	}
+	for _, sb := range []string{"x", "y"} {
+		if ok, err := r.Reserve(ctx, "h1", sb, basic, "basic"); !ok || err != nil {
+			t.Fatalf("reserve %s: %v %v", sb, ok, err)
+		}
+	}
+	if ok, err := r.Reserve(ctx, "h1", "z", basic, "basic"); ok || err != nil {
+		t.Fatalf("a third basic boot with two warm containers: %v %v", ok, err)
 	}
 }

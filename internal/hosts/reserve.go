@@ -80,7 +80,11 @@ func pending(rec Record, rs []reservation, now time.Time) []reservation {
 // withdraw when each reads after both wrote: the caller then tries another
 // host or again after a pause. The store's list must show a completed Put
 // (S3 and local directories do).
-func (r *Registry) Reserve(ctx context.Context, host, sandbox string, need Resources) (bool, error) {
+//
+// A boot of instanceType on a host with warm containers of that type
+// claims one, whose limits Used counts already: up to that many such
+// reservations fit beyond the free capacity.
+func (r *Registry) Reserve(ctx context.Context, host, sandbox string, need Resources, instanceType string) (bool, error) {
 	key := reservationKey(host, sandbox, need, r.Now())
 	if _, err := r.store.Put(ctx, key, strings.NewReader("")); err != nil {
 		return false, fmt.Errorf("hosts: reserve on %s: %w", host, err)
@@ -91,6 +95,9 @@ func (r *Registry) Reserve(ctx context.Context, host, sandbox string, need Resou
 		return false, err
 	}
 	free := h.Capacity.Sub(h.Used).Sub(h.Reserved)
+	for range h.Warm[instanceType] {
+		free = free.Add(need)
+	}
 	if free.MilliCPU >= 0 && free.MemoryMiB >= 0 {
 		return true, nil
 	}

@@ -1,0 +1,55 @@
+package hosts
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/dockerrt"
+
+	"github.com/berthdev/berth/internal/stacktest"
+)
+
+// TestPlacementPrefersAWarmHost: of two hosts, the roomier one (by free
+// capacity, placement's usual order) has no warm pool and the other keeps
+// one warm lite container. GET /v1/hosts
+// shows it; a new lite sandbox goes to the warm host (its boot claims the
+// container instead of making one), and the pool refills.
+func TestPlacementPrefersAWarmHost(t *testing.T) {
+	need(t)
+	hs := addHosts(t, map[string][]string{
+		// Warm containers hand their disk to the sandbox: this host has
+		// disks (test hosts have none by default).
+		"wa": {"BERTH_HOST_CPUS=1", "BERTH_HOST_MEMORY=600", "BERTH_WARM_POOL=lite=1", "BERTH_DISK_LIMITS=on"},
+		"wb": {"BERTH_HOST_CPUS=1", "BERTH_HOST_MEMORY=768"},
+	}, "wa", "wb")
+	warm, roomy := hs[0], hs[1]
+	onlyHosts(t, warm, roomy)
+	waitLive(t, warm, roomy)
+	warmCount := func() int { return hostList(t)[warm.ID].Warm["lite"] }
+	stacktest.WaitFor(t, time.Minute, "host wa to announce its warm container", func() (bool, string) {
+		return warmCount() == 1, fmt.Sprint(hostList(t)[warm.ID])
+	})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	n := liteSandbox(t, "warmplace")
+	info, err := api().Start(ctx, n)
+	require.NoError(t, err)
+	require.Equal(t, warm.ID, info.Host, "the new sandbox did not go to the host with a warm container")
+	r, err := api().Sandbox(n).Run(ctx, []string{"echo", "hi"}, client.RunOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "hi\n", string(r.Stdout))
+	// Its container is the warm one, claimed: labelled for the pool.
+	ct, err := warm.Docker.ContainerInspect(ctx, activities.ContainerName(n))
+	require.NoError(t, err)
+	require.Equal(t, "lite", ct.Config.Labels[dockerrt.LabelPool], "the sandbox's container was not a warm one")
+	stacktest.WaitFor(t, time.Minute, "host wa to refill its pool", func() (bool, string) {
+		return warmCount() == 1, fmt.Sprint(hostList(t)[warm.ID])
+	})
+}
