@@ -80,6 +80,7 @@ func (a *Activities) claimWarm(ctx context.Context, in contract.BootInput) (ip, 
 		a.Pool.discard(w)
 		return "", "", "", "", false, nil
 	}
+	faultClaimCrash()
 	if err := a.finishClaim(ctx, in, rec, w.BootID); err != nil {
 		a.Log.Warn("claim a warm container", zap.String("sandbox", in.Sandbox), zap.String("container", w.Name), zap.Error(err))
 		a.undoBoot(ctx, in, w.ID)
@@ -161,5 +162,15 @@ func (a *Activities) readClaim(sandbox string) (claimRecord, bool) {
 func (a *Activities) dropClaim(sandbox string) {
 	if err := os.Remove(a.claimPath(sandbox)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		a.Log.Warn("remove a claim record", zap.String("sandbox", sandbox), zap.Error(err))
+	}
+}
+
+// faultClaimCrash is fault injection for tests only
+// (BERTH_FAULT_CLAIM_CRASH, a file path): when that file exists, the
+// worker removes it and exits right after renaming the warm container it
+// claims, before the disk is handed over, as a crash there would.
+func faultClaimCrash() {
+	if p := os.Getenv("BERTH_FAULT_CLAIM_CRASH"); p != "" && os.Remove(p) == nil {
+		os.Exit(3)
 	}
 }

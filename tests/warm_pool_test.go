@@ -2,6 +2,8 @@ package tests
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -191,4 +193,53 @@ func TestWarmPoolSurvivesWorkerRestart(t *testing.T) {
 	}, 60*time.Second, 500*time.Millisecond, "the killed warm container was not replaced")
 	_, err = s.Client().Destroy(ctx, n)
 	require.NoError(t, err)
+}
+
+// A worker that dies in the middle of a claim (the warm container renamed
+// to the sandbox's, its disk not yet handed over: fault-injected exit)
+// leaves nothing half-made: the boot's retry on the restarted worker takes
+// up the same container, finishes the claim and the sandbox runs; once it
+// is destroyed nothing warm is left but the pool.
+func TestWarmClaimSurvivesAWorkerCrash_FaultInjected(t *testing.T) {
+	ctx := testCtx(t, 5*time.Minute)
+	trigger := filepath.Join(t.TempDir(), "crash-on-claim")
+	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_WARM_POOL=basic=1", "BERTH_FAULT_CLAIM_CRASH=" + trigger}})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("worker log:\n%s", s.Logs("worker"))
+		}
+		s.Close()
+	})
+	warm := waitWarm(t, ctx, s, 1)
+	require.NoError(t, os.WriteFile(trigger, nil, 0o600))
+	c := s.Client()
+	n := name(t, "warm-crash")
+	_, _, err = c.Create(ctx, client.CreateRequest{Name: n, SleepAfter: time.Hour, Start: true})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		_, err := os.Stat(trigger)
+		return os.IsNotExist(err)
+	}, time.Minute, 50*time.Millisecond, "the worker never reached the claim")
+	pid := s.WorkerPID()
+	require.Eventually(t, func() bool { return syscall.Kill(pid, 0) != nil }, 30*time.Second, 50*time.Millisecond,
+		"the worker did not exit at the claim")
+	require.Equal(t, warm[0], containerOf(t, ctx, s, n), "the crash did not happen after the rename")
+	require.NoError(t, s.StartWorker())
+
+	sb := c.Sandbox(n)
+	require.Equal(t, "kept\n", runOut(t, ctx, sb, "sh", "-c", "echo kept > /workspace/f && cat /workspace/f"))
+	require.Equal(t, warm[0], containerOf(t, ctx, s, n), "the retried boot did not take up the claimed container")
+	_, err = c.Sleep(ctx, n)
+	require.NoError(t, err)
+	require.Equal(t, "kept\n", runOut(t, ctx, sb, "cat", "/workspace/f"), "the claimed workspace was not the sandbox's")
+	_, err = c.Destroy(ctx, n)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		vs, err := s.Docker.Client().VolumeList(ctx, volume.ListOptions{Filters: filters.NewArgs(
+			filters.Arg("label", dockerrt.LabelPool), filters.Arg("label", dockerrt.LabelHost+"="+s.HostID))})
+		cs, cerr := s.Docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(
+			filters.Arg("label", dockerrt.LabelPool), filters.Arg("label", dockerrt.LabelHost+"="+s.HostID))})
+		return err == nil && cerr == nil && len(vs.Volumes) == 1 && len(cs) == 1
+	}, 30*time.Second, 500*time.Millisecond, "warm objects outlived the claim")
 }
