@@ -44,12 +44,24 @@ func firstOutputOf(ctx context.Context, c *client.Client, req client.CreateReque
 // against `docker run --rm IMAGE echo hi` in the same run, one at a time.
 // Run with -benchtime=12x (task bench).
 func BenchmarkCreateToFirstOutput(b *testing.B) {
+	firstOutputVsDockerRun(b, stack, "bfo", "no warm pool", "goal without a pool <= 1.1x", nil)
+}
+
+// firstOutputVsDockerRun times b.N creates to first output on s, one at a
+// time, each followed by `docker run --rm IMAGE echo hi`, and prints both
+// with their ratio. before, if set, runs untimed ahead of each create.
+func firstOutputVsDockerRun(b *testing.B, s *stacktest.Stack, prefix, setup, goal string, before func() error) {
 	ctx := context.Background()
-	c := stack.Client()
+	c := s.Client()
 	names := destroyAfter(b, c)
 	var berth, docker []time.Duration
 	for i := 0; i < b.N; i++ {
-		n := fmt.Sprintf("bfo-%s-%d-%d", stack.HostID, time.Now().UnixNano()%1e6, i)
+		if before != nil {
+			if err := before(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		n := fmt.Sprintf("%s-%s-%d-%d", prefix, s.HostID, time.Now().UnixNano()%1e6, i)
 		*names = append(*names, n)
 		d, err := firstOutput(ctx, c, n)
 		if err != nil {
@@ -64,10 +76,10 @@ func BenchmarkCreateToFirstOutput(b *testing.B) {
 	}
 	bp50, bp95 := percentiles(berth)
 	dp50, dp95 := percentiles(docker)
-	fmt.Printf("\ncreate→first output of echo hi over %d sandboxes (image %s cached, no warm pool)\n", len(berth), stacktest.TestImage)
+	fmt.Printf("\ncreate --start → first output of echo hi over %d sandboxes (image %s cached, %s)\n", len(berth), stacktest.TestImage, setup)
 	fmt.Printf("  berth create+run        p50 %6.1f ms   p95 %6.1f ms\n", ms(bp50), ms(bp95))
 	fmt.Printf("  docker run --rm echo hi p50 %6.1f ms   p95 %6.1f ms\n", ms(dp50), ms(dp95))
-	fmt.Printf("  ratio                   p50 %.2fx  p95 %.2fx (goal without a pool <= 1.1x)\n\n", ms(bp50)/ms(dp50), ms(bp95)/ms(dp95))
+	fmt.Printf("  ratio                   p50 %.2fx  p95 %.2fx (%s)\n\n", ms(bp50)/ms(dp50), ms(bp95)/ms(dp95), goal)
 	b.ReportMetric(ms(bp50), "berth-p50-ms")
 	b.ReportMetric(ms(dp50), "docker-run-p50-ms")
 }
@@ -134,39 +146,20 @@ func destroyAfter(b *testing.B, c *client.Client) *[]string {
 // would between a user's creates. Run with -benchtime=12x (task bench).
 func BenchmarkCreateToFirstOutputWarm(b *testing.B) {
 	ctx := context.Background()
-	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_WARM_POOL=basic=2"}})
+	s := warmBenchStack(b)
+	firstOutputVsDockerRun(b, s, "bfw", "warm pool of 2", "goal p50 <= 0.25x, p95 <= 0.5x",
+		func() error { return waitWarmCount(ctx, s, 2, 2*time.Minute) })
+}
+
+// warmBenchStack starts a stack of its own for a benchmark, whose worker
+// keeps two warm basic containers.
+func warmBenchStack(b *testing.B) *stacktest.Stack {
+	s, err := stacktest.Start(context.Background(), stacktest.Options{Env: []string{"BERTH_WARM_POOL=basic=2"}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(s.Close)
-	c := s.Client()
-	names := destroyAfter(b, c)
-	var berth, docker []time.Duration
-	for i := 0; i < b.N; i++ {
-		if err := waitWarmCount(ctx, s, 2, 2*time.Minute); err != nil {
-			b.Fatal(err)
-		}
-		n := fmt.Sprintf("bfw-%s-%d-%d", s.HostID, time.Now().UnixNano()%1e6, i)
-		*names = append(*names, n)
-		d, err := firstOutput(ctx, c, n)
-		if err != nil {
-			b.Fatal(err)
-		}
-		berth = append(berth, d)
-		start := time.Now()
-		if out, err := exec.Command("docker", "run", "--rm", "--label", "io.berth.bench=true", stacktest.TestImage, "echo", "hi").CombinedOutput(); err != nil {
-			b.Fatalf("docker run: %v: %s", err, out)
-		}
-		docker = append(docker, time.Since(start))
-	}
-	bp50, bp95 := percentiles(berth)
-	dp50, dp95 := percentiles(docker)
-	fmt.Printf("\ncreate→first output of echo hi over %d sandboxes, warm pool of 2 (image %s cached)\n", len(berth), stacktest.TestImage)
-	fmt.Printf("  berth create+run (warm) p50 %6.1f ms   p95 %6.1f ms\n", ms(bp50), ms(bp95))
-	fmt.Printf("  docker run --rm echo hi p50 %6.1f ms   p95 %6.1f ms\n", ms(dp50), ms(dp95))
-	fmt.Printf("  ratio                   p50 %.2fx  p95 %.2fx (goal p50 <= 0.25x, p95 <= 0.5x)\n\n", ms(bp50)/ms(dp50), ms(bp95)/ms(dp95))
-	b.ReportMetric(ms(bp50), "berth-warm-p50-ms")
-	b.ReportMetric(ms(dp50), "docker-run-p50-ms")
+	return s
 }
 
 // waitWarmCount waits until the stack's host has n warm containers

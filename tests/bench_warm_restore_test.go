@@ -17,11 +17,7 @@ import (
 // first. Run with -benchtime=6x (task bench).
 func BenchmarkRestoreBootWarmVsCold(b *testing.B) {
 	ctx := context.Background()
-	warm, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_WARM_POOL=basic=2"}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(warm.Close)
+	warm := warmBenchStack(b)
 	type side struct {
 		label string
 		s     *stacktest.Stack
