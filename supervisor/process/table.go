@@ -125,7 +125,7 @@ func (t *table) spawn(s spawnSpec) (*process, *httpapi.Error) {
 		if errors.Is(err, child.ErrFull) {
 			return nil, httpapi.TooMany(api.CodeTooManyProcesses, "running processes", t.reg.MaxRunning, "wait for one to exit or kill one")
 		}
-		return nil, child.ForkError(s.Argv[0], err)
+		return nil, s.Command.ForkError(err)
 	}
 	go p.supervise(outR, errR, t.finished)
 	return p, nil
