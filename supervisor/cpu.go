@@ -16,8 +16,9 @@ import (
 // for work, and those wakeups and context switches are most of what an
 // exec costs the supervisor, paid from the sandbox's own CPU quota. On one
 // P the handoffs stay on the thread that made them: fewer context switches
-// and less supervisor CPU per exec, and a shorter round trip (compare with
-// GOMAXPROCS=2: BenchmarkExecRoundTrip in gateway/ reports both).
+// and less supervisor CPU per exec, and a shorter round trip (compare
+// BenchmarkExecRoundTrip in gateway/ with BERTH_BENCH_SUPERVISOR_ENV set to
+// GOMAXPROCS=1, then 2: it reports both).
 func limitProcs() {
 	if os.Getenv("GOMAXPROCS") != "" {
 		return
