@@ -3,6 +3,7 @@ package supervisor_test
 import (
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -70,6 +71,10 @@ func TestExecBadInput(t *testing.T) {
 	dir := t.TempDir()
 	notExec := filepath.Join(dir, "data.txt")
 	os.WriteFile(notExec, []byte("x"), 0o644)
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name   string
 		body   any
@@ -95,6 +100,10 @@ func TestExecBadInput(t *testing.T) {
 		{"missing cwd", map[string]any{"argv": []string{"true"}, "cwd": "/nonexistent/dir"}, 422, "INVALID_CWD"},
 		{"cwd is a file", map[string]any{"argv": []string{"true"}, "cwd": notExec}, 422, "INVALID_CWD"},
 		{"relative cwd", map[string]any{"argv": []string{"true"}, "cwd": "tmp"}, 400, "VALIDATION_FAILED"},
+		// One candidate for argv0: checked once execve failed, same answers.
+		{"missing cwd, path", map[string]any{"argv": []string{truePath}, "cwd": "/nonexistent/dir"}, 422, "INVALID_CWD"},
+		{"cwd is a file, path", map[string]any{"argv": []string{truePath}, "cwd": notExec}, 422, "INVALID_CWD"},
+		{"missing cwd, one-entry PATH", map[string]any{"argv": []string{"true"}, "cwd": "/nonexistent/dir", "env": map[string]any{"PATH": filepath.Dir(truePath)}}, 422, "INVALID_CWD"},
 		{"empty PATH", map[string]any{"argv": []string{"true"}, "env": map[string]any{"PATH": nil}, "cwd": dir}, 422, "EXECUTABLE_NOT_FOUND"},
 	}
 	// With PATH removed the default PATH applies, which has true: make the

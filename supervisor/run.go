@@ -26,6 +26,7 @@ func Run(cfg Config, log io.Writer) error {
 		fmt.Fprintf(log, "berth-supervisor: cannot become child subreaper (%v); orphans will not be reaped\n", err)
 	}
 	limitHeap()
+	limitProcs()
 	s := NewServer(cfg)
 	stop := make(chan struct{})
 	go reap(s.dispatch, stop)

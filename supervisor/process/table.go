@@ -50,28 +50,30 @@ func (t *table) spawn(s spawnSpec) (*process, *httpapi.Error) {
 	internal := func(what string, err error) *httpapi.Error {
 		return httpapi.NewError(http.StatusInternalServerError, api.CodeInternal, what+": "+err.Error())
 	}
-	outR, outW, err := os.Pipe()
+	outR, outW, err := childPipe()
 	if err != nil {
 		return nil, internal("stdout pipe", err)
 	}
-	errR, errW, err := os.Pipe()
+	errR, errW, err := childPipe()
 	if err != nil {
 		outR.Close()
-		outW.Close()
+		syscall.Close(outW)
 		return nil, internal("stderr pipe", err)
 	}
 	growPipe(outW)
 	growPipe(errW)
-	var inChild, inParent *os.File
+	var inChild int
+	var inParent *os.File
 	if s.stdinPipe {
-		inChild, inParent, err = os.Pipe()
+		inChild, inParent, err = stdinPipe()
 	} else {
-		inChild, err = os.Open(os.DevNull)
+		inChild, err = devNull()
 	}
 	if err != nil {
-		for _, f := range []*os.File{outR, outW, errR, errW} {
-			f.Close()
-		}
+		outR.Close()
+		errR.Close()
+		syscall.Close(outW)
+		syscall.Close(errW)
 		return nil, internal("stdin", err)
 	}
 
@@ -79,7 +81,7 @@ func (t *table) spawn(s spawnSpec) (*process, *httpapi.Error) {
 		pid, err := syscall.ForkExec(s.Path, s.Argv, &syscall.ProcAttr{
 			Dir:   s.Cwd,
 			Env:   s.Env,
-			Files: []uintptr{inChild.Fd(), outW.Fd(), errW.Fd()},
+			Files: []uintptr{uintptr(inChild), uintptr(outW), uintptr(errW)},
 			// Own process group: kill and timeouts reach grandchildren too.
 			Sys: &syscall.SysProcAttr{Setpgid: true},
 		})
@@ -107,10 +109,13 @@ func (t *table) spawn(s spawnSpec) (*process, *httpapi.Error) {
 		}
 		return p, pid, nil
 	})
-	// The child has its copies; ours must go or EOF never arrives.
-	inChild.Close()
-	outW.Close()
-	errW.Close()
+	// The child has its copies; ours must go or EOF never arrives (the
+	// shared /dev/null stays open).
+	if s.stdinPipe {
+		syscall.Close(inChild)
+	}
+	syscall.Close(outW)
+	syscall.Close(errW)
 	if err != nil {
 		outR.Close()
 		errR.Close()
@@ -120,7 +125,7 @@ func (t *table) spawn(s spawnSpec) (*process, *httpapi.Error) {
 		if errors.Is(err, child.ErrFull) {
 			return nil, httpapi.TooMany(api.CodeTooManyProcesses, "running processes", t.reg.MaxRunning, "wait for one to exit or kill one")
 		}
-		return nil, child.ForkError(s.Argv[0], err)
+		return nil, s.Command.ForkError(err)
 	}
 	go p.supervise(outR, errR, t.finished)
 	return p, nil
@@ -182,18 +187,4 @@ func (t *table) running() []*process {
 		}
 	}
 	return out
-}
-
-// fSetPipeSz is F_SETPIPE_SZ from <linux/fcntl.h>.
-const fSetPipeSz = 1031
-
-// growPipe raises a pipe's capacity to 1 MiB (the default unprivileged
-// maximum) so fast writers block less often and are read in larger chunks.
-// Best effort: the default 64 KiB works, only slower.
-func growPipe(f *os.File) {
-	if sc, err := f.SyscallConn(); err == nil {
-		sc.Control(func(fd uintptr) {
-			syscall.Syscall(syscall.SYS_FCNTL, fd, fSetPipeSz, 1<<20)
-		})
-	}
 }

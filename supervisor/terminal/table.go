@@ -102,7 +102,7 @@ func (ts *terminals) spawn(s terminalSpec) (*terminal, *httpapi.Error) {
 		if errors.Is(err, child.ErrFull) {
 			return nil, httpapi.TooMany(api.CodeTooManyTerminals, "open terminals", ts.reg.MaxRunning, "exit or close one")
 		}
-		return nil, child.ForkError(s.Argv[0], err)
+		return nil, s.Command.ForkError(err)
 	}
 	go t.supervise(ts.finished)
 	return t, nil

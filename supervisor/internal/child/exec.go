@@ -18,11 +18,11 @@ import (
 // it is the PATH Docker gives containers.
 const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-// CheckCwd answers with a 422 INVALID_CWD before forking, instead of a
-// process that dies in chdir with an opaque status.
+// CheckCwd answers with a 422 INVALID_CWD (before forking, or once a fork
+// failed), instead of a process that dies in chdir with an opaque status.
 func CheckCwd(cwd string) *httpapi.Error {
-	if !filepath.IsAbs(cwd) {
-		return httpapi.BadRequest("cwd must be an absolute path, got "+strconv.Quote(cwd)).With("cwd", cwd)
+	if err := checkCwdSyntax(cwd); err != nil {
+		return err
 	}
 	fi, err := os.Stat(cwd)
 	switch {
@@ -34,30 +34,29 @@ func CheckCwd(cwd string) *httpapi.Error {
 	return nil
 }
 
-// ResolveExecutable finds argv0 the way execvp would in the child: names
-// with a slash are taken relative to cwd, others are searched in the child's
-// PATH (relative PATH entries also relative to cwd). It returns an absolute
-// path so that the fork does not depend on the supervisor's own cwd.
-func ResolveExecutable(argv0, cwd string, env []string) (string, *httpapi.Error) {
-	notFound := func(detail string) *httpapi.Error {
-		return httpapi.NewError(http.StatusUnprocessableEntity, api.CodeExecutableNotFound,
-			"executable "+strconv.Quote(argv0)+" "+detail).With("argv0", argv0)
+func checkCwdSyntax(cwd string) *httpapi.Error {
+	if !filepath.IsAbs(cwd) {
+		return httpapi.BadRequest("cwd must be an absolute path, got "+strconv.Quote(cwd)).With("cwd", cwd)
 	}
+	return nil
+}
+
+// candidates lists the paths execvp would try for argv0, in order: argv0
+// itself if it holds a slash (relative to cwd), else argv0 in each
+// directory of the child's PATH (relative entries relative to cwd); search
+// tells which. Absolute, so that the fork does not depend on the
+// supervisor's own cwd.
+func candidates(argv0, cwd string, env []string) (paths []string, search bool, path string) {
 	if strings.Contains(argv0, "/") {
-		p := argv0
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(cwd, p)
+		if !filepath.IsAbs(argv0) {
+			argv0 = filepath.Join(cwd, argv0)
 		}
-		if err := checkExecutable(p); err != nil {
-			return "", notFound(describe(err))
-		}
-		return p, nil
+		return []string{argv0}, false, ""
 	}
 	path, ok := lookupEnv(env, "PATH")
 	if !ok {
 		path = defaultPath
 	}
-	var denied error
 	for _, dir := range filepath.SplitList(path) {
 		if dir == "" {
 			dir = "."
@@ -65,7 +64,36 @@ func ResolveExecutable(argv0, cwd string, env []string) (string, *httpapi.Error)
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(cwd, dir)
 		}
-		p := filepath.Join(dir, argv0)
+		paths = append(paths, filepath.Join(dir, argv0))
+	}
+	return paths, true, path
+}
+
+// onlyCandidate is the one path ResolveExecutable would check for argv0, if
+// there is only one.
+func onlyCandidate(argv0, cwd string, env []string) (string, bool) {
+	if paths, _, _ := candidates(argv0, cwd, env); len(paths) == 1 {
+		return paths[0], true
+	}
+	return "", false
+}
+
+// ResolveExecutable finds argv0 the way execvp would in the child (see
+// candidates) and returns the first candidate that is an executable file.
+func ResolveExecutable(argv0, cwd string, env []string) (string, *httpapi.Error) {
+	notFound := func(detail string) *httpapi.Error {
+		return httpapi.NewError(http.StatusUnprocessableEntity, api.CodeExecutableNotFound,
+			"executable "+strconv.Quote(argv0)+" "+detail).With("argv0", argv0)
+	}
+	paths, search, path := candidates(argv0, cwd, env)
+	if !search {
+		if err := checkExecutable(paths[0]); err != nil {
+			return "", notFound(describe(err))
+		}
+		return paths[0], nil
+	}
+	var denied error
+	for _, p := range paths {
 		err := checkExecutable(p)
 		if err == nil {
 			return p, nil

@@ -29,7 +29,11 @@ type Command struct {
 // Prepare validates argv (non-empty; the caller phrases that check), the
 // request's env layer and cwd (default DefaultCwd), builds the env (image,
 // defaults, sandbox, request) and resolves argv[0], so that mistakes
-// answer a clear 4xx before anything forks.
+// answer a clear 4xx: before anything forks, or, when argv[0] has only one
+// candidate (a path, or a PATH of one directory), once the fork failed
+// (Command.ForkError). Then execve is the check and a command that runs
+// costs no stat of its own: in a container those go through the image's
+// overlay file system, a FUSE daemon on some hosts.
 func (l Launcher) Prepare(argv []string, cwd string, reqEnv, defaults EnvLayer) (Command, *httpapi.Error) {
 	for i, a := range argv {
 		if strings.IndexByte(a, 0) >= 0 {
@@ -42,7 +46,7 @@ func (l Launcher) Prepare(argv []string, cwd string, reqEnv, defaults EnvLayer) 
 	if cwd == "" {
 		cwd = l.DefaultCwd
 	}
-	if err := CheckCwd(cwd); err != nil {
+	if err := checkCwdSyntax(cwd); err != nil {
 		return Command{}, err
 	}
 	var sandbox EnvLayer
@@ -50,9 +54,28 @@ func (l Launcher) Prepare(argv []string, cwd string, reqEnv, defaults EnvLayer) 
 		sandbox = l.SandboxEnv()
 	}
 	env := BuildEnv(l.BaseEnv, defaults, sandbox, reqEnv)
+	if path, ok := onlyCandidate(argv[0], cwd, env); ok {
+		return Command{Path: path, Argv: argv, Cwd: cwd, Env: env}, nil
+	}
+	if err := CheckCwd(cwd); err != nil {
+		return Command{}, err
+	}
 	path, err := ResolveExecutable(argv[0], cwd, env)
 	if err != nil {
 		return Command{}, err
 	}
 	return Command{Path: path, Argv: argv, Cwd: cwd, Env: env}, nil
+}
+
+// ForkError explains why c could not be forked: the answer Prepare's
+// checks give now if they fail (whether or not they ran before the fork,
+// the caller gets the same 4xx), else the fork's own error.
+func (c Command) ForkError(err error) *httpapi.Error {
+	if e := CheckCwd(c.Cwd); e != nil {
+		return e
+	}
+	if _, e := ResolveExecutable(c.Argv[0], c.Cwd, c.Env); e != nil {
+		return e
+	}
+	return ForkError(c.Argv[0], err)
 }
