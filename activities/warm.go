@@ -49,9 +49,10 @@ type WarmPool struct {
 	sizes config.WarmPool
 	log   *zap.Logger
 
-	mu    sync.Mutex
-	ready map[string][]warm // by instance type, oldest first
-	kick  chan struct{}
+	mu      sync.Mutex
+	ready   map[string][]warm // by instance type, oldest first
+	kick    chan struct{}
+	stopped chan struct{} // closed when Run returns
 }
 
 // warm is one warm container.
@@ -69,13 +70,14 @@ func NewWarmPool(a *Activities, sizes config.WarmPool) *WarmPool {
 		return nil
 	}
 	return &WarmPool{a: a, sizes: sizes, log: a.Log.Named("warm-pool"),
-		ready: map[string][]warm{}, kick: make(chan struct{}, 1)}
+		ready: map[string][]warm{}, kick: make(chan struct{}, 1), stopped: make(chan struct{})}
 }
 
 // Run adopts the warm containers of an earlier worker, then keeps every
 // pool full until ctx ends. It fills one container at a time, so a filling
 // pool never takes more than a boot's share of the host.
 func (p *WarmPool) Run(ctx context.Context) {
+	defer close(p.stopped)
 	p.adopt(ctx)
 	t := time.NewTicker(warmRefillEvery)
 	defer t.Stop()
@@ -101,7 +103,26 @@ func (p *WarmPool) Run(ctx context.Context) {
 	}
 }
 
-// Ready counts the warm containers of an instance type.
+// DropAll removes every warm container not claimed yet, once Run has
+// ended (the worker is stopping and none will be adopted).
+func (p *WarmPool) DropAll() {
+	select {
+	case <-p.stopped: // no fill in flight any more
+	case <-time.After(time.Minute):
+	}
+	p.mu.Lock()
+	var all []warm
+	for _, ws := range p.ready {
+		all = append(all, ws...)
+	}
+	p.ready = map[string][]warm{}
+	p.mu.Unlock()
+	for _, w := range all {
+		p.discard(w)
+	}
+}
+
+// count counts the warm containers of an instance type.
 func (p *WarmPool) count(instanceType string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -289,3 +289,28 @@ func TestDevBuildsMissingImage(t *testing.T) {
 	d.interrupt(t, 60*time.Second)
 	require.Equal(t, 0, d.exitCode)
 }
+
+// `berth dev` with a warm pool fills it, and Ctrl-C leaves none of its
+// warm containers or volumes behind (a `berth worker` keeps them for the
+// next worker to adopt).
+func TestDevDropsItsWarmPoolOnExit(t *testing.T) {
+	t.Setenv("BERTH_WARM_POOL", "basic=1")
+	d := startDev(t, stacktest.TestImage, 2*time.Minute)
+	ctx := context.Background()
+	docker, err := dockerrt.New()
+	require.NoError(t, err)
+	defer docker.Close()
+	ours := filters.NewArgs(filters.Arg("label", dockerrt.LabelPool), filters.Arg("label", dockerrt.LabelHost+"="+d.hostID))
+	require.Eventually(t, func() bool {
+		cs, err := docker.Client().ContainerList(ctx, container.ListOptions{Filters: ours})
+		return err == nil && len(cs) == 1
+	}, time.Minute, 200*time.Millisecond, "berth dev made no warm container")
+
+	d.interrupt(t, 2*time.Minute)
+	cs, err := docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: ours})
+	require.NoError(t, err)
+	require.Empty(t, cs, "warm containers outlived berth dev")
+	vs, err := docker.Client().VolumeList(ctx, volume.ListOptions{Filters: ours})
+	require.NoError(t, err)
+	require.Empty(t, vs.Volumes, "warm volumes outlived berth dev")
+}

@@ -89,6 +89,13 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 		return err
 	}
 	acts.Pool = activities.NewWarmPool(acts, warmPool)
+	if cfg.DropWarmOnExit {
+		defer func() {
+			if acts.Pool != nil { // nil too when the host has no disks
+				acts.Pool.DropAll()
+			}
+		}()
+	}
 	log.Info("worker started", zap.String("host", cfg.HostID), zap.String("temporal", cfg.TemporalAddress))
 	return Run(ctx, c, acts)
 }

@@ -114,6 +114,7 @@ func runDev(ctx context.Context, cfg config.Config, o devOptions) error {
 	var wg sync.WaitGroup
 	errc := make(chan error, 2)
 	wg.Add(2)
+	cfg.DropWarmOnExit = !o.keepRunning // Ctrl-C leaves no container running
 	go func() { defer wg.Done(); errc <- worker.RunWorker(workerCtx, cfg, c, log, version) }()
 	go func() { defer wg.Done(); errc <- gateway.Run(gatewayCtx, cfg, c, backups, log, ln) }()
 

@@ -58,6 +58,10 @@ type Config struct {
 	// WarmPool (BERTH_WARM_POOL) sizes a worker's warm pools; see
 	// ParseWarmPool.
 	WarmPool string
+	// DropWarmOnExit removes the unclaimed warm containers when the worker
+	// stops (`berth dev` leaves nothing running); a `berth worker` keeps
+	// them for the next one to adopt.
+	DropWarmOnExit bool
 }
 
 // DefaultImage is the Debian-based image `task image` builds.
