@@ -137,7 +137,7 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 	if ip, id, boot, restored, ok, err := a.claimWarm(ctx, in); ok || err != nil {
 		return ip, id, boot, restored, err
 	}
-	it, image, err := a.instanceImage(ctx, in.InstanceType)
+	it, image, imageID, err := a.instanceImage(ctx, in.InstanceType)
 	if err != nil {
 		return "", "", "", "", err
 	}
@@ -157,7 +157,7 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 	}
 	var eb EgressBoot
 	if b := a.egressBooter(); b != nil {
-		if eb, err = b.PrepareBoot(ctx, in); err != nil {
+		if eb, err = b.PrepareBoot(ctx, in, imageID); err != nil {
 			return "", "", "", "", fmt.Errorf("egress: %w", err)
 		}
 	}
@@ -165,25 +165,26 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 	return ip, id, in.BootID, restored, err
 }
 
-// instanceImage is an instance type and the image its containers run,
-// which must be on this host.
-func (a *Activities) instanceImage(ctx context.Context, instanceType string) (config.InstanceType, string, error) {
+// instanceImage is an instance type, the image its containers run, which
+// must be on this host, and that image's id.
+func (a *Activities) instanceImage(ctx context.Context, instanceType string) (it config.InstanceType, image, id string, err error) {
 	it, ok := a.InstanceTypes[instanceType]
 	if !ok {
-		return it, "", temporal.NewNonRetryableApplicationError("unknown instance type "+instanceType, "UNKNOWN_INSTANCE_TYPE", nil)
+		return it, "", "", temporal.NewNonRetryableApplicationError("unknown instance type "+instanceType, "UNKNOWN_INSTANCE_TYPE", nil)
 	}
-	image := it.Image
+	image = it.Image
 	if image == "" {
 		image = a.DefaultImage
 	}
-	if _, err := a.Docker.Client().ImageInspect(ctx, image); err != nil {
+	info, err := a.Docker.Client().ImageInspect(ctx, image)
+	if err != nil {
 		if dockerrt.IsNotFound(err) {
-			return it, "", temporal.NewNonRetryableApplicationError(
+			return it, "", "", temporal.NewNonRetryableApplicationError(
 				fmt.Sprintf("image %s is not on host %s: build it with `task image` or set BERTH_DEFAULT_IMAGE", image, a.HostID), "IMAGE_NOT_FOUND", nil)
 		}
-		return it, "", err
+		return it, "", "", err
 	}
-	return it, image, nil
+	return it, image, info.ID, nil
 }
 
 // ensureSandboxNetwork makes sure the sandbox network and its guard are in

@@ -14,8 +14,9 @@ import (
 type EgressBooter interface {
 	// PrepareBoot makes the sandbox's CA for this boot and says what the
 	// container needs: read-only mounts, environment, and a step between
-	// create and start (to build the trust bundle from the image's own).
-	PrepareBoot(ctx context.Context, in contract.BootInput) (EgressBoot, error)
+	// create and start (to build the trust bundle from the image's own,
+	// unless the roots of image, an image id, are known already).
+	PrepareBoot(ctx context.Context, in contract.BootInput, image string) (EgressBoot, error)
 	// Started registers the running container's address with its policy;
 	// until then the proxy and resolver refuse everything from it.
 	Started(ctx context.Context, in contract.BootInput, containerID, ip string) error
@@ -38,8 +39,9 @@ func (a *Activities) egressBooter() EgressBooter {
 // its own and the trust environment; a claim hands that directory to the
 // sandbox and fills it for the container's boot.
 type EgressPool interface {
-	// PoolBoot makes warm container name's trust directory.
-	PoolBoot(name string) (EgressBoot, error)
+	// PoolBoot makes warm container name's trust directory; image is the
+	// id of the image it runs.
+	PoolBoot(name, image string) (EgressBoot, error)
 	// ClaimBoot gives warm container name's trust directory to in.Sandbox
 	// and fills it for boot in.BootID (the warm container's); idempotent.
 	ClaimBoot(ctx context.Context, in contract.BootInput, name, containerID string) error

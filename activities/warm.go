@@ -160,7 +160,7 @@ func (p *WarmPool) add(instanceType string, w warm) {
 // supervisor answers.
 func (p *WarmPool) fill(ctx context.Context, instanceType string) error {
 	a := p.a
-	it, image, err := a.instanceImage(ctx, instanceType)
+	it, image, imageID, err := a.instanceImage(ctx, instanceType)
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (p *WarmPool) fill(ctx context.Context, instanceType string) error {
 	}
 	var eb EgressBoot
 	if e := a.egressPool(); e != nil {
-		if eb, err = e.PoolBoot(w.Name); err != nil {
+		if eb, err = e.PoolBoot(w.Name, imageID); err != nil {
 			p.discard(w)
 			return err
 		}

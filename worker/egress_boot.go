@@ -51,20 +51,22 @@ type egressState struct {
 
 // PrepareBoot makes this boot's CA (kept in memory; a retried boot in the
 // same process reuses it) and the container's trust directory.
-func (h *egressHost) PrepareBoot(ctx context.Context, in contract.BootInput) (activities.EgressBoot, error) {
+func (h *egressHost) PrepareBoot(ctx context.Context, in contract.BootInput, image string) (activities.EgressBoot, error) {
 	b, dir, err := h.prepareTrust(in)
 	if err != nil {
 		return activities.EgressBoot{}, err
 	}
-	return activities.EgressBoot{
-		Env:      trustEnv,
-		ReadOnly: []dockerrt.Bind{{Source: dir, Target: trustDir}},
-		BeforeStart: func(ctx context.Context, id string) error {
-			// The image's own roots, then the CA: what the sandbox
-			// trusted before, plus its interception.
-			return writeFile(filepath.Join(dir, "bundle.pem"), append(h.imageRoots(ctx, id), b.ca.CertPEM()...))
-		},
-	}, nil
+	// The image's own roots, then the CA: what the sandbox trusted
+	// before, plus its interception.
+	bundle := func(roots []byte) error {
+		return writeFile(filepath.Join(dir, "bundle.pem"), append(roots, b.ca.CertPEM()...))
+	}
+	eb := activities.EgressBoot{Env: trustEnv, ReadOnly: []dockerrt.Bind{{Source: dir, Target: trustDir}}}
+	if roots, ok := h.knownRoots(image); ok {
+		return eb, bundle(roots)
+	}
+	eb.BeforeStart = func(ctx context.Context, id string) error { return bundle(h.imageRoots(ctx, id, image)) }
+	return eb, nil
 }
 
 // prepareTrust makes (or reuses) the boot's CA, records the boot's egress
@@ -99,18 +101,14 @@ func (h *egressHost) prepareTrust(in contract.BootInput) (bootCA, string, error)
 	return b, dir, nil
 }
 
-// imageRoots reads the root certificates of a created container's image
-// (none when it has no bundle where images keep one). An image's files
-// never change, so they are read once per image id: reading them out of a
-// container through Docker took ~20 ms of every boot.
-func (h *egressHost) imageRoots(ctx context.Context, id string) []byte {
-	info, err := h.docker.Inspect(ctx, id)
-	image := ""
-	if err == nil && info != nil {
-		image = info.Image
-	}
-	if r, ok := h.roots.Load(image); ok && image != "" {
-		return r.([]byte)
+// imageRoots reads the root certificates of a created container of image
+// (an image id; none when it has no bundle where images keep one). An
+// image's files never change, so they are read once per image id (see
+// knownRoots): reading them out of a container through Docker took
+// ~20 ms of every boot.
+func (h *egressHost) imageRoots(ctx context.Context, id, image string) []byte {
+	if r, ok := h.knownRoots(image); ok {
+		return r
 	}
 	var roots []byte
 	for _, p := range systemBundles {
@@ -123,6 +121,18 @@ func (h *egressHost) imageRoots(ctx context.Context, id string) []byte {
 		h.roots.Store(image, roots)
 	}
 	return roots
+}
+
+// knownRoots are the roots of image (an id) read from an earlier container.
+func (h *egressHost) knownRoots(image string) ([]byte, bool) {
+	if image == "" {
+		return nil, false
+	}
+	r, ok := h.roots.Load(image)
+	if !ok {
+		return nil, false
+	}
+	return r.([]byte), true
 }
 
 // Started registers the container's address: from now on its connections

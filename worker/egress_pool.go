@@ -28,7 +28,7 @@ func (h *egressHost) poolTrustDir(name string) string {
 const rootsFile = "image-roots.pem"
 
 // PoolBoot makes warm container name's trust directory.
-func (h *egressHost) PoolBoot(name string) (activities.EgressBoot, error) {
+func (h *egressHost) PoolBoot(name, image string) (activities.EgressBoot, error) {
 	dir := h.poolTrustDir(name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return activities.EgressBoot{}, err
@@ -37,7 +37,7 @@ func (h *egressHost) PoolBoot(name string) (activities.EgressBoot, error) {
 		Env:      trustEnv,
 		ReadOnly: []dockerrt.Bind{{Source: dir, Target: trustDir}},
 		BeforeStart: func(ctx context.Context, id string) error {
-			return writeFile(filepath.Join(dir, rootsFile), h.imageRoots(ctx, id))
+			return writeFile(filepath.Join(dir, rootsFile), h.imageRoots(ctx, id, image))
 		},
 	}, nil
 }
