@@ -103,8 +103,9 @@ func (p *WarmPool) Run(ctx context.Context) {
 	}
 }
 
-// DropAll removes every warm container not claimed yet, once Run has
-// ended (the worker is stopping and none will be adopted).
+// DropAll removes every warm container not claimed yet and every warm
+// volume no container uses, once Run has ended (the worker is stopping and
+// none will be adopted).
 func (p *WarmPool) DropAll() {
 	select {
 	case <-p.stopped: // no fill in flight any more
@@ -120,6 +121,11 @@ func (p *WarmPool) DropAll() {
 	for _, w := range all {
 		p.discard(w)
 	}
+	// And the names left by claimed ones whose sandboxes slept on the
+	// way out (their disks are the sandboxes').
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p.sweep(ctx)
 }
 
 // count counts the warm containers of an instance type.

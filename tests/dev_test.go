@@ -306,6 +306,15 @@ func TestDevDropsItsWarmPoolOnExit(t *testing.T) {
 		return err == nil && len(cs) == 1
 	}, time.Minute, 200*time.Millisecond, "berth dev made no warm container")
 
+	// A sandbox that claimed a warm container, running when Ctrl-C puts it
+	// to sleep: the name of its warm volume goes too.
+	d.api.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": "warm-dev", "start": true})
+	require.Eventually(t, func() bool {
+		var v struct{ Status string }
+		d.api.Must(t, 200, "GET", "/v1/sandboxes/warm-dev", nil).JSON(t, &v)
+		return v.Status == "running"
+	}, time.Minute, 100*time.Millisecond)
+
 	d.interrupt(t, 2*time.Minute)
 	cs, err := docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: ours})
 	require.NoError(t, err)
