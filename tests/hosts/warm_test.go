@@ -29,6 +29,11 @@ func TestPlacementPrefersAWarmHost(t *testing.T) {
 		"wb": {"BERTH_HOST_CPUS=1", "BERTH_HOST_MEMORY=768"},
 	}, "wa", "wb")
 	warm, roomy := hs[0], hs[1]
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("host wa's worker:\n%s\nhost wb's worker:\n%s", warm.Logs("worker"), roomy.Logs("worker"))
+		}
+	})
 	onlyHosts(t, warm, roomy)
 	waitLive(t, warm, roomy)
 	warmCount := func() int { return hostList(t)[warm.ID].Warm["lite"] }
