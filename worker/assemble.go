@@ -75,9 +75,13 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 	}
 	if cfg.HostAddr != "" {
 		acts.Route = cfg.HostAddr
-		if err := serveHostProxy(ctx, cfg.HostAddr, newHostProxy(docker, cfg.HostID, cfg.Namespace, cfg.Secret, log.Named("hostproxy")), cfg.Secret); err != nil {
+		stopProxy, err := serveHostProxy(ctx, cfg.HostAddr, newHostProxy(docker, cfg.HostID, cfg.Namespace, cfg.Secret, log.Named("hostproxy")), cfg.Secret)
+		if err != nil {
 			return err
 		}
+		// After the pollers stopped (Run returns): requests in flight
+		// finish, as the new worker of a rolling upgrade takes new ones.
+		defer stopProxy()
 	}
 	if !cfg.NoNetGuard {
 		acts.NetGuard = (&netGuard{docker: docker, log: log.Named("netguard"), egress: !cfg.NoEgress}).Ensure

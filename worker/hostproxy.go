@@ -228,11 +228,16 @@ func refuse(w http.ResponseWriter, status int, code api.Code, msg string) {
 }
 
 // serveHostProxy listens on cfg.HostAddr with a certificate of the
-// secret's authority until ctx ends.
-func serveHostProxy(ctx context.Context, addr string, p *hostProxy, secret string) error {
+// secret's authority.
+//
+// It serves until stop is called; stop lets requests in flight finish (up
+// to hostProxyDrain) before it closes what is left: in a rolling upgrade
+// the new worker already takes new connections, and an exec answered
+// half-way by the old one would reach its caller cut off.
+func serveHostProxy(ctx context.Context, addr string, p *hostProxy, secret string) (stop func(), err error) {
 	tc, err := hosttls.ServerConfig(secret, addr)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// SO_REUSEPORT: during a rolling upgrade the new worker of this host
 	// listens beside the old one, which stops accepting when it exits.
@@ -245,19 +250,26 @@ func serveHostProxy(ctx context.Context, addr string, p *hostProxy, secret strin
 	}}
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
-		return fmt.Errorf("host proxy (BERTH_HOST_ADDR): %w", err)
+		return nil, fmt.Errorf("host proxy (BERTH_HOST_ADDR): %w", err)
 	}
 	srv := &http.Server{Handler: p, TLSConfig: tc, ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: zap.NewStdLog(p.log.WithOptions(zap.IncreaseLevel(zap.WarnLevel)))}
-	go func() {
-		<-ctx.Done()
-		_ = srv.Close()
-	}()
+	stop = func() {
+		sctx, cancel := context.WithTimeout(context.Background(), hostProxyDrain)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			_ = srv.Close() // streams still open (log follows): cut them
+		}
+	}
 	go func() {
 		if err := srv.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			p.log.Error("host proxy stopped", zap.Error(err))
 		}
 	}()
 	p.log.Info("host proxy listening", zap.String("addr", addr))
-	return nil
+	return stop, nil
 }
+
+// hostProxyDrain bounds how long a stopping worker's host proxy waits for
+// the requests in flight.
+const hostProxyDrain = 5 * time.Second
