@@ -38,7 +38,6 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 	if err := Reconcile(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Log.Named("reconcile")); err != nil {
 		acts.Log.Warn("reconcile skipped", zap.Error(err))
 	}
-	startWarmPool(ctx, acts)
 	shared := sdkworker.New(c, contract.SharedQueue, sdkworker.Options{})
 	shared.RegisterWorkflowWithOptions(workflows.Sandbox, workflow.RegisterOptions{Name: contract.WorkflowType})
 	shared.RegisterActivity(acts)
@@ -52,6 +51,10 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 		return fmt.Errorf("start host worker: %w", err)
 	}
 	defer host.Stop()
+	// Once the worker takes work: filling competes with its start (a
+	// host that filled while it dialled Temporal missed the dial's
+	// deadline in CI and exited).
+	startWarmPool(ctx, acts)
 	<-ctx.Done()
 	return nil
 }
