@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -175,7 +176,7 @@ func (p *WarmPool) fill(ctx context.Context, instanceType string) error {
 	}
 	w := warm{Name: WarmPrefix + strings.ReplaceAll(uuid.NewString(), "-", "")[:20], BootID: uuid.NewString()}
 	labels := p.labels(instanceType)
-	labels[dockerrt.LabelDisk] = a.volumeLabels(contract.BootInput{InstanceType: instanceType})[dockerrt.LabelDisk]
+	labels[dockerrt.LabelDisk] = strconv.FormatInt(a.diskBytes(it), 10) // the type's disk, as a sandbox's volume has
 	if _, err := a.Docker.EnsureVolume(ctx, w.Name, labels); err != nil {
 		p.discard(w)
 		return err
