@@ -118,6 +118,13 @@ func TestRollingUpgradeOfWorkersAndGateways(t *testing.T) {
 	}
 	t.Logf("rolling upgrade: %d calls, %d retried, %d create→exec→sleep→wake→exec→destroy cycles, restarts %v",
 		total.calls, total.retried, total.cycles, restarts)
+	if len(total.failures) > 0 {
+		for _, r := range results {
+			if len(r.failures) > 0 && len(r.sandboxes) > 0 {
+				logSandboxStory(t, r.sandboxes[len(r.sandboxes)-1], worker2, gateway2)
+			}
+		}
+	}
 	require.Empty(t, total.failures, "calls that failed with a non-retryable answer, or a sandbox in a wrong state")
 	t.Logf("catalogue follower: %d events, %d reconnects; problems: %v", cat.events, cat.reconnects, cat.problems)
 	require.Empty(t, cat.problems, "the catalogue stream skipped or repeated an offset")
@@ -406,11 +413,17 @@ func worker2Identity(r *stacktest.Replica) string { return fmt.Sprintf("%d@", r.
 // the host queue: the restarted worker takes work again.
 func waitPollers(t *testing.T, what, prefix string, timeout time.Duration) {
 	t.Helper()
+	waitPollersOn(t, what, prefix, timeout, contract.SharedQueue, contract.HostQueue(stack.HostID))
+}
+
+// waitPollersOn is waitPollers on the given queues only.
+func waitPollersOn(t *testing.T, what, prefix string, timeout time.Duration, queues ...string) {
+	t.Helper()
 	if prefix == "" {
 		prefix = fmt.Sprintf("%d@", stack.WorkerPID())
 	}
 	stacktest.WaitFor(t, timeout, what+" polling", func() (bool, string) {
-		for _, q := range []string{contract.SharedQueue, contract.HostQueue(stack.HostID)} {
+		for _, q := range queues {
 			for _, typ := range []enumspb.TaskQueueType{enumspb.TASK_QUEUE_TYPE_WORKFLOW, enumspb.TASK_QUEUE_TYPE_ACTIVITY} {
 				if q != contract.SharedQueue && typ == enumspb.TASK_QUEUE_TYPE_WORKFLOW {
 					continue // the host queue has activities only
@@ -439,4 +452,19 @@ func hasPoller(resp *workflowservice.DescribeTaskQueueResponse, prefix string) b
 
 func recent(p *taskqueuepb.PollerInfo) bool {
 	return time.Since(p.GetLastAccessTime().AsTime()) < 30*time.Second
+}
+
+// logSandboxStory prints what a failed sandbox went through: its event
+// stream and every worker log line that names it (a failure under CI's
+// load is rarely reproduced alone).
+func logSandboxStory(t *testing.T, n string, worker2, gateway2 *stacktest.Replica) {
+	for _, e := range stack.Events(t, n, 0) {
+		t.Logf("%s event %d %s %s %s", n, e.Offset, e.CreatedAt.Format("15:04:05.000"), e.Type, e.Payload)
+	}
+	for role, lines := range map[string][]string{"worker 1": stack.Grep("worker", n), "worker 2": worker2.Grep(n),
+		"gateway 1": stack.Grep("gateway", n), "gateway 2": gateway2.Grep(n)} {
+		for _, line := range lines {
+			t.Logf("%s: %s", role, line)
+		}
+	}
 }

@@ -51,6 +51,10 @@ func startHosts(ctx context.Context, c client.Client, acts *activities.Activitie
 	a := &announcer{reg: acts.Hosts, docker: acts.Docker, log: log.Named("hosts"), limits: map[string]hosts.Resources{},
 		rec: hosts.Record{ID: acts.HostID, Version: version, Addr: os.Getenv("BERTH_HOST_ADDR"), Capacity: capacity}}
 	log.Info("host capacity", zap.Int64("milliCpu", capacity.MilliCPU), zap.Int64("memoryMiB", capacity.MemoryMiB))
+	// The first announcement comes before the worker takes work: a
+	// workflow that asks whether this host is live (HostLive) right after
+	// a restart must not read the record the host left when it stopped.
+	a.step(ctx)
 	go a.run(ctx)
 	go (&exitWatcher{c: c, docker: acts.Docker, host: acts.HostID, namespace: acts.Namespace, log: log.Named("exits")}).run(ctx)
 	go (&lostMonitor{c: c, reg: acts.Hosts, self: acts.HostID, namespace: acts.Namespace, log: log.Named("host-loss"),
@@ -139,23 +143,30 @@ type announcer struct {
 	failing bool
 }
 
+// run announces the host every contract.HostAnnounceEvery (the first
+// announcement is startHosts').
 func (a *announcer) run(ctx context.Context) {
 	t := time.NewTicker(contract.HostAnnounceEvery)
 	defer t.Stop()
 	for {
-		err := a.announce(ctx)
-		if err != nil && !a.failing && ctx.Err() == nil {
-			a.log.Warn("cannot announce this host; other workers will think it lost after "+contract.HostLostAfter.String(), zap.Error(err))
-		} else if err == nil && a.failing {
-			a.log.Info("announcing this host again")
-		}
-		a.failing = err != nil
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+		a.step(ctx)
 	}
+}
+
+// step announces once, saying when announcing starts or stops failing.
+func (a *announcer) step(ctx context.Context) {
+	err := a.announce(ctx)
+	if err != nil && !a.failing && ctx.Err() == nil {
+		a.log.Warn("cannot announce this host; other workers will think it lost after "+contract.HostLostAfter.String(), zap.Error(err))
+	} else if err == nil && a.failing {
+		a.log.Info("announcing this host again")
+	}
+	a.failing = err != nil
 }
 
 // announce counts this host's sandbox containers (every one that exists

@@ -6,6 +6,7 @@ package worker
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -47,10 +48,16 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 		return fmt.Errorf("start shared worker: %w", err)
 	}
 	defer shared.Stop()
-	if err := host.Start(); err != nil {
-		return fmt.Errorf("start host worker: %w", err)
+	if os.Getenv("BERTH_FAULT_NO_HOST_QUEUE") == "1" {
+		// Fault injection (tests only): a host that announces itself but
+		// misses every task on its queue.
+		acts.Log.Warn("BERTH_FAULT_NO_HOST_QUEUE: this worker leaves its host's queue unpolled")
+	} else {
+		if err := host.Start(); err != nil {
+			return fmt.Errorf("start host worker: %w", err)
+		}
+		defer host.Stop()
 	}
-	defer host.Stop()
 	// Once the worker takes work: filling competes with its start (a
 	// host that filled while it dialled Temporal missed the dial's
 	// deadline in CI and exited).

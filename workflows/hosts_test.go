@@ -158,6 +158,60 @@ func TestSleepOnAHostThatDoesNotPickUpStopsWithoutBackup_FaultInjected(t *testin
 	require.NotContains(t, h.eventTypes(), "backup-created")
 }
 
+// A live host that missed the stop (its schedule-to-start passed while the
+// host kept announcing itself) is asked again: the sleep backs up and stops
+// the container, and nothing says the host was lost. Before, the sleep
+// answered "stopped" with the container still running.
+func TestSleepOnALiveHostThatMissedTheStopAsksAgain_FaultInjected(t *testing.T) {
+	h := newHarness(t)
+	h.captureEvents()
+	h.liveHosts = []string{"h1"}
+	stops := 0
+	h.stop = func(contract.StopInput) (contract.StopResult, error) {
+		if stops++; stops == 1 {
+			return contract.StopResult{}, notPickedUp()
+		}
+		return contract.StopResult{BackupID: "b0"}, nil
+	}
+	views := h.run(contract.Input{Spec: spec("s1")}, []step{
+		{op: contract.OpStart, status: contract.StatusRunning},
+		{op: contract.OpSleep, status: contract.StatusStopped},
+	})
+	require.Equal(t, 2, stops, "the stop was not scheduled again")
+	require.Equal(t, 1, h.liveAsked)
+	require.Equal(t, "b0", views[1].LastBackupID)
+	require.Nil(t, views[1].HostLost)
+	require.NotContains(t, h.eventTypes(), "host-lost")
+}
+
+// A host that announces itself but never picks up its queue is lost after
+// liveHostMisses timeouts: a sleep cannot wait on it forever.
+func TestLiveHostThatKeepsMissingIsLostInTheEnd_FaultInjected(t *testing.T) {
+	h := newHarness(t)
+	h.liveHosts = []string{"h1"}
+	h.destroyErr = notPickedUp()
+	h.runUntilDone(contract.Input{Spec: spec("s1")}, []step{
+		{op: contract.OpStart, status: contract.StatusRunning},
+		{op: contract.OpDestroy, status: contract.StatusDestroyed},
+	})
+	h.env.AssertActivityNumberOfCalls(t, "Destroy", liveHostMisses)
+	require.Equal(t, liveHostMisses-1, h.liveAsked)
+}
+
+// An idle check a live host missed is a failed check, not a loss.
+func TestIdleCheckMissedByALiveHostIsNoLoss_FaultInjected(t *testing.T) {
+	h := newHarness(t)
+	h.liveHosts = []string{"h1"}
+	h.idleErr = notPickedUp()
+	h.runThen(contract.Input{Spec: spec("s1")}, []step{{op: contract.OpStart, status: contract.StatusRunning}}, func() {
+		h.env.RegisterDelayedCallback(h.kill, time.Hour)
+	})
+	st := h.continuedWith().State
+	require.Equal(t, contract.StatusRunning, st.Status)
+	require.Nil(t, st.HostLost)
+	require.Positive(t, h.liveAsked)
+}
+
 func TestHostLostWhileStoppingFinishesTheSleep_FaultInjected(t *testing.T) {
 	h := newHarness(t)
 	h.stopDelay = 24 * time.Hour // the stop hangs on the dead host

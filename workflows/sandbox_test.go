@@ -52,6 +52,10 @@ type harness struct {
 	idleDelay, stopDelay time.Duration
 	// idleErr and destroyErr fail CheckIdle and Destroy (fault injection).
 	idleErr, destroyErr error
+	// liveHosts are the hosts HostLive says still announce themselves
+	// (default none: a missed task means a dead host); liveAsked counts its calls.
+	liveHosts []string
+	liveAsked int
 	// events are the event types recorded, in order (captureEvents).
 	events  []api.Event
 	updates int // update ids sent so far: each must be unique
@@ -113,6 +117,11 @@ func newHarness(t *testing.T) *harness {
 	h.env.OnActivity(acts.Destroy, mock.Anything, mock.Anything).Return(
 		func(context.Context, contract.DestroyInput) error { return h.destroyErr })
 	h.env.OnActivity(acts.ApplyEnv, mock.Anything, mock.Anything).Return(nil)
+	h.env.OnActivity(acts.HostLive, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, host string) (contract.HostLiveResult, error) {
+			h.liveAsked++
+			return contract.HostLiveResult{Live: slices.Contains(h.liveHosts, host)}, nil
+		})
 	h.env.OnActivity(acts.CheckIdle, mock.Anything, mock.Anything).AfterFn(func() time.Duration { return h.idleDelay }).Return(
 		func(context.Context, contract.Container) (contract.Idle, error) {
 			if h.idleErr != nil {

@@ -107,6 +107,9 @@ func (s *sandbox) onIdleCheck(ctx workflow.Context, f workflow.Future) {
 	case temporal.IsCanceledError(err):
 		return
 	case isScheduleToStartTimeout(err) && s.st.Container != nil:
+		if s.missedByLiveHost(ctx, s.st.Container.Host, contract.ActivityCheckIdle) {
+			break // a failed check: the next one comes after sleepAfter
+		}
 		s.queueHostLost(contract.HostLost{Host: s.st.Container.Host, Reason: "host " + s.st.Container.Host +
 			" did not pick up " + contract.ActivityCheckIdle + " within " + contract.HostScheduleToStart.String()})
 		return

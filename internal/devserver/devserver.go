@@ -73,22 +73,43 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if o.Log == nil {
 		o.Log = zap.NewNop()
 	}
-	var err error
-	// The frontend and UI ports are fixed for the server's whole life, so
-	// that clients reconnect to a restarted server where they left it.
-	if o.Port == 0 {
-		if o.Port, err = FreePort(o.IP); err != nil {
-			return nil, err
-		}
-	}
-	if o.UIPort == 0 {
-		if o.UIPort, err = FreePort(o.IP); err != nil {
-			return nil, err
-		}
-	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, err
 	}
+	// A first launch that exits at once is tried again, on new ports where
+	// we chose them: between FreePort and the server's bind another process
+	// can take a port (CI saw the dev server exit 1 at start under load).
+	pickPort, pickUI := o.Port == 0, o.UIPort == 0
+	var err error
+	for attempt := 1; ; attempt++ {
+		if pickPort {
+			if o.Port, err = FreePort(o.IP); err != nil {
+				return nil, err
+			}
+		}
+		if pickUI {
+			if o.UIPort, err = FreePort(o.IP); err != nil {
+				return nil, err
+			}
+		}
+		s, err := start(ctx, o)
+		if err == nil || !errors.Is(err, errExited) || attempt == startAttempts || ctx.Err() != nil {
+			return s, err
+		}
+		o.Log.Warn("temporal dev server exited at start; trying again", zap.Error(err), zap.Int("attempt", attempt))
+	}
+}
+
+// startAttempts bounds the launches of Start whose process exits before it listens.
+const startAttempts = 3
+
+// errExited is a process that exited before its frontend listened.
+var errExited = errors.New("temporal dev server exited")
+
+// start runs one launch of Start on fixed ports.
+func start(ctx context.Context, o Options) (*Server, error) {
+	// The frontend and UI ports are fixed for the server's whole life, so
+	// that clients reconnect to a restarted server where they left it.
 	s := &Server{o: o, addr: net.JoinHostPort(o.IP, strconv.Itoa(o.Port)),
 		stopping: make(chan struct{}), done: make(chan struct{})}
 	if o.UIPort > 0 {
@@ -265,7 +286,7 @@ func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
 			s.mu.Lock()
 			err := s.waitErr
 			s.mu.Unlock()
-			return fmt.Errorf("temporal dev server exited: %v", err)
+			return fmt.Errorf("%w: %v", errExited, err)
 		case <-s.stopping:
 			return errors.New("temporal dev server is stopping")
 		case <-ctx.Done():

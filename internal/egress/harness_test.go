@@ -99,14 +99,7 @@ func newEnv(t testing.TB, pol policy.Policy, withSecrets bool) *env {
 	var upDNS string
 	e.dnsUp, upDNS = startDNSUpstream(t)
 	e.dns = &DNSServer{Registry: e.reg, Resolutions: e.res, Upstream: upDNS, Log: log, OnRefusal: onRefusal}
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", pc.LocalAddr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	pc, ln := listenDNS(t)
 	if err := e.dns.Serve(pc, ln); err != nil {
 		t.Fatal(err)
 	}
@@ -196,4 +189,26 @@ func (e *env) refused(substr string) bool {
 		}
 	}
 	return false
+}
+
+// listenDNS binds UDP and TCP on one loopback port, as a DNS server serves
+// both. The kernel picks a UDP port that may be taken for TCP by another test
+// process, so a few ports are tried (CI once failed on "address already in use").
+func listenDNS(t testing.TB) (net.PacketConn, net.Listener) {
+	t.Helper()
+	var lastErr error
+	for range 20 {
+		pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", pc.LocalAddr().String())
+		if err == nil {
+			return pc, ln
+		}
+		pc.Close()
+		lastErr = err
+	}
+	t.Fatal(lastErr)
+	return nil, nil
 }

@@ -178,14 +178,7 @@ func (d *dnsUpstream) wasAsked(name string) bool {
 
 func startDNSUpstream(t testing.TB) (*dnsUpstream, string) {
 	d := &dnsUpstream{}
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", pc.LocalAddr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	pc, ln := listenDNS(t)
 	for _, srv := range []*dns.Server{{PacketConn: pc, Handler: d}, {Listener: ln, Handler: d}} {
 		started := make(chan struct{})
 		srv.NotifyStartedFunc = func() { close(started) }

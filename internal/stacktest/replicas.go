@@ -82,6 +82,9 @@ func pidOf(cmd *exec.Cmd) int {
 // Logs returns the tail of the replica's log.
 func (r *Replica) Logs() string { return r.s.Logs(r.log) }
 
+// Grep is every line of the replica's whole log that holds substr.
+func (r *Replica) Grep(substr string) []string { return r.s.Grep(r.log, substr) }
+
 // spawnAs starts `berth role` with env, logging to <Dir>/<log>.log.
 func (s *Stack) spawnAs(role, log string, env []string) (*exec.Cmd, error) {
 	return startLogged(filepath.Join(s.Dir, log+".log"), env, s.Bin, role)

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -283,6 +284,18 @@ func stop(cmd *exec.Cmd, sig syscall.Signal) {
 func (s *Stack) Logs(role string) string { return logTail(filepath.Join(s.Dir, role+".log")) }
 
 // logTail is the last 8000 bytes of a log file.
+// Grep is every line of a role's whole log that holds substr.
+func (s *Stack) Grep(role, substr string) []string {
+	b, _ := os.ReadFile(filepath.Join(s.Dir, role+".log"))
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, substr) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
 func logTail(path string) string {
 	b, _ := os.ReadFile(path)
 	if len(b) > 8000 {

@@ -34,6 +34,19 @@ type PlaceResult struct {
 	PreferredLive bool   `json:"preferredLive"`
 }
 
+// ActivityHostLive (host id -> HostLiveResult) runs as a local activity in
+// the workflow's worker and reads the registry: is the host still announcing
+// itself? A host-queue activity whose schedule-to-start passed on a live host
+// was missed, not lost (a task can go astray while a worker restarts), so
+// the workflow asks that host again instead of letting its container go.
+const ActivityHostLive = "HostLive"
+
+// HostLiveResult says whether a host announced itself within HostLostAfter.
+type HostLiveResult struct {
+	Live     bool      `json:"live"`
+	LastSeen time.Time `json:"lastSeen,omitempty"`
+}
+
 // Signals a host's worker sends to the sandboxes it holds.
 const (
 	// SignalContainerExited (ContainerExit): the host's Docker events
