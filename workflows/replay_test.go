@@ -100,6 +100,14 @@ import (
 //	                 container (its result names the warm boot id, not the
 //	                 one the workflow drew), a one-round-trip exec, sleep,
 //	                 a wake restoring the backup (a normal boot), destroy
+//	live-host-miss   (003c52d) recorded on the real stack with the host's
+//	                 queue unpolled (BERTH_FAULT_NO_HOST_QUEUE) while the
+//	                 host announced itself: a sleep's Stop times out on
+//	                 schedule-to-start, the run records the
+//	                 "live-host-miss" marker and the HostLive local
+//	                 activity (live), schedules the Stop again, which the
+//	                 returning worker runs (backup, container removed); a
+//	                 wake, then destroy (two runs)
 //
 // To record a new history (do it whenever you add a path to the workflow,
 // and keep the old files: they are what running workflows look like):
