@@ -335,10 +335,33 @@ func (s *Server) upstreamFailed(w http.ResponseWriter, r *http.Request, err erro
 
 // awaitTarget wakes a sleeping sandbox (as exec does) and returns the
 // port's address; the request's remaining wait is left for the dialer.
+// The lookup and the wake run on without the wait's deadline (ctx's, which
+// ends only the waiting): a wake must reach Temporal even when the wait is
+// shorter than a Temporal call under load, so that a retry finds it done
+// (CI: a 200 ms wait cut the lookup itself, and the answer was
+// TEMPORAL_UNAVAILABLE instead of "still waking").
 func (s *Server) awaitTarget(ctx context.Context, name string, port int) (string, error) {
-	t, err := s.resolve(ctx, name, true)
-	if err != nil {
-		return "", err
+	type resolved struct {
+		t   target
+		err error
 	}
-	return portAddr(t, port), nil
+	done := make(chan resolved, 1)
+	go func() {
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), backgroundWake)
+		defer cancel()
+		t, err := s.resolve(wctx, name, true)
+		done <- resolved{t, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return "", r.err
+		}
+		return portAddr(r.t, port), nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
 }
+
+// backgroundWake bounds a preview's wake once its caller stopped waiting.
+const backgroundWake = 5 * time.Minute
