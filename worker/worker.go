@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
@@ -39,13 +40,14 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 	if err := Reconcile(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Log.Named("reconcile")); err != nil {
 		acts.Log.Warn("reconcile skipped", zap.Error(err))
 	}
-	shared := sdkworker.New(c, contract.SharedQueue, sdkworker.Options{})
-	shared.RegisterWorkflowWithOptions(workflows.Sandbox, workflow.RegisterOptions{Name: contract.WorkflowType})
-	shared.RegisterActivity(acts)
-	host := sdkworker.New(c, contract.HostQueue(acts.HostID), sdkworker.Options{})
-	host.RegisterActivity(acts)
-	if err := shared.Start(); err != nil {
-		return fmt.Errorf("start shared worker: %w", err)
+	shared, err := startPolling(ctx, acts.Log, "shared", func() sdkworker.Worker {
+		w := sdkworker.New(c, contract.SharedQueue, sdkworker.Options{})
+		w.RegisterWorkflowWithOptions(workflows.Sandbox, workflow.RegisterOptions{Name: contract.WorkflowType})
+		w.RegisterActivity(acts)
+		return w
+	})
+	if err != nil {
+		return err
 	}
 	defer shared.Stop()
 	if os.Getenv("BERTH_FAULT_NO_HOST_QUEUE") == "1" {
@@ -53,8 +55,13 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 		// misses every task on its queue.
 		acts.Log.Warn("BERTH_FAULT_NO_HOST_QUEUE: this worker leaves its host's queue unpolled")
 	} else {
-		if err := host.Start(); err != nil {
-			return fmt.Errorf("start host worker: %w", err)
+		host, err := startPolling(ctx, acts.Log, "host", func() sdkworker.Worker {
+			w := sdkworker.New(c, contract.HostQueue(acts.HostID), sdkworker.Options{})
+			w.RegisterActivity(acts)
+			return w
+		})
+		if err != nil {
+			return err
 		}
 		defer host.Stop()
 	}
@@ -65,6 +72,37 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 	<-ctx.Done()
 	return nil
 }
+
+// startPolling starts a worker made by newWorker, trying again (with a new
+// one: an SDK worker starts once) when the start fails: a start asks
+// Temporal for its capabilities and namespace with a short deadline, which
+// a loaded server can miss (CI: "failed reaching server: context deadline
+// exceeded"), and a worker that exited then left its host announced but
+// deaf until the registry noticed.
+func startPolling(ctx context.Context, log *zap.Logger, what string, newWorker func() sdkworker.Worker) (sdkworker.Worker, error) {
+	backoff := time.Second
+	for attempt := 1; ; attempt++ {
+		w := newWorker()
+		err := w.Start()
+		if err == nil {
+			return w, nil
+		}
+		if attempt == startAttempts || ctx.Err() != nil {
+			return nil, fmt.Errorf("start %s worker (%d attempts): %w", what, attempt, err)
+		}
+		log.Warn("cannot start polling; trying again", zap.String("worker", what), zap.Int("attempt", attempt),
+			zap.Duration("in", backoff), zap.Error(err))
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff *= 2
+	}
+}
+
+// startAttempts bounds startPolling: about half a minute of tries.
+const startAttempts = 5
 
 // EnsureSearchAttributes registers Berth's search attributes on the
 // namespace when they are missing (idempotent; a dev server started by
