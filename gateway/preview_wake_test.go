@@ -11,7 +11,6 @@ import (
 
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 	"go.uber.org/zap"
 
@@ -61,18 +60,9 @@ func sleepingWithAPort(ctx workflow.Context) error {
 // answer was TEMPORAL_UNAVAILABLE.
 func TestPreviewWakeOutlivesAShortWait_FaultInjected(t *testing.T) {
 	c := devClient(t)
-	w := worker.New(c, "gateway-preview-wake-test", worker.Options{})
-	w.RegisterWorkflowWithOptions(sleepingWithAPort, workflow.RegisterOptions{Name: contract.WorkflowType})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	runStandIn(t, c, "pwake", sleepingWithAPort)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.WorkflowID("pwake"), TaskQueue: "gateway-preview-wake-test"},
-		contract.WorkflowType); err != nil {
-		t.Fatal(err)
-	}
 	const wait = 200 * time.Millisecond
 	slow := &slowDescribe{Client: c, delay: 3 * wait}
 	srv := httptest.NewServer(gateway.New(gateway.Options{Temporal: slow, Namespace: "default", Token: "t", Log: zap.NewNop(),

@@ -58,18 +58,7 @@ func countingKillWorkflow(ctx workflow.Context) error {
 // again with the same id, and the caller gets its result, not a 500.
 func TestUpdateAbortedByAFailedWorkflowTaskIsRetried_FaultInjected(t *testing.T) {
 	c := devClient(t)
-	w := worker.New(c, "gateway-abort-test", worker.Options{})
-	w.RegisterWorkflowWithOptions(countingKillWorkflow, workflow.RegisterOptions{Name: contract.WorkflowType})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if _, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.WorkflowID("abort"), TaskQueue: "gateway-abort-test"},
-		contract.WorkflowType); err != nil {
-		t.Fatal(err)
-	}
+	runStandIn(t, c, "abort", countingKillWorkflow)
 	faulty := &abortFirstUpdate{Client: c}
 	srv := httptest.NewServer(gateway.New(gateway.Options{Temporal: faulty, Namespace: "default", Token: "t", Log: zap.NewNop()}).Handler())
 	defer srv.Close()
@@ -86,5 +75,25 @@ func TestUpdateAbortedByAFailedWorkflowTaskIsRetried_FaultInjected(t *testing.T)
 	}
 	if len(faulty.ids) != 2 || faulty.ids[0] != faulty.ids[1] || faulty.ids[0] == "" {
 		t.Fatalf("update ids %q: want the same id sent twice", faulty.ids)
+	}
+}
+
+// runStandIn runs wf as the Sandbox workflow of sandbox name, on a queue
+// of its own and until the test ends: a stand-in for the real workflow
+// where only the gateway's side is under test.
+func runStandIn(t *testing.T, c client.Client, name string, wf any) {
+	t.Helper()
+	queue := "gateway-test-" + name
+	w := worker.New(c, queue, worker.Options{})
+	w.RegisterWorkflowWithOptions(wf, workflow.RegisterOptions{Name: contract.WorkflowType})
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.WorkflowID(name), TaskQueue: queue},
+		contract.WorkflowType); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -198,20 +198,6 @@ func TestLiveHostThatKeepsMissingIsLostInTheEnd_FaultInjected(t *testing.T) {
 	require.Equal(t, liveHostMisses-1, h.liveAsked)
 }
 
-// An idle check a live host missed is a failed check, not a loss.
-func TestIdleCheckMissedByALiveHostIsNoLoss_FaultInjected(t *testing.T) {
-	h := newHarness(t)
-	h.liveHosts = []string{"h1"}
-	h.idleErr = notPickedUp()
-	h.runThen(contract.Input{Spec: spec("s1")}, []step{{op: contract.OpStart, status: contract.StatusRunning}}, func() {
-		h.env.RegisterDelayedCallback(h.kill, time.Hour)
-	})
-	st := h.continuedWith().State
-	require.Equal(t, contract.StatusRunning, st.Status)
-	require.Nil(t, st.HostLost)
-	require.Positive(t, h.liveAsked)
-}
-
 func TestHostLostWhileStoppingFinishesTheSleep_FaultInjected(t *testing.T) {
 	h := newHarness(t)
 	h.stopDelay = 24 * time.Hour // the stop hangs on the dead host
@@ -231,16 +217,31 @@ func TestHostLostWhileStoppingFinishesTheSleep_FaultInjected(t *testing.T) {
 	require.Less(t, answered.Sub(start), 5*time.Minute)
 }
 
-func TestIdleCheckNotPickedUpMeansHostLost_FaultInjected(t *testing.T) {
-	h := newHarness(t)
-	h.idleErr = notPickedUp()
-	h.runThen(contract.Input{Spec: spec("s1")}, []step{{op: contract.OpStart, status: contract.StatusRunning}}, func() {
-		h.env.RegisterDelayedCallback(h.kill, time.Hour)
-	})
-	st := h.continuedWith().State
-	require.Equal(t, contract.StatusStopped, st.Status)
-	require.NotNil(t, st.HostLost)
-	require.Contains(t, st.HostLost.Reason, "CheckIdle")
+// An idle check the host did not pick up means the host is lost when the
+// registry no longer sees it, and is only a failed check when it does.
+func TestIdleCheckNotPickedUpMeansHostLostUnlessLive_FaultInjected(t *testing.T) {
+	for _, live := range []bool{false, true} {
+		t.Run(map[bool]string{false: "silent host", true: "live host"}[live], func(t *testing.T) {
+			h := newHarness(t)
+			if live {
+				h.liveHosts = []string{"h1"}
+			}
+			h.idleErr = notPickedUp()
+			h.runThen(contract.Input{Spec: spec("s1")}, []step{{op: contract.OpStart, status: contract.StatusRunning}}, func() {
+				h.env.RegisterDelayedCallback(h.kill, time.Hour)
+			})
+			st := h.continuedWith().State
+			require.Positive(t, h.liveAsked)
+			if live {
+				require.Equal(t, contract.StatusRunning, st.Status)
+				require.Nil(t, st.HostLost)
+				return
+			}
+			require.Equal(t, contract.StatusStopped, st.Status)
+			require.NotNil(t, st.HostLost)
+			require.Contains(t, st.HostLost.Reason, "CheckIdle")
+		})
+	}
 }
 
 // lostH1 places like a registry that no longer sees h1.
