@@ -272,11 +272,20 @@ func (a *Activities) labels(sandbox string) map[string]string {
 // A container that has exited fails it at once, with the supervisor's last
 // words; one whose supervisor refused its configuration (exit code 2) fails
 // for good, since a retry would only meet the same image again.
+//
+// A supervisor answers some tens of milliseconds after its container
+// started, so the first healthPollFast are polled every healthPollEvery (a
+// refused connection costs microseconds); the doubling backoff this
+// replaced let up to half of that time pass after the supervisor was up.
+// Whether the container died is asked of Docker at most every
+// healthExitEvery, not at every poll.
 func (a *Activities) waitHealthy(ctx context.Context, c contract.Container, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	delay := 2 * time.Millisecond
+	start := time.Now()
+	delay := healthPollEvery
 	var last error
+	var exitChecked time.Time
 	for {
 		var h supervisorHealth
 		reqCtx, reqCancel := context.WithTimeout(ctx, time.Second)
@@ -288,19 +297,29 @@ func (a *Activities) waitHealthy(ctx context.Context, c contract.Container, limi
 		if last == nil {
 			last = fmt.Errorf("supervisor answered for boot %q, want %q", h.BootID, c.BootID)
 		}
-		if err := a.exited(ctx, c.ID); err != nil {
-			return err
+		if time.Since(exitChecked) >= healthExitEvery {
+			if err := a.exited(ctx, c.ID); err != nil {
+				return err
+			}
+			exitChecked = time.Now()
 		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("supervisor of %s did not become healthy: %w", c.Addr, last)
 		case <-time.After(delay):
 		}
-		if delay < 100*time.Millisecond {
+		if time.Since(start) > healthPollFast && delay < 100*time.Millisecond {
 			delay *= 2
 		}
 	}
 }
+
+// The health poll's pace (see waitHealthy).
+const (
+	healthPollEvery = 2 * time.Millisecond
+	healthPollFast  = 300 * time.Millisecond
+	healthExitEvery = 25 * time.Millisecond
+)
 
 // exitConfig is the supervisor's exit code for a configuration it refuses.
 const exitConfig = 2
