@@ -23,6 +23,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/config"
@@ -53,6 +54,10 @@ type previewState struct {
 	bufs previewBufs
 	// activity tells supervisors their preview is in use (preview_activity.go).
 	activity previewActivity
+	// wakes holds one lookup-and-wake per sandbox in flight (awaitTarget):
+	// a wake outlives its requests, so a flood of them must not start one
+	// each.
+	wakes singleflight.Group
 
 	mu    sync.Mutex
 	cache map[string]portsEntry
@@ -341,23 +346,17 @@ func (s *Server) upstreamFailed(w http.ResponseWriter, r *http.Request, err erro
 // (CI: a 200 ms wait cut the lookup itself, and the answer was
 // TEMPORAL_UNAVAILABLE instead of "still waking").
 func (s *Server) awaitTarget(ctx context.Context, name string, port int) (string, error) {
-	type resolved struct {
-		t   target
-		err error
-	}
-	done := make(chan resolved, 1)
-	go func() {
+	done := s.preview.wakes.DoChan(name, func() (any, error) {
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), backgroundWake)
 		defer cancel()
-		t, err := s.resolve(wctx, name, true)
-		done <- resolved{t, err}
-	}()
+		return s.resolve(wctx, name, true)
+	})
 	select {
 	case r := <-done:
-		if r.err != nil {
-			return "", r.err
+		if r.Err != nil {
+			return "", r.Err
 		}
-		return portAddr(r.t, port), nil
+		return portAddr(r.Val.(target), port), nil
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
