@@ -132,6 +132,9 @@ func runDev(ctx context.Context, cfg config.Config, o devOptions) error {
 	}
 	stopWorker()
 	wg.Wait()
+	if runErr == nil {
+		fmt.Println("Berth stopped; the next `berth dev` finds every sandbox as it was.")
+	}
 	return runErr
 }
 
