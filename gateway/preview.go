@@ -346,6 +346,9 @@ func (s *Server) upstreamFailed(w http.ResponseWriter, r *http.Request, err erro
 // (CI: a 200 ms wait cut the lookup itself, and the answer was
 // TEMPORAL_UNAVAILABLE instead of "still waking").
 func (s *Server) awaitTarget(ctx context.Context, name string, port int) (string, error) {
+	if t, ok := s.targets.get(name); ok {
+		return portAddr(t, port), nil // the hot path: no goroutine, no Temporal
+	}
 	done := s.preview.wakes.DoChan(name, func() (any, error) {
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), backgroundWake)
 		defer cancel()
