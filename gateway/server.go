@@ -104,6 +104,9 @@ type Server struct {
 
 // New builds the router.
 func New(o Options) *Server {
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
 	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
 		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter, backups: o.Backups,
 		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets}

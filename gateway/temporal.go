@@ -2,12 +2,16 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sync/atomic"
 	"time"
 
 	"github.com/berthdev/berth/api"
 	"go.temporal.io/sdk/client"
+	"go.uber.org/zap"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // Calls to Temporal fail fast when Temporal is unreachable. The SDK itself
@@ -15,14 +19,17 @@ import (
 // Update), and an Update may legitimately take minutes (a sleep that backs up
 // a large workspace), so a short deadline on the call is not the answer.
 // Instead a call still running after probeAfter is watched: a health check
-// with its own short deadline runs every probeEvery, and the first one that
-// fails cancels the call, which then answers TEMPORAL_UNAVAILABLE. A long
+// with its own short deadline runs every probeEvery, and a probe refused,
+// or probeMisses in a row that time out, cancel the call, which then
+// answers TEMPORAL_UNAVAILABLE. A long
 // call on a healthy Temporal runs as long as it needs; a fast one costs no
 // probe at all.
 const (
 	probeAfter   = 500 * time.Millisecond
 	probeEvery   = 2 * time.Second
 	probeTimeout = 2 * time.Second
+	// probeMisses timed-out probes in a row mean unreachable.
+	probeMisses = 2
 	// temporalRetryAfter is the Retry-After of TEMPORAL_UNAVAILABLE: about
 	// how long a supervised dev server takes to come back.
 	temporalRetryAfter = 2 * time.Second
@@ -51,24 +58,43 @@ func (s *Server) callTemporal(ctx context.Context, call func(ctx context.Context
 }
 
 // watchTemporal probes Temporal while ctx lives and calls unreachable once
-// a probe fails.
+// it is: at the first probe refused outright (a stopped server refuses at
+// once), or at probeMisses probes in a row that time out. One probe that
+// times out is a busy server more often than a dead one: a burst of 50
+// creates on two cores kept the dev server's health check past
+// probeTimeout, and the call it cut short would have succeeded.
 func (s *Server) watchTemporal(ctx context.Context, unreachable func()) {
 	t := time.NewTimer(probeAfter)
 	defer t.Stop()
+	misses := 0
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		if err := s.probeTemporal(ctx); err != nil {
-			if ctx.Err() == nil {
-				unreachable()
-			}
+		err := s.probeTemporal(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		switch {
+		case err == nil:
+			misses = 0
+		case isTimeout(err) && misses+1 < probeMisses:
+			misses++
+			s.log.Info("Temporal health check timed out; probing again", zap.Duration("timeout", probeTimeout), zap.Error(err))
+		default:
+			s.log.Warn("Temporal is unreachable: answering TEMPORAL_UNAVAILABLE", zap.Error(err))
+			unreachable()
 			return
 		}
 		t.Reset(probeEvery)
 	}
+}
+
+// isTimeout: the probe got no answer in time (as opposed to a refusal).
+func isTimeout(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded
 }
 
 // probeTemporal is one health check of the Temporal frontend.
