@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/berthdev/berth/internal/auth"
 	"github.com/berthdev/berth/internal/config"
@@ -141,28 +142,45 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 	if err != nil {
 		return "", "", "", "", err
 	}
-	if err := a.ensureSandboxNetwork(ctx); err != nil {
-		return "", "", "", "", err
+	// The network, the workspace and the egress setup do not depend on one
+	// another: side by side, a boot waits for the slowest (the workspace's
+	// disk, 20-40 ms) instead of their sum (50-60 ms). Each finishes even
+	// when another fails, as it did one after another: a restore is not
+	// cut short half-way.
+	var g errgroup.Group
+	g.Go(func() error { return a.ensureSandboxNetwork(ctx) })
+	g.Go(func() (err error) { restored, err = a.prepareWorkspace(ctx, in); return err })
+	var eb EgressBoot
+	if b := a.egressBooter(); b != nil {
+		g.Go(func() (err error) {
+			if eb, err = b.PrepareBoot(ctx, in, imageID); err != nil {
+				return fmt.Errorf("egress: %w", err)
+			}
+			return nil
+		})
 	}
-	if restored, err = a.prepareVolume(ctx, in); err != nil {
+	if err := g.Wait(); err != nil {
 		return "", "", "", "", err
-	}
-	if _, err := a.Docker.EnsureVolume(ctx, VolumeName(in.Sandbox), a.volumeLabels(in)); err != nil {
-		return "", "", "", "", fmt.Errorf("workspace volume: %w", err)
 	}
 	labels := a.labels(in.Sandbox)
 	labels[dockerrt.LabelBoot] = in.BootID
 	if restored != "" {
 		labels[labelRestored] = restored // a retried boot that adopts this container still reports it
 	}
-	var eb EgressBoot
-	if b := a.egressBooter(); b != nil {
-		if eb, err = b.PrepareBoot(ctx, in, imageID); err != nil {
-			return "", "", "", "", fmt.Errorf("egress: %w", err)
-		}
-	}
 	id, ip, err = a.runContainer(ctx, name, VolumeName(in.Sandbox), in.BootID, it, image, labels, eb)
 	return ip, id, in.BootID, restored, err
+}
+
+// prepareWorkspace restores the workspace when the boot needs it, then
+// makes sure its volume (with its disk) exists.
+func (a *Activities) prepareWorkspace(ctx context.Context, in contract.BootInput) (restored string, err error) {
+	if restored, err = a.prepareVolume(ctx, in); err != nil {
+		return "", err
+	}
+	if _, err := a.Docker.EnsureVolume(ctx, VolumeName(in.Sandbox), a.volumeLabels(in)); err != nil {
+		return "", fmt.Errorf("workspace volume: %w", err)
+	}
+	return restored, nil
 }
 
 // instanceImage is an instance type, the image its containers run, which
