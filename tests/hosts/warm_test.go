@@ -3,15 +3,19 @@ package hosts
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
 	"github.com/stretchr/testify/require"
 
 	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/auth"
 	"github.com/berthdev/berth/internal/dockerrt"
-
+	"github.com/berthdev/berth/internal/hosttls"
 	"github.com/berthdev/berth/internal/stacktest"
 )
 
@@ -57,4 +61,34 @@ func TestPlacementPrefersAWarmHost(t *testing.T) {
 	stacktest.WaitFor(t, time.Minute, "host wa to refill its pool", func() (bool, string) {
 		return warmCount() == 1, fmt.Sprint(hostList(t)[warm.ID])
 	})
+
+	// The host proxy reaches the claimed container and refuses the new
+	// warm one, even with the token of its boot: an unclaimed container
+	// serves no one.
+	code := proxyHealth(t, warm, ct.ID, ct.Config.Labels[dockerrt.LabelBoot])
+	require.Equal(t, http.StatusOK, code, "the claimed container through its host's proxy")
+	var list []container.Summary
+	stacktest.WaitFor(t, time.Minute, "host wa's new warm container to run", func() (bool, string) {
+		list, err = warm.Docker.ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(
+			filters.Arg("label", dockerrt.LabelPool+"=lite"), filters.Arg("name", activities.WarmPrefix))})
+		return err == nil && len(list) == 1, fmt.Sprint(len(list), err)
+	})
+	code = proxyHealth(t, warm, list[0].ID, list[0].Labels[dockerrt.LabelBoot])
+	require.Equal(t, http.StatusNotFound, code, "an unclaimed warm container through the host proxy")
+}
+
+// proxyHealth asks h's host proxy for the health of container id with the
+// supervisor token of boot, and returns the status.
+func proxyHealth(t *testing.T, h *stacktest.Host, id, boot string) int {
+	t.Helper()
+	require.NotEmpty(t, boot, "container %s has no boot label", id)
+	tc, err := stack.HostTLS()
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodGet, "https://"+h.Route+hosttls.RoutedPath(id, "/v1/health"), nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+auth.SupervisorToken(stack.Secret, boot))
+	resp, err := (&http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: tc}}).Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	return resp.StatusCode
 }
