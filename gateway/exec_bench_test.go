@@ -42,7 +42,7 @@ func BenchmarkExecRoundTrip(b *testing.B) {
 	}
 	gw := New(Options{Token: "gw-token", Secret: secret, Log: zap.NewNop()})
 	gw.targets.put("bench", target{addr: sup.URL[len("http://"):], bootID: bootID,
-		auth: "Bearer " + auth.SupervisorToken(secret, bootID)})
+		auth: "Bearer " + auth.SupervisorToken(secret, bootID), checked: time.Now().Add(time.Hour)}) // no Temporal to recheck with
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

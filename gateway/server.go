@@ -43,6 +43,10 @@ type Options struct {
 	Secrets SecretStore
 	// Preview configures preview URLs; zero fields take the defaults.
 	Preview config.Preview
+	// TargetRecheck is how long a cached supervisor address is trusted
+	// before the workflow is asked again whether that boot still runs
+	// (in the background); 0 takes DefaultTargetRecheck.
+	TargetRecheck time.Duration
 }
 
 // HTTPLimits protect the gateway from clients that hold connections
@@ -94,6 +98,7 @@ type Server struct {
 	backups            blob.Store
 	secrets            SecretStore
 	targets            targets
+	targetRecheck      time.Duration
 	preview            *previewState // preview URLs (preview.go)
 	supervisors        *http.Client
 	// streamBufs holds the proxy's copy buffers: large, so that a fast log
@@ -110,6 +115,10 @@ func New(o Options) *Server {
 	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
 		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter, backups: o.Backups,
 		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets}
+	s.targetRecheck = o.TargetRecheck
+	if s.targetRecheck <= 0 {
+		s.targetRecheck = DefaultTargetRecheck
+	}
 	s.preview = newPreviewState(o.Preview)
 	s.supervisors = &http.Client{Transport: supervisorTransport(o.Secret)}
 	s.streamBufs.New = func() any { b := make([]byte, 256<<10); return &b }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/auth"
 	"github.com/berthdev/berth/internal/hosttls"
@@ -23,6 +25,8 @@ type target struct {
 	// machine): requests go there, over TLS, naming the container.
 	route, container string
 	tls              *tls.Config // trusts the hosts' authority
+	// checked is when the workflow last said this boot runs.
+	checked time.Time
 }
 
 // url of a supervisor path: the container's address on one host, its
@@ -37,7 +41,8 @@ func (t target) url(path string) string {
 // targets caches each sandbox's supervisor address and boot id so the hot
 // path (processes, files) never waits on Temporal. An entry is dropped when
 // the supervisor stops answering or answers for another boot (401: its
-// token is derived from its boot id).
+// token is derived from its boot id), or when the workflow, asked again
+// after the gateway's TargetRecheck, no longer runs that boot.
 type targets struct {
 	mu sync.Mutex
 	m  map[string]target
@@ -59,6 +64,20 @@ func (t *targets) put(name string, v target) {
 	t.m[name] = v
 }
 
+// touch marks name's entry checked now if it is still boot's, and says
+// whether it was.
+func (t *targets) touch(name, boot string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	v, ok := t.m[name]
+	if !ok || v.bootID != boot {
+		return false
+	}
+	v.checked = time.Now()
+	t.m[name] = v
+	return true
+}
+
 func (t *targets) drop(name string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -74,6 +93,9 @@ func (e *noContainer) Error() string { return "sandbox has no container (" + str
 // that is not running (the implicit start of exec, files and terminals).
 func (s *Server) resolve(ctx context.Context, name string, wake bool) (target, error) {
 	if t, ok := s.targets.get(name); ok {
+		if time.Since(t.checked) >= s.targetRecheck {
+			s.recheckTarget(name, t)
+		}
 		return t, nil
 	}
 	d, err := s.describe(ctx, name)
@@ -98,9 +120,41 @@ func (s *Server) resolve(ctx context.Context, name string, wake bool) (target, e
 	t := target{addr: v.Container.Addr, bootID: v.Container.BootID,
 		auth:  "Bearer " + auth.SupervisorToken(s.secret, v.Container.BootID),
 		route: v.Container.Route, container: v.Container.ID,
-		tls: s.hostTLS()}
+		tls: s.hostTLS(), checked: time.Now()}
 	s.targets.put(name, t)
 	return t, nil
+}
+
+// DefaultTargetRecheck: a supervisor answers for its boot for as long as
+// its container runs, even after the workflow let that container go (a
+// host declared lost that comes back, a partition): until the host's
+// reconcile removes it, a gateway that trusted its cache for ever kept
+// running commands there. Asked again this often, the workflow's answer
+// reaches the cache within one interval and a request.
+const DefaultTargetRecheck = 30 * time.Second
+
+// recheckTimeout bounds one recheck's lookup.
+const recheckTimeout = 10 * time.Second
+
+// recheckTarget asks the workflow, off the request's path, whether t's boot
+// still runs, and drops the entry when it does not. The request goes on
+// with t; the entry is marked checked first, so the requests behind it do
+// not ask again. A lookup that fails keeps the entry: without Temporal the
+// cache is the only way to the supervisor.
+func (s *Server) recheckTarget(name string, t target) {
+	if !s.targets.touch(name, t.bootID) {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), recheckTimeout)
+		defer cancel()
+		d, err := s.describe(ctx, name)
+		if err != nil {
+			s.log.Debug("recheck of a cached supervisor failed; keeping it", zap.String("sandbox", name), zap.Error(err))
+			return
+		}
+		s.forgetStaleTarget(name, d.view)
+	}()
 }
 
 // hostTLS is how this gateway's transport trusts host proxies.
