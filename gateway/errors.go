@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -40,6 +41,13 @@ func fromTemporal(err error, name string) *api.Error {
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case isUnknownUpdate(err):
+		// A gateway newer than the worker running this sandbox's workflow
+		// (a rolling upgrade half-way): nothing was applied.
+		e := api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable,
+			"the worker running sandbox "+name+" does not know this operation yet (workers older than this gateway); nothing changed, retry once the workers are upgraded")
+		e.Retryable, e.RetryAfterMs = true, 5*time.Second.Milliseconds()
+		return e
 	case errors.As(err, &nf):
 		return sandboxNotFound(name)
 	case errors.As(err, &app):
@@ -96,6 +104,13 @@ func fromTemporal(err error, name string) *api.Error {
 		return e
 	}
 	return &api.Error{Status: http.StatusInternalServerError, Code: api.CodeInternal, Message: err.Error(), Retryable: true}
+}
+
+// isUnknownUpdate: the workflow rejected an Update it has no handler for.
+// The SDK says so only in words ("unknown update NAME. KnownUpdates=…").
+func isUnknownUpdate(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && strings.HasPrefix(app.Message(), "unknown update ")
 }
 
 func isNotReady(err error) bool {

@@ -97,3 +97,26 @@ func runStandIn(t *testing.T, c client.Client, name string, wf any) {
 		t.Fatal(err)
 	}
 }
+
+// An operation the sandbox's workflow has no handler for (a gateway newer
+// than the worker, half-way through a rolling upgrade) answers 503,
+// retryable, saying why: nothing was applied. It was a 500.
+func TestOperationUnknownToAnOlderWorkerIs503(t *testing.T) {
+	c := devClient(t)
+	runStandIn(t, c, "older", countingKillWorkflow) // knows kill only
+	srv := httptest.NewServer(gateway.New(gateway.Options{Temporal: c, Namespace: "default", Token: "t", Log: zap.NewNop()}).Handler())
+	defer srv.Close()
+	req, _ := http.NewRequest("POST", srv.URL+"/v1/sandboxes/older/start", nil)
+	req.Header.Set("Authorization", "Bearer t")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 503 || !strings.Contains(string(raw), `"UNAVAILABLE"`) || !strings.Contains(string(raw), `"retryable":true`) ||
+		!strings.Contains(string(raw), "does not know this operation") || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("status %d %s (Retry-After %q); want 503 UNAVAILABLE, retryable, saying the worker does not know the operation",
+			resp.StatusCode, raw, resp.Header.Get("Retry-After"))
+	}
+}
