@@ -36,8 +36,15 @@ import (
 const WarmPrefix = "berthpool-"
 
 // warmRefillEvery is how often the pool checks its containers and
-// refills, besides right after a claim.
+// refills, besides shortly after a claim.
 const warmRefillEvery = 5 * time.Second
+
+// refillAfterClaim is how long a refill waits after a claim: the claimed
+// sandbox's boot, the workflow task that answers it and its first command
+// run in that time, and a fill (a container start: runc, the network,
+// about a core for most of a second) competing with them made the
+// user's first answer the slower for it.
+const refillAfterClaim = 500 * time.Millisecond
 
 // warmSweepAge is how old a warm volume without a container must be
 // before it is removed: younger ones may be another worker's fill in
@@ -100,6 +107,11 @@ func (p *WarmPool) Run(ctx context.Context) {
 			return
 		case <-t.C:
 		case <-p.kick:
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(refillAfterClaim):
+			}
 		}
 	}
 }
