@@ -2,21 +2,14 @@ package gateway_test
 
 import (
 	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
-	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/api"
-	"github.com/berthdev/berth/gateway"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -41,18 +34,9 @@ func (h *hangingHealth) CheckHealth(ctx context.Context, req *client.CheckHealth
 // returns the status, the body and how long it took.
 func sleepVia(t *testing.T, c client.Client, name string) (int, string, time.Duration) {
 	t.Helper()
-	srv := httptest.NewServer(gateway.New(gateway.Options{Temporal: c, Namespace: "default", Token: "t", Log: zap.NewNop()}).Handler())
-	defer srv.Close()
-	req, _ := http.NewRequest("POST", srv.URL+"/v1/sandboxes/"+name+"/sleep", nil)
-	req.Header.Set("Authorization", "Bearer t")
 	start := time.Now()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(raw), time.Since(start)
+	status, body, _ := postVia(t, c, "/v1/sandboxes/"+name+"/sleep")
+	return status, body, time.Since(start)
 }
 
 // One health probe that times out while an Update is in flight is a busy
@@ -61,18 +45,7 @@ func sleepVia(t *testing.T, c client.Client, name string) (int, string, time.Dur
 // single probe waited past its deadline.)
 func TestOneTimedOutProbeDoesNotFailTheCall_FaultInjected(t *testing.T) {
 	real := devClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	w := worker.New(real, "gateway-probe-test", worker.Options{})
-	w.RegisterWorkflowWithOptions(slowSleepWorkflow, workflow.RegisterOptions{Name: contract.WorkflowType})
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
-	if _, err := real.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: contract.WorkflowID("busy"), TaskQueue: "gateway-probe-test"},
-		contract.WorkflowType); err != nil {
-		t.Fatal(err)
-	}
+	runStandIn(t, real, "busy", slowSleepWorkflow)
 	c := &hangingHealth{Client: real}
 	c.hangs.Store(1)
 	status, body, took := sleepVia(t, c, "busy")

@@ -60,18 +60,9 @@ func TestUpdateAbortedByAFailedWorkflowTaskIsRetried_FaultInjected(t *testing.T)
 	c := devClient(t)
 	runStandIn(t, c, "abort", countingKillWorkflow)
 	faulty := &abortFirstUpdate{Client: c}
-	srv := httptest.NewServer(gateway.New(gateway.Options{Temporal: faulty, Namespace: "default", Token: "t", Log: zap.NewNop()}).Handler())
-	defer srv.Close()
-	req, _ := http.NewRequest("POST", srv.URL+"/v1/sandboxes/abort/kill", nil)
-	req.Header.Set("Authorization", "Bearer t")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || !strings.Contains(string(raw), `"sleepAfter":"k"`) {
-		t.Fatalf("status %d %s; want 200 from one kill applied once", resp.StatusCode, raw)
+	status, raw, _ := postVia(t, faulty, "/v1/sandboxes/abort/kill")
+	if status != 200 || !strings.Contains(raw, `"sleepAfter":"k"`) {
+		t.Fatalf("status %d %s; want 200 from one kill applied once", status, raw)
 	}
 	if len(faulty.ids) != 2 || faulty.ids[0] != faulty.ids[1] || faulty.ids[0] == "" {
 		t.Fatalf("update ids %q: want the same id sent twice", faulty.ids)
@@ -104,9 +95,21 @@ func runStandIn(t *testing.T, c client.Client, name string, wf any) {
 func TestOperationUnknownToAnOlderWorkerIs503(t *testing.T) {
 	c := devClient(t)
 	runStandIn(t, c, "older", countingKillWorkflow) // knows kill only
+	status, raw, retryAfter := postVia(t, c, "/v1/sandboxes/older/start")
+	if status != 503 || !strings.Contains(raw, `"UNAVAILABLE"`) || !strings.Contains(raw, `"retryable":true`) ||
+		!strings.Contains(raw, "does not know this operation") || retryAfter == "" {
+		t.Fatalf("status %d %s (Retry-After %q); want 503 UNAVAILABLE, retryable, saying the worker does not know the operation",
+			status, raw, retryAfter)
+	}
+}
+
+// postVia sends POST path through a new gateway on c and returns the
+// status, the body and the Retry-After header.
+func postVia(t *testing.T, c client.Client, path string) (int, string, string) {
+	t.Helper()
 	srv := httptest.NewServer(gateway.New(gateway.Options{Temporal: c, Namespace: "default", Token: "t", Log: zap.NewNop()}).Handler())
 	defer srv.Close()
-	req, _ := http.NewRequest("POST", srv.URL+"/v1/sandboxes/older/start", nil)
+	req, _ := http.NewRequest("POST", srv.URL+path, nil)
 	req.Header.Set("Authorization", "Bearer t")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -114,9 +117,5 @@ func TestOperationUnknownToAnOlderWorkerIs503(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 503 || !strings.Contains(string(raw), `"UNAVAILABLE"`) || !strings.Contains(string(raw), `"retryable":true`) ||
-		!strings.Contains(string(raw), "does not know this operation") || resp.Header.Get("Retry-After") == "" {
-		t.Fatalf("status %d %s (Retry-After %q); want 503 UNAVAILABLE, retryable, saying the worker does not know the operation",
-			resp.StatusCode, raw, resp.Header.Get("Retry-After"))
-	}
+	return resp.StatusCode, string(raw), resp.Header.Get("Retry-After")
 }
