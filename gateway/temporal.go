@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/berthdev/berth/api"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
 	"google.golang.org/grpc/codes"
@@ -93,8 +94,11 @@ func (s *Server) watchTemporal(ctx context.Context, unreachable func()) {
 }
 
 // isTimeout: the probe got no answer in time (as opposed to a refusal).
+// The SDK turns gRPC's status into a serviceerror, which status.Code does
+// not read.
 func isTimeout(err error) bool {
-	return errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded
+	var dl *serviceerror.DeadlineExceeded
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &dl) || status.Code(err) == codes.DeadlineExceeded
 }
 
 // probeTemporal is one health check of the Temporal frontend.
