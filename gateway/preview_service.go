@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/berthdev/berth/api"
-	"github.com/berthdev/berth/workflows/contract"
 )
 
 // previewBufs is a sync.Pool as httputil.BufferPool.
@@ -24,19 +23,6 @@ func stillWaking(pw *previewWait) *api.Error {
 		"sandbox "+pw.name+" is still waking (waited "+pw.waited.String()+"); retry")
 	e.Retryable, e.RetryAfterMs = true, 2000
 	return e
-}
-
-// forgetStaleTarget drops the cached container address of a sandbox the
-// workflow no longer runs there (another gateway slept, woke or moved it).
-// The hot path notices by itself (the supervisor's per-boot token fails);
-// a preview has no such check, and an address another container took over
-// would serve it that container's port. So each fresh look at the ports
-// (at most previewCacheTTL apart) also checks the boot.
-func (s *Server) forgetStaleTarget(name string, v contract.View) {
-	t, ok := s.targets.get(name)
-	if ok && (v.Status != contract.StatusRunning || v.Container == nil || v.Container.BootID != t.bootID) {
-		s.targets.drop(name)
-	}
 }
 
 // servingPort names the declared service that serves port, or "".

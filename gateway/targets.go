@@ -157,6 +157,21 @@ func (s *Server) recheckTarget(name string, t target) {
 	}()
 }
 
+// forgetStaleTarget drops the cached container address of a sandbox the
+// workflow no longer runs there (another gateway slept, woke or moved it,
+// or the workflow let the container go). A supervisor's per-boot token
+// catches another boot at that address, but not a preview (an address
+// another container took over would serve it that container's port) nor a
+// let-go container that still runs: each fresh look at a preview's ports
+// (at most previewCacheTTL apart) and each recheck of the hot path's cache
+// (recheckTarget) check the boot here.
+func (s *Server) forgetStaleTarget(name string, v contract.View) {
+	t, ok := s.targets.get(name)
+	if ok && (v.Status != contract.StatusRunning || v.Container == nil || v.Container.BootID != t.bootID) {
+		s.targets.drop(name)
+	}
+}
+
 // hostTLS is how this gateway's transport trusts host proxies.
 func (s *Server) hostTLS() *tls.Config {
 	if t, ok := s.supervisors.Transport.(*http.Transport); ok {
