@@ -44,9 +44,12 @@ func TestPlacementPrefersAWarmHost(t *testing.T) {
 	stacktest.WaitFor(t, time.Minute, "host wa to announce its warm container", func() (bool, string) {
 		return warmCount() == 1, fmt.Sprint(hostList(t)[warm.ID])
 	})
-
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	// A host announces a warm container from its start, and the pool
+	// hands it out once its supervisor answered, tens of milliseconds
+	// later: a start in between boots a container of its own.
+	waitWarmSettled(ctx, t, warm)
 	n := liteSandbox(t, "warmplace")
 	info, err := api().Start(ctx, n)
 	require.NoError(t, err)
@@ -67,14 +70,31 @@ func TestPlacementPrefersAWarmHost(t *testing.T) {
 	// serves no one.
 	code := proxyHealth(t, warm, ct.ID, ct.Config.Labels[dockerrt.LabelBoot])
 	require.Equal(t, http.StatusOK, code, "the claimed container through its host's proxy")
-	var list []container.Summary
-	stacktest.WaitFor(t, time.Minute, "host wa's new warm container to run", func() (bool, string) {
-		list, err = warm.Docker.ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(
-			filters.Arg("label", dockerrt.LabelPool+"=lite"), filters.Arg("name", activities.WarmPrefix))})
-		return err == nil && len(list) == 1, fmt.Sprint(len(list), err)
-	})
-	code = proxyHealth(t, warm, list[0].ID, list[0].Labels[dockerrt.LabelBoot])
+	w := waitWarmSettled(ctx, t, warm)
+	code = proxyHealth(t, warm, w.ID, w.Labels[dockerrt.LabelBoot])
 	require.Equal(t, http.StatusNotFound, code, "an unclaimed warm container through the host proxy")
+}
+
+// waitWarmSettled waits until h runs one warm lite container that started
+// over a second ago (so its pool has it), and returns it.
+func waitWarmSettled(ctx context.Context, t *testing.T, h *stacktest.Host) container.Summary {
+	t.Helper()
+	var list []container.Summary
+	var err error
+	stacktest.WaitFor(t, time.Minute, "host "+h.Name+"'s warm container to settle", func() (bool, string) {
+		list, err = h.Docker.ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(
+			filters.Arg("label", dockerrt.LabelPool+"=lite"), filters.Arg("name", activities.WarmPrefix))})
+		if err != nil || len(list) != 1 {
+			return false, fmt.Sprint(len(list), err)
+		}
+		in, err := h.Docker.ContainerInspect(ctx, list[0].ID)
+		if err != nil || in.State == nil || !in.State.Running {
+			return false, fmt.Sprint("not running: ", err)
+		}
+		started, err := time.Parse(time.RFC3339Nano, in.State.StartedAt)
+		return err == nil && time.Since(started) > time.Second, "started at " + in.State.StartedAt
+	})
+	return list[0]
 }
 
 // proxyHealth asks h's host proxy for the health of container id with the
