@@ -36,7 +36,8 @@ import (
 //   - a refused or reset connection to a gateway that is going down (the
 //     load balancer's case: nothing answered, so the request goes to the
 //     other gateway; lifecycle calls are idempotent, so a call cut after it
-//     was sent is safe to repeat too);
+//     was sent is safe to repeat too, and a repeated destroy that answers
+//     410 SANDBOX_DESTROYED says the cut one did it);
 //   - an answer marked "retryable": true (503 TEMPORAL_UNAVAILABLE,
 //     CONTAINER_UNAVAILABLE, UNAVAILABLE, with Retry-After), and 504
 //     TIMEOUT, which says the operation goes on in the background.
@@ -302,8 +303,14 @@ const retryFor = 2 * time.Minute
 func (b *balancer) call(res *driverResult, method, path string, body any, want int, out any) bool {
 	res.calls++
 	deadline := time.Now().Add(retryFor)
+	delivered := false // an earlier attempt may have reached the gateway
 	for attempt := 0; ; attempt++ {
 		status, raw, err := b.do(method, path, body)
+		if delivered && method == "DELETE" && destroyedAnswer(status, raw, err) {
+			// The cut attempt destroyed it: 410 is how a repeated
+			// destroy says so (the name is tombstoned, not absent).
+			return true
+		}
 		if err == nil && status == want {
 			if out != nil {
 				if err := json.Unmarshal(raw, out); err != nil {
@@ -321,6 +328,7 @@ func (b *balancer) call(res *driverResult, method, path string, body any, want i
 		if attempt == 0 {
 			res.retried++
 		}
+		delivered = delivered || !errors.Is(err, syscall.ECONNREFUSED)
 		res.reasons[reason]++
 		time.Sleep(backoff(attempt))
 	}
@@ -397,6 +405,13 @@ func retryReason(status int, raw []byte, err error) (string, bool) {
 		return fmt.Sprintf("%d %s", status, code), true
 	}
 	return fmt.Sprintf("%d %s (not retryable)", status, code), false
+}
+
+// destroyedAnswer says the answer is 410 SANDBOX_DESTROYED.
+func destroyedAnswer(status int, raw []byte, err error) bool {
+	var env api.ErrorEnvelope
+	return err == nil && status == http.StatusGone &&
+		json.Unmarshal(raw, &env) == nil && env.Error != nil && env.Error.Code == api.CodeSandboxDestroyed
 }
 
 func backoff(attempt int) time.Duration {
