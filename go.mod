@@ -15,6 +15,8 @@ require (
 	github.com/pb33f/libopenapi-validator v0.16.2
 	github.com/spf13/cobra v1.10.2
 	github.com/stretchr/testify v1.12.1
+	github.com/vishvananda/netlink v1.3.1
+	github.com/vishvananda/netns v0.0.5
 	go.temporal.io/sdk v1.51.0
 	go.uber.org/zap v1.28.0
 	golang.org/x/term v0.47.0

@@ -124,7 +124,8 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 		return "", "", "", "", err
 	}
 	if existing != nil {
-		running := existing.State != nil && existing.State.Running
+		// A container its worker died before attaching is of no use.
+		running := existing.State != nil && existing.State.Running && dockerrt.Attached(existing)
 		if existing.Config.Labels[dockerrt.LabelBoot] == in.BootID && running {
 			return dockerrt.ContainerIP(existing), existing.ID, in.BootID, existing.Config.Labels[labelRestored], nil
 		}

@@ -279,7 +279,7 @@ func (p *WarmPool) adopt(ctx context.Context) {
 			p.count(it) < p.sizes[it] && !p.a.Docker.HandedOver(name)
 		if keep {
 			info, err := p.a.Docker.Inspect(ctx, ct.ID)
-			if w.IP = ""; err == nil && info != nil {
+			if w.IP = ""; err == nil && info != nil && dockerrt.Attached(info) {
 				w.IP = dockerrt.ContainerIP(info)
 			}
 			hctx, cancel := context.WithTimeout(ctx, 2*time.Second)

@@ -54,10 +54,10 @@ func BenchmarkCreateToFirstOutput(b *testing.B) {
 //
 // A second baseline runs the same docker run on a user-defined bridge
 // network, the kind a sandbox's network is: Docker (20.10 here) sets up its
-// embedded DNS resolver in the namespace of every container of such a
-// network, by running iptables there, and not on the default bridge. That
-// is part of every sandbox start (Berth redirects the sandbox's DNS to its
-// own resolver and never uses Docker's), and the first baseline skips it.
+// embedded DNS resolver in the namespace of every container it attaches to
+// such a network, by running iptables there, and not on the default
+// bridge. A sandbox skips it too: the worker attaches it to its bridge
+// itself (internal/dockerrt/netattach.go).
 func firstOutputVsDockerRun(b *testing.B, s *stacktest.Stack, prefix, setup, goal string, before func() error) {
 	ctx := context.Background()
 	c := s.Client()

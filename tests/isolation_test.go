@@ -203,7 +203,7 @@ func requireSandboxWorks(t *testing.T, ctx context.Context, sb *client.Sandbox) 
 }
 
 // requireDNSAnswers: a sandbox's lookups still get answers from the host's
-// nameserver (Docker's embedded DNS forwards them from inside the sandbox).
+// nameserver (its resolv.conf names the host's nameservers).
 // This machine has no internet, so the answer may well be NXDOMAIN: what
 // must not happen is a timeout.
 func requireDNSAnswers(t *testing.T, ctx context.Context, sb *client.Sandbox) {

@@ -4,8 +4,11 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"net/netip"
 	"os"
 	"path"
 	"path/filepath"
@@ -73,15 +76,40 @@ var keptCapabilities = []string{"CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KI
 
 // Run creates and starts the container and returns its id and its IP on the
 // sandbox network. Before the start, the container's root file system is
-// bounded (see RootBound) and its Files are put in place.
+// bounded (see RootBound) and its Files are put in place; after it, the
+// worker attaches it to the sandbox network (netattach.go).
 func (r *Runtime) Run(ctx context.Context, s Spec) (id, ip string, err error) {
+	for attempt := 1; ; attempt++ {
+		id, ip, err = r.runOnce(ctx, s)
+		if !errors.Is(err, errAddrTaken) || attempt == 3 {
+			return id, ip, err
+		}
+		// Another worker on this host claimed the address first: a
+		// container carries its address in a label, so make it again.
+		if err := r.RemoveContainer(context.WithoutCancel(ctx), id); err != nil {
+			return id, "", err
+		}
+	}
+}
+
+func (r *Runtime) runOnce(ctx context.Context, s Spec) (id, ip string, err error) {
+	addr, err := r.chooseAddr(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	defer r.releaseAddr(addr)
+	labels := maps.Clone(s.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[LabelAddr] = addr.String()
 	pids := s.Pids
 	cfg := &container.Config{
 		Image:      s.Image,
 		Entrypoint: []string{SupervisorPath},
 		Cmd:        []string{},
 		Env:        s.Env,
-		Labels:     s.Labels,
+		Labels:     labels,
 		WorkingDir: WorkspacePath,
 		Hostname:   "sandbox",
 	}
@@ -90,7 +118,7 @@ func (r *Runtime) Run(ctx context.Context, s Spec) (id, ip string, err error) {
 			{Type: mount.TypeVolume, Source: s.Volume, Target: WorkspacePath},
 			{Type: mount.TypeBind, Source: s.SupervisorHost, Target: SupervisorPath, ReadOnly: true},
 		},
-		NetworkMode:   container.NetworkMode(NetworkName),
+		NetworkMode:   network.NetworkNone, // attached by the worker: see netattach.go
 		RestartPolicy: container.RestartPolicy{Name: container.RestartPolicyDisabled},
 		CapDrop:       []string{"ALL"},
 		CapAdd:        keptCapabilities,
@@ -150,11 +178,10 @@ func (r *Runtime) Run(ctx context.Context, s Spec) (id, ip string, err error) {
 	if err != nil {
 		return created.ID, "", err
 	}
-	ip = ContainerIP(&info)
-	if ip == "" {
-		return created.ID, "", fmt.Errorf("container %s has no address on %s", s.Name, NetworkName)
+	if err := r.attach(ctx, &info, addr); err != nil {
+		return created.ID, "", err
 	}
-	return created.ID, ip, nil
+	return created.ID, addr.String(), nil
 }
 
 // putFiles copies files into a created container, owned by its user. When
@@ -202,15 +229,26 @@ func (r *Runtime) putFiles(ctx context.Context, id string, files []File, upper s
 	return nil
 }
 
-// ContainerIP is the container's address on the sandbox network.
+// ContainerIP is the address of a running container on the sandbox
+// network: Docker's, for a container an older worker had Docker attach,
+// or the one the worker gave it (LabelAddr) while that is attached (see
+// Attached). "" otherwise: a container stopped, restarted behind Berth's
+// back or never attached has no address, since its label may name an
+// address another sandbox holds by now.
 func ContainerIP(c *container.InspectResponse) string {
-	if c.NetworkSettings == nil {
+	if c.NetworkSettings != nil {
+		if ep, ok := c.NetworkSettings.Networks[NetworkName]; ok && ep != nil && ep.IPAddress != "" {
+			return ep.IPAddress
+		}
+	}
+	if c.State == nil || !c.State.Running || c.Config == nil {
 		return ""
 	}
-	if ep, ok := c.NetworkSettings.Networks[NetworkName]; ok && ep != nil {
-		return ep.IPAddress
+	a, err := netip.ParseAddr(c.Config.Labels[LabelAddr])
+	if err != nil || !a.Is4() || !attachedAt(c, a) {
+		return ""
 	}
-	return ""
+	return a.String()
 }
 
 // Wait blocks until the container is no longer running and returns its exit

@@ -58,6 +58,7 @@ type Runtime struct {
 	diskDir   string   // where sandbox disks live; "" until EnableDisks
 	diskLocks sync.Map // disk root -> *sync.Mutex
 	spareBusy sync.Map // disk size -> a spare image is being made (disk_spare.go)
+	addrs     addrBook // sandbox-network addresses (netattach.go)
 
 	rootMu    sync.Mutex
 	rootKnown bool

@@ -8,17 +8,16 @@ import (
 	"strings"
 )
 
-// resolvConfs are where dockerd takes its upstream nameservers from: the
-// host's file, or systemd-resolved's real list when the host's file only
-// names the local stub.
+// resolvConfs are where dockerd takes the nameservers it writes into a
+// sandbox's resolv.conf from: the host's file, or systemd-resolved's real
+// list when the host's file only names the local stub.
 var resolvConfs = []string{"/etc/resolv.conf", "/run/systemd/resolve/resolv.conf"}
 
-// HostResolvers lists the private nameservers Docker's embedded DNS
-// forwards sandbox lookups to. dockerd sends those queries from inside the
-// sandbox's network namespace (only loopback upstreams are queried from the
-// host's), so they cross the guard like any sandbox packet; a public
-// nameserver needs no exception and a loopback one is never reached from
-// a sandbox.
+// HostResolvers lists the private nameservers a sandbox's resolv.conf
+// names (a sandbox is a container of network "none" that the worker
+// attaches: Docker gives it the host's nameservers). Its lookups cross the
+// guard like any sandbox packet; a public nameserver needs no exception
+// and a loopback one is never reached from a sandbox.
 func HostResolvers() []netip.Addr {
 	var out []netip.Addr
 	for _, path := range resolvConfs {

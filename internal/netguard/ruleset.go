@@ -28,10 +28,9 @@ const version = "3"
 type Spec struct {
 	// Bridge is the sandbox network's bridge interface on this host.
 	Bridge string
-	// Resolvers are private DNS servers that Docker's embedded DNS queries
-	// from inside each sandbox's network namespace (the host's
-	// nameservers): the one private destination a sandbox may reach, on
-	// port 53 only, or no name would resolve.
+	// Resolvers are the host's private nameservers, which a sandbox's
+	// resolv.conf names: the one private destination a sandbox may reach,
+	// on port 53 only, or no name would resolve.
 	Resolvers []netip.Addr
 	// Subnets are the bridge's address ranges, for the layer-2 rule.
 	Subnets []netip.Prefix

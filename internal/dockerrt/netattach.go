@@ -1,0 +1,369 @@
+package dockerrt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/network"
+	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
+)
+
+// Sandboxes join the sandbox network through the worker, not through
+// Docker. Docker starts its embedded DNS resolver for every container on a
+// user-defined network (it re-executes dockerd inside the container's
+// network namespace to install NAT rules there): 150–300 ms of every start
+// on two cores, which kept a boot at 1.19× `docker run` on the default
+// bridge. A container made with network "none" starts without it, and the
+// worker gives it its interface itself, in about a millisecond: a veth pair
+// whose host end is a port of the same bridge, an address of the same
+// subnet, so the same guard rules, the same isolation. Its resolv.conf is
+// the host's upstream nameservers, which the embedded resolver forwarded
+// to anyway.
+//
+// Addresses are taken from the top of the network's subnet down; Docker's
+// own allocator (for containers an older worker attached) hands out the
+// lowest free one, so the two meet only in a full subnet. The address is
+// chosen before the container is made, to label it (LabelAddr: everything
+// that reads a sandbox's address reads it from an inspect), and claimed
+// when the pair is made, its host end named after the address. The pair
+// lives as long as the container's network namespace, so an address is
+// free again once its container has stopped, whatever happened to the
+// worker. MACs derive from addresses as Docker's do, so a neighbour's ARP
+// entry stays right when an address is reused.
+//
+// Workers sharing a host (a rolling upgrade runs two) must never choose
+// the same address: between one's choice and its claim, the other's
+// egress proxy would take the address for its own sandbox's. So each
+// worker leases a slice of the subnet (addrSlices of them, a lock file
+// each, held while the process lives) and chooses only in its own. Only
+// when every slice is leased do workers share the subnet, and then a
+// claim that finds the name taken makes the container again (errAddrTaken).
+
+// LabelAddr is the sandbox-network address the worker gave a container.
+const LabelAddr = "io.berth.addr"
+
+// vethPrefix starts the host end's name: "bv" and the address in hex.
+const vethPrefix = "bv"
+
+// errAddrTaken: another worker on this host claimed the address between
+// the choice and the claim; the container is made again with another.
+var errAddrTaken = errors.New("sandbox address taken by another worker")
+
+// attachNet is the sandbox network as attaching needs it.
+type attachNet struct {
+	bridge  string // its interface, looked up at each attach (dockerd may make it anew)
+	subnet  netip.Prefix
+	gateway netip.Addr
+}
+
+// addrBook hands out sandbox addresses. Addresses this worker chose and
+// has not yet claimed are held in pending; a cursor walks down the
+// worker's slice so an address just freed is not the next one reused.
+type addrBook struct {
+	mu      sync.Mutex
+	net     *attachNet
+	lo, hi  netip.Addr // the slice: lo..hi inclusive
+	lease   *os.File   // the slice's lock; nil when sharing the subnet
+	cursor  netip.Addr
+	pending map[netip.Addr]bool
+}
+
+// addrSlices is how many workers on one host get addresses of their own.
+const addrSlices = 16
+
+// addrLeaseDir holds the slices' lock files; /run is per boot of the host,
+// like the leases.
+var addrLeaseDir = "/run/berth/addr"
+
+// attachNetwork looks up the bridge, subnet and gateway once; an attach
+// that fails forgets them (forgetNetwork), in case the network was made
+// anew.
+func (r *Runtime) attachNetwork(ctx context.Context) (*attachNet, error) {
+	b := &r.addrs
+	b.mu.Lock()
+	cached := b.net
+	b.mu.Unlock()
+	if cached != nil {
+		return cached, nil
+	}
+	n, err := r.sandboxNetwork(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	an, err := newAttachNet(n)
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.net == nil {
+		b.net = an
+	}
+	return b.net, nil
+}
+
+func (r *Runtime) forgetNetwork() {
+	r.addrs.mu.Lock()
+	r.addrs.net = nil
+	r.addrs.mu.Unlock()
+}
+
+func newAttachNet(n network.Summary) (*attachNet, error) {
+	an := &attachNet{}
+	for _, c := range n.IPAM.Config {
+		p, err := netip.ParsePrefix(c.Subnet)
+		if err != nil || !p.Addr().Is4() {
+			continue
+		}
+		gw, err := netip.ParseAddr(c.Gateway)
+		if err != nil || !p.Contains(gw) {
+			return nil, fmt.Errorf("network %s: subnet %s has no usable gateway (%q)", NetworkName, c.Subnet, c.Gateway)
+		}
+		if p.Bits() > 28 {
+			return nil, fmt.Errorf("network %s: subnet %s is too small for sandboxes", NetworkName, c.Subnet)
+		}
+		an.subnet, an.gateway = p.Masked(), gw
+		break
+	}
+	if !an.subnet.IsValid() {
+		return nil, fmt.Errorf("network %s has no IPv4 subnet", NetworkName)
+	}
+	name := n.Options[bridgeNameOption]
+	if name == "" && len(n.ID) >= 12 {
+		name = "br-" + n.ID[:12]
+	}
+	an.bridge = name
+	return an, nil
+}
+
+// chooseAddr picks a free address for a container about to be made; the
+// caller claims it (attach) and then lets it go (releaseAddr).
+func (r *Runtime) chooseAddr(ctx context.Context) (netip.Addr, error) {
+	an, err := r.attachNetwork(ctx)
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	b := &r.addrs
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pending == nil {
+		b.pending = map[netip.Addr]bool{}
+	}
+	if !b.lo.IsValid() || !an.subnet.Contains(b.lo) {
+		b.leaseSlice(an)
+		b.cursor = b.hi
+	}
+	for a := b.cursor; ; {
+		next := a.Prev()
+		if a == b.lo {
+			next = b.hi
+		}
+		if a != an.gateway && !b.pending[a] {
+			if _, err := netlink.LinkByName(vethName(a)); isLinkNotFound(err) {
+				b.pending[a], b.cursor = true, next
+				return a, nil
+			} else if err != nil {
+				return netip.Addr{}, fmt.Errorf("look up %s: %w", vethName(a), err)
+			} // else a running sandbox's
+		}
+		if a = next; a == b.cursor {
+			return netip.Addr{}, fmt.Errorf("network %s: no free address in %s..%s", NetworkName, b.lo, b.hi)
+		}
+	}
+}
+
+// leaseSlice takes the first slice of the subnet no other process on this
+// host holds, or the whole subnet when all are held (or locks cannot be
+// made). b.mu is held.
+func (b *addrBook) leaseSlice(an *attachNet) {
+	first, last := an.subnet.Addr().Next(), lastHost(an.subnet)
+	b.lo, b.hi = first, last
+	size := uint32(1) << (32 - an.subnet.Bits()) / addrSlices
+	if b.lease != nil { // of a network made anew since
+		b.lease.Close()
+		b.lease = nil
+	}
+	if size < 8 || os.MkdirAll(addrLeaseDir, 0o700) != nil {
+		return
+	}
+	key := strings.NewReplacer("/", "_", ".", "-").Replace(an.subnet.String() + "." + an.bridge)
+	for i := range uint32(addrSlices) {
+		f, err := os.OpenFile(filepath.Join(addrLeaseDir, fmt.Sprintf("%s.%d", key, i)), os.O_CREATE|os.O_RDWR|unix.O_CLOEXEC, 0o600)
+		if err != nil {
+			return
+		}
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+			f.Close()
+			continue
+		}
+		// Slice i is the i-th from the top: Docker allocates from the
+		// bottom.
+		top := addAddr(an.subnet.Addr(), (addrSlices-i)*size-1)
+		b.lease, b.hi, b.lo = f, min4(top, last), addAddr(top, -(size-1))
+		if b.lo.Compare(first) < 0 {
+			b.lo = first
+		}
+		return
+	}
+}
+
+// releaseAddr forgets a chosen address: claimed (its pair exists) or
+// never to be.
+func (r *Runtime) releaseAddr(a netip.Addr) {
+	r.addrs.mu.Lock()
+	delete(r.addrs.pending, a)
+	r.addrs.mu.Unlock()
+}
+
+// attach gives the started container c its interface on the sandbox
+// network with address a. errAddrTaken: another worker got there first.
+func (r *Runtime) attach(ctx context.Context, c *container.InspectResponse, a netip.Addr) error {
+	an, err := r.attachNetwork(ctx)
+	if err != nil {
+		return err
+	}
+	err = attachTo(an, c, a)
+	if err != nil && !errors.Is(err, errAddrTaken) {
+		r.forgetNetwork()
+	}
+	return err
+}
+
+func attachTo(an *attachNet, c *container.InspectResponse, a netip.Addr) error {
+	br, err := netlink.LinkByName(an.bridge)
+	if err != nil {
+		return fmt.Errorf("bridge %s of network %s: %w", an.bridge, NetworkName, err)
+	}
+	if c.NetworkSettings == nil || c.NetworkSettings.SandboxKey == "" {
+		return fmt.Errorf("container %s has no network namespace", c.Name)
+	}
+	// The namespace's file, not the init's pid: it names this container's
+	// namespace even if the container has already died.
+	ns, err := netns.GetFromPath(c.NetworkSettings.SandboxKey)
+	if err != nil {
+		return fmt.Errorf("network namespace of %s: %w", c.Name, err)
+	}
+	defer ns.Close()
+	mac := macOf(a)
+	veth := &netlink.Veth{
+		LinkAttrs: netlink.LinkAttrs{
+			Name: vethName(a), MasterIndex: br.Attrs().Index, MTU: br.Attrs().MTU,
+		},
+		PeerName: "eth0", PeerHardwareAddr: mac, PeerNamespace: netlink.NsFd(ns),
+	}
+	if err := netlink.LinkAdd(veth); err != nil {
+		if errors.Is(err, unix.EEXIST) {
+			return errAddrTaken
+		}
+		return fmt.Errorf("make the interface of %s: %w", c.Name, err)
+	}
+	if err := configureInside(ns, a, an); err != nil {
+		_ = netlink.LinkDel(veth) // its peer goes with it
+		return fmt.Errorf("configure the interface of %s: %w", c.Name, err)
+	}
+	if err := netlink.LinkSetUp(veth); err != nil {
+		_ = netlink.LinkDel(veth)
+		return fmt.Errorf("bring up %s: %w", veth.Name, err)
+	}
+	return nil
+}
+
+// configureInside addresses eth0 in the container's namespace, brings it
+// up and routes through the bridge's gateway.
+func configureInside(ns netns.NsHandle, a netip.Addr, an *attachNet) error {
+	h, err := netlink.NewHandleAt(ns)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	eth0, err := h.LinkByName("eth0")
+	if err != nil {
+		return err
+	}
+	addr := &netlink.Addr{IPNet: &net.IPNet{IP: a.AsSlice(), Mask: net.CIDRMask(an.subnet.Bits(), 32)}}
+	if err := h.AddrAdd(eth0, addr); err != nil {
+		return err
+	}
+	if err := h.LinkSetUp(eth0); err != nil {
+		return err
+	}
+	return h.RouteAdd(&netlink.Route{LinkIndex: eth0.Attrs().Index, Gw: an.gateway.AsSlice()})
+}
+
+// Attached reports whether a running container is on the sandbox network:
+// Docker attached it, or this host has the interface of its address and
+// that interface's other end is in the container's namespace. A worker
+// that died between a container's start and its attach left it without,
+// and so does a restart behind Berth's back (a new namespace); such a
+// container is of no use (nothing reaches its supervisor).
+func Attached(c *container.InspectResponse) bool { return ContainerIP(c) != "" }
+
+// attachedAt: the interface named for a has its other end in c's
+// network namespace.
+func attachedAt(c *container.InspectResponse, a netip.Addr) bool {
+	if c.NetworkSettings == nil || c.NetworkSettings.SandboxKey == "" {
+		return false
+	}
+	l, err := netlink.LinkByName(vethName(a))
+	if err != nil {
+		return false
+	}
+	ns, err := netns.GetFromPath(c.NetworkSettings.SandboxKey)
+	if err != nil {
+		return false
+	}
+	defer ns.Close()
+	id, err := netlink.GetNetNsIdByFd(int(ns))
+	return err == nil && id >= 0 && l.Attrs().NetNsID == id
+}
+
+// vethName is the host end's name for address a (10 characters; an
+// interface name holds 15).
+func vethName(a netip.Addr) string {
+	b := a.As4()
+	return fmt.Sprintf("%s%02x%02x%02x%02x", vethPrefix, b[0], b[1], b[2], b[3])
+}
+
+// macOf is Docker's MAC for an address: 02:42 and the address's bytes.
+func macOf(a netip.Addr) net.HardwareAddr {
+	b := a.As4()
+	return net.HardwareAddr{0x02, 0x42, b[0], b[1], b[2], b[3]}
+}
+
+// addAddr is a+n (n may be negative, as two's complement).
+func addAddr(a netip.Addr, n uint32) netip.Addr {
+	v := u32(a) + n
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+}
+
+func u32(a netip.Addr) uint32 {
+	b := a.As4()
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
+
+func min4(a, b netip.Addr) netip.Addr {
+	if a.Compare(b) < 0 {
+		return a
+	}
+	return b
+}
+
+// lastHost is the highest address of p below its broadcast address.
+func lastHost(p netip.Prefix) netip.Addr {
+	return addAddr(p.Addr(), uint32(1)<<(32-p.Bits())-2)
+}
+
+func isLinkNotFound(err error) bool {
+	var nf netlink.LinkNotFoundError
+	return errors.As(err, &nf) || errors.Is(err, os.ErrNotExist) || errors.Is(err, unix.ENODEV)
+}

@@ -1,0 +1,138 @@
+package dockerrt
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/network"
+	"github.com/stretchr/testify/require"
+	"github.com/vishvananda/netlink"
+)
+
+const testImage = "berth/test:latest"
+
+// A container made with network "none" and attached by the worker is on
+// the bridge with the address it was labelled with, routes through the
+// gateway and has Docker's MAC for that address; two workers on one host
+// choose in different slices; an address another process claimed between
+// choice and claim is refused as taken; the address is free again once its
+// container stops.
+func TestWorkerAttachesContainers(t *testing.T) {
+	r, an := attachTestNetwork(t)
+	ctx := context.Background()
+
+	a1, err := r.chooseAddr(ctx)
+	require.NoError(t, err)
+	require.True(t, an.subnet.Contains(a1), "%s outside %s", a1, an.subnet)
+	c1 := startUnattached(t, r, a1)
+	require.False(t, Attached(c1), "attached before attach")
+	require.Empty(t, ContainerIP(c1), "an address before the attach")
+	require.NoError(t, r.attach(ctx, c1, a1))
+	r.releaseAddr(a1)
+	require.True(t, Attached(c1))
+	require.Equal(t, a1.String(), ContainerIP(c1))
+
+	inside := dockerExec(t, c1.ID, "ip", "-4", "addr", "show", "eth0")
+	require.Contains(t, inside, fmt.Sprintf("inet %s/%d", a1, an.subnet.Bits()))
+	require.Contains(t, dockerExec(t, c1.ID, "ip", "link", "show", "eth0"), macOf(a1).String())
+	require.Contains(t, dockerExec(t, c1.ID, "ip", "route"), "default via "+an.gateway.String())
+	host, err := netlink.LinkByName(vethName(a1))
+	require.NoError(t, err)
+	br, err := netlink.LinkByName(an.bridge)
+	require.NoError(t, err)
+	require.Equal(t, br.Attrs().Index, host.Attrs().MasterIndex, "the host end is a port of the sandbox bridge")
+	require.Equal(t, "up", host.Attrs().OperState.String())
+
+	// A second worker on the host chooses from a slice of its own.
+	r2 := &Runtime{cli: r.cli}
+	r2.addrs.net = an
+	a2, err := r2.chooseAddr(ctx)
+	require.NoError(t, err)
+	r2.releaseAddr(a2)
+	t.Cleanup(func() { r2.addrs.lease.Close() })
+	require.True(t, a2.Less(r.addrs.lo), "worker 2 chose %s inside worker 1's slice %s..%s", a2, r.addrs.lo, r.addrs.hi)
+
+	// Chosen here, claimed by someone else before the attach.
+	a3, err := r.chooseAddr(ctx)
+	require.NoError(t, err)
+	require.NotEqual(t, a1, a3)
+	squatter := &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: vethName(a3)}, PeerName: fmt.Sprintf("bsq%d", os.Getpid()%100000)}
+	require.NoError(t, netlink.LinkAdd(squatter))
+	t.Cleanup(func() { _ = netlink.LinkDel(squatter) })
+	c3 := startUnattached(t, r, a3)
+	require.ErrorIs(t, r.attach(ctx, c3, a3), errAddrTaken)
+	require.False(t, Attached(c3), "a container whose address is another's interface is not attached")
+	require.Empty(t, ContainerIP(c3), "it would name another's address")
+	r.releaseAddr(a3)
+
+	// The address is free again once its container stops.
+	require.NoError(t, r.cli.ContainerKill(ctx, c1.ID, "KILL"))
+	require.Eventually(t, func() bool {
+		_, err := netlink.LinkByName(vethName(a1))
+		return isLinkNotFound(err)
+	}, 10*time.Second, 20*time.Millisecond, "the interface outlived its container")
+}
+
+// attachTestNetwork makes a bridge network of the test's own, and a
+// runtime attaching to it with leases in a directory of the test's own.
+func attachTestNetwork(t *testing.T) (*Runtime, *attachNet) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (network namespaces)")
+	}
+	r, err := New()
+	require.NoError(t, err)
+	t.Cleanup(func() { r.Close() })
+	ctx := context.Background()
+	if _, err := r.cli.ImageInspect(ctx, testImage); err != nil {
+		t.Skipf("needs %s (task image:test): %v", testImage, err)
+	}
+	name := fmt.Sprintf("berth-test-attach-%d", time.Now().UnixNano())
+	created, err := r.cli.NetworkCreate(ctx, name, network.CreateOptions{
+		Driver: "bridge", Labels: map[string]string{"io.berth.test": "attach"},
+		Options: map[string]string{"com.docker.network.bridge.enable_icc": "false"},
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.cli.NetworkRemove(context.Background(), created.ID) })
+	n, err := r.cli.NetworkInspect(ctx, created.ID, network.InspectOptions{})
+	require.NoError(t, err)
+	an, err := newAttachNet(n)
+	require.NoError(t, err)
+	addrLeaseDir = t.TempDir()
+	r.addrs.net = an
+	t.Cleanup(func() {
+		if r.addrs.lease != nil {
+			r.addrs.lease.Close()
+		}
+	})
+	return r, an
+}
+
+// startUnattached runs a container as Run does before its attach.
+func startUnattached(t *testing.T, r *Runtime, a netip.Addr) *container.InspectResponse {
+	t.Helper()
+	ctx := context.Background()
+	c, err := r.cli.ContainerCreate(ctx,
+		&container.Config{Image: testImage, Cmd: []string{"sleep", "300"}, Labels: map[string]string{"io.berth.test": "attach", LabelAddr: a.String()}},
+		&container.HostConfig{NetworkMode: network.NetworkNone}, nil, nil, "")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.cli.ContainerRemove(context.Background(), c.ID, container.RemoveOptions{Force: true}) })
+	require.NoError(t, r.cli.ContainerStart(ctx, c.ID, container.StartOptions{}))
+	info, err := r.cli.ContainerInspect(ctx, c.ID)
+	require.NoError(t, err)
+	return &info
+}
+
+func dockerExec(t *testing.T, id string, argv ...string) string {
+	t.Helper()
+	out, err := exec.Command("docker", append([]string{"exec", id}, argv...)...).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return strings.TrimSpace(string(out))
+}
