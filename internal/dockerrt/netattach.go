@@ -7,9 +7,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"path/filepath"
-	"strings"
-	"sync"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/network"
@@ -65,25 +62,6 @@ type attachNet struct {
 	subnet  netip.Prefix
 	gateway netip.Addr
 }
-
-// addrBook hands out sandbox addresses. Addresses this worker chose and
-// has not yet claimed are held in pending; a cursor walks down the
-// worker's slice so an address just freed is not the next one reused.
-type addrBook struct {
-	mu      sync.Mutex
-	net     *attachNet
-	lo, hi  netip.Addr // the slice: lo..hi inclusive
-	lease   *os.File   // the slice's lock; nil when sharing the subnet
-	cursor  netip.Addr
-	pending map[netip.Addr]bool
-}
-
-// addrSlices is how many workers on one host get addresses of their own.
-const addrSlices = 16
-
-// addrLeaseDir holds the slices' lock files; /run is per boot of the host,
-// like the leases.
-var addrLeaseDir = "/run/berth/addr"
 
 // attachNetwork looks up the bridge, subnet and gateway once; an attach
 // that fails forgets them (forgetNetwork), in case the network was made
@@ -144,85 +122,6 @@ func newAttachNet(n network.Summary) (*attachNet, error) {
 	}
 	an.bridge = name
 	return an, nil
-}
-
-// chooseAddr picks a free address for a container about to be made; the
-// caller claims it (attach) and then lets it go (releaseAddr).
-func (r *Runtime) chooseAddr(ctx context.Context) (netip.Addr, error) {
-	an, err := r.attachNetwork(ctx)
-	if err != nil {
-		return netip.Addr{}, err
-	}
-	b := &r.addrs
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.pending == nil {
-		b.pending = map[netip.Addr]bool{}
-	}
-	if !b.lo.IsValid() || !an.subnet.Contains(b.lo) {
-		b.leaseSlice(an)
-		b.cursor = b.hi
-	}
-	for a := b.cursor; ; {
-		next := a.Prev()
-		if a == b.lo {
-			next = b.hi
-		}
-		if a != an.gateway && !b.pending[a] {
-			if _, err := netlink.LinkByName(vethName(a)); isLinkNotFound(err) {
-				b.pending[a], b.cursor = true, next
-				return a, nil
-			} else if err != nil {
-				return netip.Addr{}, fmt.Errorf("look up %s: %w", vethName(a), err)
-			} // else a running sandbox's
-		}
-		if a = next; a == b.cursor {
-			return netip.Addr{}, fmt.Errorf("network %s: no free address in %s..%s", NetworkName, b.lo, b.hi)
-		}
-	}
-}
-
-// leaseSlice takes the first slice of the subnet no other process on this
-// host holds, or the whole subnet when all are held (or locks cannot be
-// made). b.mu is held.
-func (b *addrBook) leaseSlice(an *attachNet) {
-	first, last := an.subnet.Addr().Next(), lastHost(an.subnet)
-	b.lo, b.hi = first, last
-	size := uint32(1) << (32 - an.subnet.Bits()) / addrSlices
-	if b.lease != nil { // of a network made anew since
-		b.lease.Close()
-		b.lease = nil
-	}
-	if size < 8 || os.MkdirAll(addrLeaseDir, 0o700) != nil {
-		return
-	}
-	key := strings.NewReplacer("/", "_", ".", "-").Replace(an.subnet.String() + "." + an.bridge)
-	for i := range uint32(addrSlices) {
-		f, err := os.OpenFile(filepath.Join(addrLeaseDir, fmt.Sprintf("%s.%d", key, i)), os.O_CREATE|os.O_RDWR|unix.O_CLOEXEC, 0o600)
-		if err != nil {
-			return
-		}
-		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
-			f.Close()
-			continue
-		}
-		// Slice i is the i-th from the top: Docker allocates from the
-		// bottom.
-		top := addAddr(an.subnet.Addr(), (addrSlices-i)*size-1)
-		b.lease, b.hi, b.lo = f, min4(top, last), addAddr(top, -(size-1))
-		if b.lo.Compare(first) < 0 {
-			b.lo = first
-		}
-		return
-	}
-}
-
-// releaseAddr forgets a chosen address: claimed (its pair exists) or
-// never to be.
-func (r *Runtime) releaseAddr(a netip.Addr) {
-	r.addrs.mu.Lock()
-	delete(r.addrs.pending, a)
-	r.addrs.mu.Unlock()
 }
 
 // attach gives the started container c its interface on the sandbox
@@ -338,29 +237,6 @@ func vethName(a netip.Addr) string {
 func macOf(a netip.Addr) net.HardwareAddr {
 	b := a.As4()
 	return net.HardwareAddr{0x02, 0x42, b[0], b[1], b[2], b[3]}
-}
-
-// addAddr is a+n (n may be negative, as two's complement).
-func addAddr(a netip.Addr, n uint32) netip.Addr {
-	v := u32(a) + n
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
-}
-
-func u32(a netip.Addr) uint32 {
-	b := a.As4()
-	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
-}
-
-func min4(a, b netip.Addr) netip.Addr {
-	if a.Compare(b) < 0 {
-		return a
-	}
-	return b
-}
-
-// lastHost is the highest address of p below its broadcast address.
-func lastHost(p netip.Prefix) netip.Addr {
-	return addAddr(p.Addr(), uint32(1)<<(32-p.Bits())-2)
 }
 
 func isLinkNotFound(err error) bool {
