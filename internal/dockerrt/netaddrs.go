@@ -28,8 +28,10 @@ type addrBook struct {
 	pending map[netip.Addr]bool
 }
 
-// addrSlices is how many workers on one host get addresses of their own.
-const addrSlices = 16
+// addrSlices is how many workers on one host get addresses of their own
+// (a rolling upgrade runs two); each slice is a quarter of the subnet, 16k
+// addresses of Docker's usual /16, 64 of a /24.
+const addrSlices = 4
 
 // addrLeaseDir holds the slices' lock files; /run is per boot of the host,
 // like the leases.
@@ -52,21 +54,44 @@ func (r *Runtime) chooseAddr(ctx context.Context) (netip.Addr, error) {
 		b.leaseSlice(an)
 		b.cursor = b.hi
 	}
-	for a := b.cursor; ; {
-		next := a.Prev()
-		if a == b.lo {
-			next = b.hi
+	a, next, err := b.scan(an, b.lo, b.hi, b.cursor)
+	if err == nil && !a.IsValid() && b.lease != nil {
+		// The slice is full: share the rest of the subnet (a claim that
+		// meets another worker's is then refused as taken, see attach).
+		first, last := an.subnet.Addr().Next(), lastHost(an.subnet)
+		a, _, err = b.scan(an, first, last, last)
+		next = b.cursor
+	}
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	if !a.IsValid() {
+		return netip.Addr{}, fmt.Errorf("network %s: no free address in %s", NetworkName, an.subnet)
+	}
+	b.pending[a], b.cursor = true, next
+	return a, nil
+}
+
+// scan walks down lo..hi from start (wrapping once) to the first address
+// that is neither the gateway, nor chosen here, nor a running sandbox's;
+// next is where the following walk starts. No address: a is invalid.
+func (b *addrBook) scan(an *attachNet, lo, hi, start netip.Addr) (a, next netip.Addr, err error) {
+	for a = start; ; {
+		next = a.Prev()
+		if a == lo {
+			next = hi
 		}
 		if a != an.gateway && !b.pending[a] {
-			if _, err := netlink.LinkByName(vethName(a)); isLinkNotFound(err) {
-				b.pending[a], b.cursor = true, next
-				return a, nil
-			} else if err != nil {
-				return netip.Addr{}, fmt.Errorf("look up %s: %w", vethName(a), err)
+			_, err := netlink.LinkByName(vethName(a))
+			if isLinkNotFound(err) {
+				return a, next, nil
+			}
+			if err != nil {
+				return netip.Addr{}, next, fmt.Errorf("look up %s: %w", vethName(a), err)
 			} // else a running sandbox's
 		}
-		if a = next; a == b.cursor {
-			return netip.Addr{}, fmt.Errorf("network %s: no free address in %s..%s", NetworkName, b.lo, b.hi)
+		if a = next; a == start {
+			return netip.Addr{}, next, nil
 		}
 	}
 }

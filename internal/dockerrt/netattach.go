@@ -42,9 +42,10 @@ import (
 // the same address: between one's choice and its claim, the other's
 // egress proxy would take the address for its own sandbox's. So each
 // worker leases a slice of the subnet (addrSlices of them, a lock file
-// each, held while the process lives) and chooses only in its own. Only
-// when every slice is leased do workers share the subnet, and then a
-// claim that finds the name taken makes the container again (errAddrTaken).
+// each, held while the process lives) and chooses in its own. Only when
+// every slice is leased, or its own is full, does a worker choose in the
+// whole subnet, and then a claim that finds the name taken makes the
+// container again (errAddrTaken).
 
 // LabelAddr is the sandbox-network address the worker gave a container.
 const LabelAddr = "io.berth.addr"

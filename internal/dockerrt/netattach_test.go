@@ -136,3 +136,40 @@ func dockerExec(t *testing.T, id string, argv ...string) string {
 	require.NoError(t, err, "%s", out)
 	return strings.TrimSpace(string(out))
 }
+
+// A worker chooses in its own quarter of the subnet, the second worker in
+// the next; one whose quarter is full chooses elsewhere in the subnet
+// rather than fail, and never the gateway.
+func TestAddressSlices(t *testing.T) {
+	addrLeaseDir = t.TempDir()
+	an := &attachNet{bridge: "berth-test-none", subnet: netip.MustParsePrefix("10.99.7.0/24"), gateway: netip.MustParseAddr("10.99.7.1")}
+	var w1, w2 Runtime
+	w1.addrs.net, w2.addrs.net = an, an
+	t.Cleanup(func() { w1.addrs.lease.Close(); w2.addrs.lease.Close() })
+	ctx := context.Background()
+
+	a, err := w1.chooseAddr(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "10.99.7.254", a.String(), "the top host address first")
+	require.Equal(t, "10.99.7.192", w1.addrs.lo.String())
+	b, err := w2.chooseAddr(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "10.99.7.191", b.String(), "the second worker's slice is the next quarter down")
+
+	for range 63 { // the rest of w1's quarter
+		_, err := w1.chooseAddr(ctx)
+		require.NoError(t, err)
+	}
+	c, err := w1.chooseAddr(ctx)
+	require.NoError(t, err)
+	require.True(t, c.Less(w1.addrs.lo), "a full slice spills into the subnet, got %s", c)
+	for range 256 {
+		a, err := w1.chooseAddr(ctx)
+		if err != nil {
+			require.ErrorContains(t, err, "no free address")
+			return
+		}
+		require.NotEqual(t, an.gateway, a)
+	}
+	t.Fatal("a full subnet still gave out addresses")
+}
