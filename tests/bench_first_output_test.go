@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -156,6 +157,11 @@ func BenchmarkParallelCreateToFirstOutput(b *testing.B) {
 	wg.Wait()
 	wall := time.Since(start)
 	if len(failed) > 0 {
+		for _, err := range failed {
+			b.Log(err)
+		}
+		// What the gateway made of Temporal meanwhile (its probe's errors).
+		b.Logf("gateway on Temporal:\n%s", strings.Join(stack.Grep("gateway", "Temporal"), "\n"))
 		b.Fatalf("%d of %d parallel creates failed, first: %v", len(failed), parallel, failed[0])
 	}
 	sort.Slice(burst, func(i, j int) bool { return burst[i] < burst[j] })
