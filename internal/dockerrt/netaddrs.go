@@ -110,7 +110,7 @@ func (b *addrBook) leaseSlice(an *attachNet) {
 	if size < 8 || os.MkdirAll(addrLeaseDir, 0o700) != nil {
 		return
 	}
-	key := strings.NewReplacer("/", "_", ".", "-").Replace(an.subnet.String() + "." + an.bridge)
+	key := strings.NewReplacer("/", "_", ".", "-").Replace(an.id + "." + an.subnet.String())
 	for i := range uint32(addrSlices) {
 		f, err := os.OpenFile(filepath.Join(addrLeaseDir, fmt.Sprintf("%s.%d", key, i)), os.O_CREATE|os.O_RDWR|unix.O_CLOEXEC, 0o600)
 		if err != nil {

@@ -59,6 +59,10 @@ var errAddrTaken = errors.New("sandbox address taken by another worker")
 
 // attachNet is the sandbox network as attaching needs it.
 type attachNet struct {
+	// id is Docker's network id: the workers sharing one (one engine, one
+	// bridge) share its slices; another host's engine on this machine
+	// (a test host in a network namespace) has its own.
+	id      string
 	bridge  string // its interface, looked up at each attach (dockerd may make it anew)
 	subnet  netip.Prefix
 	gateway netip.Addr
@@ -98,7 +102,7 @@ func (r *Runtime) forgetNetwork() {
 }
 
 func newAttachNet(n network.Summary) (*attachNet, error) {
-	an := &attachNet{}
+	an := &attachNet{id: n.ID}
 	for _, c := range n.IPAM.Config {
 		p, err := netip.ParsePrefix(c.Subnet)
 		if err != nil || !p.Addr().Is4() {

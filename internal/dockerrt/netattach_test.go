@@ -142,7 +142,7 @@ func dockerExec(t *testing.T, id string, argv ...string) string {
 // rather than fail, and never the gateway.
 func TestAddressSlices(t *testing.T) {
 	addrLeaseDir = t.TempDir()
-	an := &attachNet{bridge: "berth-test-none", subnet: netip.MustParsePrefix("10.99.7.0/24"), gateway: netip.MustParseAddr("10.99.7.1")}
+	an := &attachNet{id: "test", bridge: "berth-test-none", subnet: netip.MustParsePrefix("10.99.7.0/24"), gateway: netip.MustParseAddr("10.99.7.1")}
 	var w1, w2 Runtime
 	w1.addrs.net, w2.addrs.net = an, an
 	t.Cleanup(func() { w1.addrs.lease.Close(); w2.addrs.lease.Close() })
