@@ -37,7 +37,7 @@ func (g *netGuard) Ensure(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("network guard: find the sandbox bridge: %w", err)
 	}
-	spec := netguard.Spec{Bridge: bridge, Subnets: subnets, Resolvers: netguard.HostResolvers(), Egress: g.egress}
+	spec := netguard.Spec{Bridge: bridge, Subnets: subnets, Resolvers: netguard.HostResolvers(), Egress: g.egress, Ports: dockerrt.VethPrefix}
 	start := time.Now()
 	installed, err := g.guard.Ensure(spec)
 	if err != nil {
@@ -69,12 +69,17 @@ func startNetGuard(ctx context.Context, acts *activities.Activities) error {
 // keepNetGuard re-applies the guard on every change to the sandbox network that
 // Docker reports (and whenever the event stream breaks, as it does when
 // dockerd restarts), and on a timer for changes Docker does not report.
+// A network removed behind the worker's back is made again at once, and
+// the running sandboxes rejoin its bridge (dockerrt.EnsureNetwork): Docker
+// does not refuse to remove it, since it attached none of them.
 func keepNetGuard(ctx context.Context, docker *dockerrt.Runtime, ensure func(context.Context) error, log *zap.Logger) {
 	check := func() {
-		err := ensure(ctx)
-		if err != nil && ctx.Err() == nil && !dockerrt.IsNotFound(err) {
-			// A missing network is the next boot's to make (and that boot
-			// checks the guard again before it runs anything).
+		err := docker.EnsureNetwork(ctx)
+		if err == nil {
+			err = ensure(ctx)
+		}
+		if err != nil && ctx.Err() == nil {
+			// The next check, and every boot, try again.
 			log.Error("network guard", zap.Error(err))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
@@ -26,6 +27,7 @@ type addrBook struct {
 	lease   *os.File   // the slice's lock; nil when sharing the subnet
 	cursor  netip.Addr
 	pending map[netip.Addr]bool
+	joined  atomic.Int64 // the bridge's index when its ports were last joined (rejoinPorts)
 }
 
 // addrSlices is how many workers on one host get addresses of their own

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"strings"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/network"
@@ -32,7 +33,7 @@ import (
 // lowest free one, so the two meet only in a full subnet. The address is
 // chosen before the container is made, to label it (LabelAddr: everything
 // that reads a sandbox's address reads it from an inspect), and claimed
-// when the pair is made, its host end named after the address. The pair
+// when the pair is made, its host end named after the address (VethPrefix). The pair
 // lives as long as the container's network namespace, so an address is
 // free again once its container has stopped, whatever happened to the
 // worker. MACs derive from addresses as Docker's do, so a neighbour's ARP
@@ -50,8 +51,10 @@ import (
 // LabelAddr is the sandbox-network address the worker gave a container.
 const LabelAddr = "io.berth.addr"
 
-// vethPrefix starts the host end's name: "bv" and the address in hex.
-const vethPrefix = "bv"
+// VethPrefix starts the host end's name: "berthv" and the address in hex.
+// The network guard drops whatever comes in on such an interface when it
+// is not a port of the bridge (netguard.Spec.Ports).
+const VethPrefix = "berthv"
 
 // errAddrTaken: another worker on this host claimed the address between
 // the choice and the claim; the container is made again with another.
@@ -68,15 +71,18 @@ type attachNet struct {
 	gateway netip.Addr
 }
 
-// attachNetwork looks up the bridge, subnet and gateway once; an attach
-// that fails forgets them (forgetNetwork), in case the network was made
-// anew.
+// attachNetwork looks up the bridge, subnet and gateway in Docker once,
+// and again whenever the bridge on this host no longer carries the
+// gateway address it had: the network was made anew (by a worker after
+// someone removed it), perhaps on another subnet. A sandbox given an
+// address of the old subnet would be unreachable, and the host would
+// route its traffic elsewhere.
 func (r *Runtime) attachNetwork(ctx context.Context) (*attachNet, error) {
 	b := &r.addrs
 	b.mu.Lock()
 	cached := b.net
 	b.mu.Unlock()
-	if cached != nil {
+	if cached != nil && cached.current() {
 		return cached, nil
 	}
 	n, err := r.sandboxNetwork(ctx, false)
@@ -89,10 +95,86 @@ func (r *Runtime) attachNetwork(ctx context.Context) (*attachNet, error) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.net == nil {
+	if b.net == cached {
 		b.net = an
 	}
 	return b.net, nil
+}
+
+// current: the bridge exists and carries the gateway address on the
+// subnet's prefix.
+func (an *attachNet) current() bool {
+	br, err := netlink.LinkByName(an.bridge)
+	if err != nil {
+		return false
+	}
+	addrs, err := netlink.AddrList(br, netlink.FAMILY_V4)
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		ones, _ := a.Mask.Size()
+		if ip, ok := netip.AddrFromSlice(a.IP); ok && ip.Unmap() == an.gateway && ones == an.subnet.Bits() {
+			return true
+		}
+	}
+	return false
+}
+
+// knownIPAM is the subnet and gateway of the sandbox network this worker
+// has attached sandboxes to, for making the network anew on the same
+// subnet: removing a network whose containers Docker did not attach is
+// not refused (`docker network prune` does it), and those sandboxes keep
+// their addresses. nil before the first attach.
+func (r *Runtime) knownIPAM() *network.IPAM {
+	r.addrs.mu.Lock()
+	an := r.addrs.net
+	r.addrs.mu.Unlock()
+	if an == nil {
+		return nil
+	}
+	return &network.IPAM{Config: []network.IPAMConfig{{Subnet: an.subnet.String(), Gateway: an.gateway.String()}}}
+}
+
+// rejoinPorts makes every sandbox interface on this host a port of the
+// sandbox bridge again, once per bridge (a bridge made anew, or the first
+// check of a worker). Removing the network deletes its bridge, and with
+// it every port's membership; the sandboxes stay cut off (the guard drops
+// what their interfaces carry outside a bridge) until they join the new
+// one.
+func (r *Runtime) rejoinPorts(n network.Summary) error {
+	name := n.Options[bridgeNameOption]
+	if name == "" && len(n.ID) >= 12 {
+		name = "br-" + n.ID[:12]
+	}
+	br, err := netlink.LinkByName(name)
+	if err != nil {
+		return fmt.Errorf("bridge %s of network %s: %w", name, NetworkName, err)
+	}
+	if r.addrs.joined.Swap(int64(br.Attrs().Index)) == int64(br.Attrs().Index) {
+		return nil
+	}
+	links, err := netlink.LinkList()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, l := range links {
+		a := l.Attrs()
+		if l.Type() != "veth" || !strings.HasPrefix(a.Name, VethPrefix) || a.MasterIndex == br.Attrs().Index {
+			continue
+		}
+		if err := netlink.LinkSetMaster(l, br); err != nil {
+			errs = append(errs, fmt.Errorf("%s joins %s: %w", a.Name, name, err))
+			continue
+		}
+		errs = append(errs, netlink.LinkSetUp(l))
+	}
+	if err := errors.Join(errs...); err != nil {
+		r.addrs.joined.Store(0) // try again at the next check
+		return err
+	}
+	return nil
 }
 
 func (r *Runtime) forgetNetwork() {
@@ -231,11 +313,11 @@ func attachedAt(c *container.InspectResponse, a netip.Addr) bool {
 	return err == nil && id >= 0 && l.Attrs().NetNsID == id
 }
 
-// vethName is the host end's name for address a (10 characters; an
+// vethName is the host end's name for address a (14 characters; an
 // interface name holds 15).
 func vethName(a netip.Addr) string {
 	b := a.As4()
-	return fmt.Sprintf("%s%02x%02x%02x%02x", vethPrefix, b[0], b[1], b[2], b[3])
+	return fmt.Sprintf("%s%02x%02x%02x%02x", VethPrefix, b[0], b[1], b[2], b[3])
 }
 
 // macOf is Docker's MAC for an address: 02:42 and the address's bytes.

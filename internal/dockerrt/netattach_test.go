@@ -141,8 +141,23 @@ func dockerExec(t *testing.T, id string, argv ...string) string {
 // the next; one whose quarter is full chooses elsewhere in the subnet
 // rather than fail, and never the gateway.
 func TestAddressSlices(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (a bridge of its own)")
+	}
 	addrLeaseDir = t.TempDir()
-	an := &attachNet{id: "test", bridge: "berth-test-none", subnet: netip.MustParsePrefix("10.99.7.0/24"), gateway: netip.MustParseAddr("10.99.7.1")}
+	an := &attachNet{id: "test", bridge: "berthtest-as", subnet: netip.MustParsePrefix("10.99.7.0/24"), gateway: netip.MustParseAddr("10.99.7.1")}
+	br := &netlink.Bridge{LinkAttrs: netlink.LinkAttrs{Name: an.bridge}}
+	require.NoError(t, netlink.LinkAdd(br))
+	t.Cleanup(func() { _ = netlink.LinkDel(br) })
+	gw, err := netlink.ParseAddr("10.99.7.1/24")
+	require.NoError(t, err)
+	require.NoError(t, netlink.AddrAdd(br, gw))
+	require.True(t, an.current())
+	t.Cleanup(func() {
+		// A bridge made anew on another subnet: the worker looks again.
+		require.NoError(t, netlink.AddrDel(br, gw))
+		require.False(t, an.current(), "a bridge without the gateway address is taken for current")
+	})
 	var w1, w2 Runtime
 	w1.addrs.net, w2.addrs.net = an, an
 	t.Cleanup(func() { w1.addrs.lease.Close(); w2.addrs.lease.Close() })
@@ -163,6 +178,7 @@ func TestAddressSlices(t *testing.T) {
 	c, err := w1.chooseAddr(ctx)
 	require.NoError(t, err)
 	require.True(t, c.Less(w1.addrs.lo), "a full slice spills into the subnet, got %s", c)
+	require.False(t, c.Less(netip.MustParseAddr("10.99.7.128")), "the spill starts at the top, got %s", c)
 	for range 256 {
 		a, err := w1.chooseAddr(ctx)
 		if err != nil {

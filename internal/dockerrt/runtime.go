@@ -86,10 +86,15 @@ func (r *Runtime) Close() error { return r.cli.Close() }
 // IsNotFound reports a missing container, volume, network or image.
 func IsNotFound(err error) bool { return cerrdefs.IsNotFound(err) }
 
-// EnsureNetwork creates the sandbox network once per engine.
+// EnsureNetwork creates the sandbox network once per engine, and brings
+// back the sandboxes of a network removed behind the worker's back (see
+// rejoinPorts).
 func (r *Runtime) EnsureNetwork(ctx context.Context) error {
-	_, err := r.sandboxNetwork(ctx, true)
-	return err
+	n, err := r.sandboxNetwork(ctx, true)
+	if err != nil {
+		return err
+	}
+	return r.rejoinPorts(n)
 }
 
 // sandboxNetwork finds the sandbox network, creating it when create is set
@@ -123,14 +128,21 @@ func (r *Runtime) sandboxNetwork(ctx context.Context, create bool) (network.Summ
 		if attempt > 0 {
 			return network.Summary{}, fmt.Errorf("network %s vanished after it was created", NetworkName)
 		}
-		_, err = r.cli.NetworkCreate(ctx, NetworkName, network.CreateOptions{
+		opts := network.CreateOptions{
 			Driver: "bridge",
 			Labels: map[string]string{LabelManaged: "true"},
 			Options: map[string]string{
 				"com.docker.network.bridge.enable_icc": "false",
 				bridgeNameOption:                       BridgeName,
 			},
-		})
+			IPAM: r.knownIPAM(),
+		}
+		_, err = r.cli.NetworkCreate(ctx, NetworkName, opts)
+		if err != nil && opts.IPAM != nil && !cerrdefs.IsConflict(err) && !cerrdefs.IsAlreadyExists(err) {
+			// The old subnet is another network's by now: a new one.
+			opts.IPAM = nil
+			_, err = r.cli.NetworkCreate(ctx, NetworkName, opts)
+		}
 		if err != nil && !cerrdefs.IsConflict(err) && !cerrdefs.IsAlreadyExists(err) {
 			return network.Summary{}, err
 		} // else: made here or by a concurrent worker; list again

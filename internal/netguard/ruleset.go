@@ -22,7 +22,7 @@ const Priority = -10
 
 // version changes whenever the rule set's shape does, so a worker of a new
 // version replaces a table an older one installed.
-const version = "3"
+const version = "4"
 
 // Spec is what the rule set depends on.
 type Spec struct {
@@ -32,6 +32,13 @@ type Spec struct {
 	// resolv.conf names: the one private destination a sandbox may reach,
 	// on port 53 only, or no name would resolve.
 	Resolvers []netip.Addr
+	// Ports prefixes the names of the host ends of sandboxes' interfaces
+	// (dockerrt.VethPrefix). Such an interface passes traffic only as a
+	// port of the bridge, where the rules above see it as the bridge's;
+	// one left out of a bridge (its network removed behind the worker's
+	// back) is dropped outright, or a sandbox could reach the host through
+	// it unmatched. "" adds no such rule.
+	Ports string
 	// Subnets are the bridge's address ranges, for the layer-2 rule.
 	Subnets []netip.Prefix
 	// Egress: the sandboxes' TCP and DNS go through egress proxies on this
@@ -54,7 +61,7 @@ func (s Spec) Validate() error {
 // are the ones this spec wants.
 func (s Spec) fingerprint() string {
 	v4, v6 := DeniedPrefixes()
-	h := sha256.Sum256(fmt.Appendf(nil, "%s|%s|%v|%v|%v|%v|%v", version, s.Bridge, s.Resolvers, s.Subnets, v4, v6, s.Egress))
+	h := sha256.Sum256(fmt.Appendf(nil, "%s|%s|%v|%v|%v|%v|%v|%s", version, s.Bridge, s.Resolvers, s.Subnets, v4, v6, s.Egress, s.Ports))
 	return "berth netguard " + hex.EncodeToString(h[:8])
 }
 
@@ -90,6 +97,11 @@ func chains(s Spec) []chainDef {
 	replies := ruleDef{"replies to connections made to a sandbox", cat(from, ctReply(), verdict(expr.VerdictAccept))}
 
 	forward := []ruleDef{replies}
+	var offBridge []ruleDef
+	if s.Ports != "" {
+		offBridge = []ruleDef{{"a sandbox interface outside the bridge", cat(meta(expr.MetaKeyIIFNAME, []byte(s.Ports)), drop())}}
+	}
+	forward = append(forward, offBridge...)
 	if s.Egress {
 		forward = append(forward, egressForward(from)...)
 	}
@@ -114,9 +126,7 @@ func chains(s Spec) []chainDef {
 		ruleDef{"sandbox to a private IPv6 destination", cat(from, nfproto(unix.NFPROTO_IPV6), daddr6(), lookup(set6), drop())},
 	)
 
-	input := []ruleDef{
-		replies,
-	}
+	input := append([]ruleDef{replies}, offBridge...)
 	if s.Egress {
 		input = append(input, egressInput(from)...)
 	}

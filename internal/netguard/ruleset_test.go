@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/nftables"
@@ -68,7 +69,7 @@ func TestSpansAreSortedDisjointAndCoverThePrefixes(t *testing.T) {
 
 func TestRuleSetShape(t *testing.T) {
 	s := Spec{Bridge: "berth0", Resolvers: []netip.Addr{netip.MustParseAddr("10.255.255.53")},
-		Subnets: []netip.Prefix{netip.MustParsePrefix("172.18.0.0/16")}}
+		Subnets: []netip.Prefix{netip.MustParsePrefix("172.18.0.0/16")}, Ports: "berthv"}
 	require.NoError(t, s.Validate())
 	require.Error(t, Spec{Bridge: "a-name-longer-than-15"}.Validate())
 	require.Error(t, Spec{}.Validate())
@@ -76,8 +77,8 @@ func TestRuleSetShape(t *testing.T) {
 	byName := map[string]chainDef{}
 	for _, d := range defs {
 		byName[familyName(d.family)+" "+d.name] = d
-		for _, r := range d.rules {
-			if d.family == nftables.TableFamilyINet {
+		for i, r := range d.rules {
+			if d.family == nftables.TableFamilyINet && i != 1 {
 				require.True(t, matchesBridge(r, "berth0"), "rule %q does not start from the sandbox bridge", r.why)
 			}
 		}
@@ -93,6 +94,17 @@ func TestRuleSetShape(t *testing.T) {
 		require.Equal(t, expr.VerdictAccept, verdictOf(d.rules[0]))
 		require.True(t, hasCt(d.rules[0]), "the first rule accepts only replies")
 	}
+	// Second: anything from a sandbox's interface that is not a port of
+	// the bridge (the bridge's own traffic has the bridge's name).
+	for _, d := range []chainDef{fwd, in} {
+		off := d.rules[1]
+		require.Equal(t, expr.VerdictDrop, verdictOf(off))
+		require.True(t, matchesPrefix(off, "berthv"), "rule %q", off.why)
+		require.False(t, strings.HasPrefix("berth0", "berthv"), "the bridge's own name must not match")
+	}
+	noPorts := s
+	noPorts.Ports = ""
+	require.Len(t, chains(noPorts)[0].rules, len(fwd.rules)-1, "no ports rule without a prefix")
 	require.Equal(t, expr.VerdictDrop, verdictOf(in.rules[len(in.rules)-1]))
 	require.Len(t, in.rules[len(in.rules)-1].exprs, 4, "the input chain ends by dropping everything from the bridge")
 	var accepts []string
@@ -108,7 +120,8 @@ func TestRuleSetShape(t *testing.T) {
 	require.Len(t, br.rules, 1)
 
 	require.NotEqual(t, s.fingerprint(), Spec{Bridge: "br-0123456789ab"}.fingerprint())
-	require.Equal(t, s.fingerprint(), Spec{Bridge: "berth0", Resolvers: slices.Clone(s.Resolvers), Subnets: slices.Clone(s.Subnets)}.fingerprint())
+	require.Equal(t, s.fingerprint(), Spec{Bridge: "berth0", Resolvers: slices.Clone(s.Resolvers), Subnets: slices.Clone(s.Subnets), Ports: "berthv"}.fingerprint())
+	require.NotEqual(t, s.fingerprint(), Spec{Bridge: "berth0", Resolvers: slices.Clone(s.Resolvers), Subnets: slices.Clone(s.Subnets)}.fingerprint())
 }
 
 func familyName(f nftables.TableFamily) string {
@@ -125,6 +138,15 @@ func matchesBridge(r ruleDef, br string) bool {
 	}
 	c, ok := r.exprs[1].(*expr.Cmp)
 	return ok && string(c.Data) == string(ifname(br))
+}
+
+func matchesPrefix(r ruleDef, prefix string) bool {
+	m, ok := r.exprs[0].(*expr.Meta)
+	if !ok || m.Key != expr.MetaKeyIIFNAME {
+		return false
+	}
+	c, ok := r.exprs[1].(*expr.Cmp)
+	return ok && string(c.Data) == prefix
 }
 
 func verdictOf(r ruleDef) expr.VerdictKind {

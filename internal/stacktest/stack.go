@@ -335,8 +335,13 @@ func (s *Stack) removeDockerObjects() {
 	ctx := context.Background()
 	RemoveHostObjects(ctx, s.Docker, s.HostID)
 	// The sandbox network is shared by every Berth on this engine; remove
-	// it only when nothing uses it any more.
-	_ = s.Docker.Client().NetworkRemove(ctx, dockerrt.NetworkName)
+	// it only when no sandbox is left on it. Docker cannot tell: the
+	// workers attach sandboxes themselves.
+	running, err := s.Docker.Client().ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(
+		filters.Arg("label", dockerrt.LabelAddr))})
+	if err == nil && len(running) == 0 {
+		_ = s.Docker.Client().NetworkRemove(ctx, dockerrt.NetworkName)
+	}
 }
 
 func randHex(n int) string {
