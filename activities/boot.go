@@ -124,13 +124,19 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 		return "", "", "", "", err
 	}
 	if existing != nil {
-		// A container its worker died before attaching is of no use.
-		running := existing.State != nil && existing.State.Running && dockerrt.Attached(existing)
-		if existing.Config.Labels[dockerrt.LabelBoot] == in.BootID && running {
-			return dockerrt.ContainerIP(existing), existing.ID, in.BootID, existing.Config.Labels[labelRestored], nil
-		}
-		if restored, ok, err := a.adoptClaimed(ctx, in, existing); ok || err != nil {
-			return dockerrt.ContainerIP(existing), existing.ID, existing.Config.Labels[dockerrt.LabelBoot], restored, err
+		// Adopt attaches a kept container whose worker died before it
+		// could. Removing it instead would report its death to the
+		// workflow as that of the boot it serves.
+		running := existing.State != nil && existing.State.Running
+		if running && existing.Config.Labels[dockerrt.LabelBoot] == in.BootID {
+			if ip, err := a.Docker.Adopt(ctx, existing); err == nil {
+				return ip, existing.ID, in.BootID, existing.Config.Labels[labelRestored], nil
+			}
+		} else if running {
+			if restored, ok, err := a.adoptClaimed(ctx, in, existing); ok || err != nil {
+				ip, aerr := a.Docker.Adopt(ctx, existing)
+				return ip, existing.ID, existing.Config.Labels[dockerrt.LabelBoot], restored, errors.Join(err, aerr)
+			}
 		}
 		if err := a.Docker.RemoveContainer(ctx, existing.ID); err != nil {
 			return "", "", "", "", fmt.Errorf("remove stale container %s: %w", name, err)

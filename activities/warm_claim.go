@@ -116,7 +116,7 @@ func (a *Activities) finishClaim(ctx context.Context, in contract.BootInput, rec
 // run, and a restore into it must have finished (restored names the
 // backup). ok false: it is not this boot's (remove it as stale).
 func (a *Activities) adoptClaimed(ctx context.Context, in contract.BootInput, c *container.InspectResponse) (restored string, ok bool, err error) {
-	if c.Config == nil || c.Config.Labels[dockerrt.LabelPool] == "" || c.State == nil || !c.State.Running || !dockerrt.Attached(c) {
+	if c.Config == nil || c.Config.Labels[dockerrt.LabelPool] == "" || c.State == nil || !c.State.Running {
 		return "", false, nil
 	}
 	rec, found := a.readClaim(in.Sandbox)

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +17,7 @@ import (
 
 	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/stacktest"
 )
 
 // The worker attaches sandboxes to the sandbox network itself, so Docker
@@ -71,4 +75,50 @@ func hexAddr(t *testing.T, addr string) string {
 	require.NoError(t, err)
 	b := a.As4()
 	return fmt.Sprintf("%02x%02x%02x%02x", b[0], b[1], b[2], b[3])
+}
+
+// A worker that dies between a container's start and its attach
+// (fault-injected exit) leaves a running container without an interface.
+// The boot's retry on the restarted worker attaches that same container
+// instead of removing it: removing it would reach the workflow as the
+// death of the boot it serves, and the sandbox would stop as it started.
+func TestBootAdoptsAContainerLeftUnattached_FaultInjected(t *testing.T) {
+	ctx := testCtx(t, 5*time.Minute)
+	trigger := filepath.Join(t.TempDir(), "crash-on-attach")
+	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_WARM_POOL=0", "BERTH_FAULT_ATTACH_CRASH=" + trigger}})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("worker log:\n%s", s.Logs("worker"))
+		}
+		s.Close()
+	})
+	require.NoError(t, os.WriteFile(trigger, nil, 0o600))
+	c := s.Client()
+	n := name(t, "attach-crash")
+	_, _, err = c.Create(ctx, client.CreateRequest{Name: n, SleepAfter: time.Hour, Start: true})
+	require.NoError(t, err)
+	pid := s.WorkerPID()
+	require.Eventually(t, func() bool { return syscall.Kill(pid, 0) != nil }, time.Minute, 50*time.Millisecond,
+		"the worker did not exit between start and attach")
+	left, err := s.Docker.Inspect(ctx, "berth-"+n)
+	require.NoError(t, err)
+	require.NotNil(t, left)
+	require.True(t, left.State.Running)
+	require.False(t, dockerrt.Attached(left), "the crash did not happen before the attach")
+	require.NoError(t, s.StartWorker())
+
+	r, err := c.Sandbox(n).Run(ctx, []string{"echo", "hi"}, client.RunOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "hi\n", string(r.Stdout))
+	now, err := s.Docker.Inspect(ctx, "berth-"+n)
+	require.NoError(t, err)
+	require.Equal(t, left.ID, now.ID, "the retried boot replaced the container instead of adopting it")
+	var types []string
+	for _, e := range s.Events(t, n, 0) {
+		types = append(types, e.Type)
+	}
+	require.NotContains(t, types, "stopped", "events %v", types)
+	_, err = c.Destroy(ctx, n)
+	require.NoError(t, err)
 }

@@ -178,6 +178,7 @@ func (r *Runtime) runOnce(ctx context.Context, s Spec) (id, ip string, err error
 	if err != nil {
 		return created.ID, "", err
 	}
+	faultAttachCrash()
 	if err := r.attach(ctx, &info, addr); err != nil {
 		return created.ID, "", err
 	}

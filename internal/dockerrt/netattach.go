@@ -294,6 +294,39 @@ func configureInside(ns netns.NsHandle, a netip.Addr, an *attachNet) error {
 // container is of no use (nothing reaches its supervisor).
 func Attached(c *container.InspectResponse) bool { return ContainerIP(c) != "" }
 
+// Adopt returns the address of a running container, attaching it first if
+// it has none yet: its worker died between the container's start and its
+// attach, or Docker restarted it behind Berth's back (a new namespace).
+// Adopting rather than removing it matters: its death would reach the
+// sandbox's workflow as the death of its current boot. errAddrTaken: the
+// address on its label is another container's by now.
+func (r *Runtime) Adopt(ctx context.Context, c *container.InspectResponse) (string, error) {
+	if ip := ContainerIP(c); ip != "" {
+		return ip, nil
+	}
+	if c.State == nil || !c.State.Running || c.Config == nil {
+		return "", fmt.Errorf("container %s is not running", c.Name)
+	}
+	a, err := netip.ParseAddr(c.Config.Labels[LabelAddr])
+	if err != nil || !a.Is4() {
+		return "", fmt.Errorf("container %s has no sandbox address", c.Name)
+	}
+	if err := r.attach(ctx, c, a); err != nil {
+		return "", err
+	}
+	return a.String(), nil
+}
+
+// faultAttachCrash is fault injection for tests only
+// (BERTH_FAULT_ATTACH_CRASH, a file path): when that file exists, the
+// worker removes it and exits between a container's start and its attach,
+// as a crash there would.
+func faultAttachCrash() {
+	if p := os.Getenv("BERTH_FAULT_ATTACH_CRASH"); p != "" && os.Remove(p) == nil {
+		os.Exit(3)
+	}
+}
+
 // attachedAt: the interface named for a has its other end in c's
 // network namespace.
 func attachedAt(c *container.InspectResponse, a netip.Addr) bool {

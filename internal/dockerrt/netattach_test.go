@@ -70,7 +70,23 @@ func TestWorkerAttachesContainers(t *testing.T) {
 	require.ErrorIs(t, r.attach(ctx, c3, a3), errAddrTaken)
 	require.False(t, Attached(c3), "a container whose address is another's interface is not attached")
 	require.Empty(t, ContainerIP(c3), "it would name another's address")
+	_, err = r.Adopt(ctx, c3)
+	require.ErrorIs(t, err, errAddrTaken, "adopted onto another's address")
 	r.releaseAddr(a3)
+
+	// A container left unattached (its worker died after the start) is
+	// attached by whoever adopts it, on the address of its label.
+	a4, err := r.chooseAddr(ctx)
+	require.NoError(t, err)
+	r.releaseAddr(a4)
+	c4 := startUnattached(t, r, a4)
+	ip, err := r.Adopt(ctx, c4)
+	require.NoError(t, err)
+	require.Equal(t, a4.String(), ip)
+	require.True(t, Attached(c4))
+	ip, err = r.Adopt(ctx, c4)
+	require.NoError(t, err, "adopting an attached container again")
+	require.Equal(t, a4.String(), ip)
 
 	// The address is free again once its container stops.
 	require.NoError(t, r.cli.ContainerKill(ctx, c1.ID, "KILL"))
