@@ -212,6 +212,17 @@ func TestWorkerServesManyRunningSandboxes(t *testing.T) {
 			require.Equal(t, h, s.Host, "%s runs on the big host", s.Name)
 		}
 	}
+	if mine != n+1 {
+		for _, s := range append([]string{probe}, names...) {
+			if st := stack.Status(t, s); st != "running" {
+				var evs []string
+				for _, e := range stack.Events(t, s, 0) {
+					evs = append(evs, e.Type)
+				}
+				t.Logf("%s is %s; events %v\n--- its worker's log ---\n%s", s, st, evs, strings.Join(w.Grep(s), "\n"))
+			}
+		}
+	}
 	require.Equal(t, n+1, mine, "every sandbox of the test runs (the probe and %d)", n)
 
 	// Nothing waits on the worker per running sandbox.
