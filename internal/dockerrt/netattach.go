@@ -143,10 +143,7 @@ func (r *Runtime) knownIPAM() *network.IPAM {
 // what their interfaces carry outside a bridge) until they join the new
 // one.
 func (r *Runtime) rejoinPorts(n network.Summary) error {
-	name := n.Options[bridgeNameOption]
-	if name == "" && len(n.ID) >= 12 {
-		name = "br-" + n.ID[:12]
-	}
+	name := bridgeOf(n)
 	br, err := netlink.LinkByName(name)
 	if err != nil {
 		return fmt.Errorf("bridge %s of network %s: %w", name, NetworkName, err)
@@ -203,11 +200,7 @@ func newAttachNet(n network.Summary) (*attachNet, error) {
 	if !an.subnet.IsValid() {
 		return nil, fmt.Errorf("network %s has no IPv4 subnet", NetworkName)
 	}
-	name := n.Options[bridgeNameOption]
-	if name == "" && len(n.ID) >= 12 {
-		name = "br-" + n.ID[:12]
-	}
-	an.bridge = name
+	an.bridge = bridgeOf(n)
 	return an, nil
 }
 

@@ -163,13 +163,23 @@ func (r *Runtime) SandboxBridge(ctx context.Context) (string, []netip.Prefix, er
 			subnets = append(subnets, p)
 		}
 	}
-	if name := n.Options[bridgeNameOption]; name != "" {
-		return name, subnets, nil
-	}
-	if len(n.ID) < 12 {
+	name := bridgeOf(n)
+	if name == "" {
 		return "", nil, fmt.Errorf("network %s has no id", NetworkName)
 	}
-	return "br-" + n.ID[:12], subnets, nil
+	return name, subnets, nil
+}
+
+// bridgeOf names a network's bridge interface: the name it was given, or
+// Docker's default br-<first 12 hex digits of its id> ("" without an id).
+func bridgeOf(n network.Summary) string {
+	if name := n.Options[bridgeNameOption]; name != "" {
+		return name
+	}
+	if len(n.ID) < 12 {
+		return ""
+	}
+	return "br-" + n.ID[:12]
 }
 
 // EnsureVolume creates the named volume if it does not exist and reports
