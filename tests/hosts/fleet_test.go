@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os/exec"
 	"slices"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/hosts"
 	"github.com/berthdev/berth/internal/stacktest"
 )
 
@@ -34,13 +36,24 @@ func onlyHosts(t testing.TB, hs ...*stacktest.Host) (restore func()) {
 	for _, h := range hs {
 		keep[h.ID] = true
 	}
+	// A host just added answers on its proxy a moment before it has
+	// announced itself: until then the registry does not know it.
+	setDraining := func(id string, draining bool) error {
+		for {
+			err := reg.SetDraining(ctx, id, draining)
+			if !errors.Is(err, hosts.ErrNotFound) || ctx.Err() != nil {
+				return err
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
 	var drained []string
 	for _, id := range allHostIDs() {
 		if keep[id] {
-			require.NoError(t, reg.SetDraining(ctx, id, false))
+			require.NoError(t, setDraining(id, false))
 			continue
 		}
-		require.NoError(t, reg.SetDraining(ctx, id, true))
+		require.NoError(t, setDraining(id, true))
 		drained = append(drained, id)
 	}
 	done := false
