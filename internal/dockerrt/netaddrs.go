@@ -25,6 +25,7 @@ type addrBook struct {
 	net     *attachNet
 	lo, hi  netip.Addr // the slice: lo..hi inclusive
 	lease   *os.File   // the slice's lock; nil when sharing the subnet
+	sliceOf *attachNet // the network lo..hi and lease belong to
 	cursor  netip.Addr
 	pending map[netip.Addr]bool
 	joined  atomic.Int64 // the bridge's index when its ports were last joined (rejoinPorts)
@@ -52,9 +53,9 @@ func (r *Runtime) chooseAddr(ctx context.Context) (netip.Addr, error) {
 	if b.pending == nil {
 		b.pending = map[netip.Addr]bool{}
 	}
-	if !b.lo.IsValid() || !an.subnet.Contains(b.lo) {
+	if b.sliceOf != an { // first use, or a network made anew
 		b.leaseSlice(an)
-		b.cursor = b.hi
+		b.sliceOf, b.cursor = an, b.hi
 	}
 	a, next, err := b.scan(an, b.lo, b.hi, b.cursor)
 	if err == nil && !a.IsValid() && b.lease != nil {
