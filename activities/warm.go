@@ -260,8 +260,8 @@ func (p *WarmPool) ours() filters.Args {
 }
 
 // adopt takes over the warm containers an earlier worker left: running,
-// of this worker's version, of a type with a pool, answering, and with
-// their disk still their own. Every other unclaimed one is removed.
+// of this worker's version, of a type with a pool, on the sandbox network
+// (attached now if need be), answering, and with their disk still their own. Every other unclaimed one is removed.
 func (p *WarmPool) adopt(ctx context.Context) {
 	cs, err := p.a.Docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: p.ours()})
 	if err != nil {
@@ -278,9 +278,11 @@ func (p *WarmPool) adopt(ctx context.Context) {
 		keep := ct.State == "running" && ct.Labels[dockerrt.LabelVersion] == p.a.Version &&
 			p.count(it) < p.sizes[it] && !p.a.Docker.HandedOver(name)
 		if keep {
-			info, err := p.a.Docker.Inspect(ctx, ct.ID)
-			if w.IP = ""; err == nil && info != nil && dockerrt.Attached(info) {
-				w.IP = dockerrt.ContainerIP(info)
+			// One whose fill the earlier worker died in, between start and
+			// attach, is attached now: it never ran anything but its
+			// supervisor.
+			if info, err := p.a.Docker.Inspect(ctx, ct.ID); err == nil && info != nil {
+				w.IP, _ = p.a.Docker.Adopt(ctx, info)
 			}
 			hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			keep = w.IP != "" && p.a.waitHealthy(hctx, w.container(), 2*time.Second) == nil

@@ -7,10 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/network"
 	"github.com/stretchr/testify/require"
 	"github.com/vishvananda/netlink"
@@ -204,4 +206,48 @@ func TestAddressSlices(t *testing.T) {
 		require.NotEqual(t, an.gateway, a)
 	}
 	t.Fatal("a full subnet still gave out addresses")
+}
+
+// Workers starting together on a host without the sandbox network each
+// try to make it; Docker makes one and refuses the others (same bridge
+// name), and every worker goes on with the one that was made.
+func TestWorkersStartingTogetherShareOneNetwork(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root (bridges)")
+	}
+	r, err := New()
+	require.NoError(t, err)
+	t.Cleanup(func() { r.Close() })
+	ctx := context.Background()
+	name := fmt.Sprintf("berth-test-race-%d", time.Now().UnixNano())
+	t.Cleanup(func() {
+		list, _ := r.cli.NetworkList(context.Background(), network.ListOptions{Filters: filters.NewArgs(filters.Arg("name", name))})
+		for _, n := range list {
+			_ = r.cli.NetworkRemove(context.Background(), n.ID)
+		}
+	})
+	const workers = 6
+	var (
+		wg    sync.WaitGroup
+		start = make(chan struct{})
+		ids   [workers]string
+		errs  [workers]error
+	)
+	for i := range workers {
+		wg.Go(func() {
+			w := &Runtime{cli: r.cli, netName: name, bridgeName: "berthtest-race"}
+			<-start
+			n, err := w.sandboxNetwork(ctx, true)
+			ids[i], errs[i] = n.ID, err
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i := range workers {
+		require.NoError(t, errs[i], "worker %d", i)
+		require.Equal(t, ids[0], ids[i], "worker %d went on with another network", i)
+	}
+	list, err := r.cli.NetworkList(ctx, network.ListOptions{Filters: filters.NewArgs(filters.Arg("name", name))})
+	require.NoError(t, err)
+	require.Len(t, list, 1)
 }

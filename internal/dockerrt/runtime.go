@@ -59,6 +59,9 @@ type Runtime struct {
 	diskLocks sync.Map // disk root -> *sync.Mutex
 	spareBusy sync.Map // disk size -> a spare image is being made (disk_spare.go)
 	addrs     addrBook // sandbox-network addresses (netattach.go)
+	// netName and bridgeName replace NetworkName and BridgeName for the
+	// sandbox network's lookup and creation, in tests only.
+	netName, bridgeName string
 
 	rootMu    sync.Mutex
 	rootKnown bool
@@ -100,14 +103,22 @@ func (r *Runtime) EnsureNetwork(ctx context.Context) error {
 // sandboxNetwork finds the sandbox network, creating it when create is set
 // and it is missing. Workers starting together can each create one (an
 // engine's duplicate-name check is not atomic), and then no name lookup
-// works: the oldest is kept and the unused others removed.
+// works: the oldest is kept and the unused others removed. Or one
+// worker's create fails on the other's (Docker refuses a second network
+// with the same bridge name, with no error class to tell): any failed
+// create is followed by a lookup, and only a network still missing fails.
 func (r *Runtime) sandboxNetwork(ctx context.Context, create bool) (network.Summary, error) {
+	name, bridge := NetworkName, BridgeName
+	if r.netName != "" {
+		name, bridge = r.netName, r.bridgeName
+	}
+	var createErr error
 	for attempt := 0; ; attempt++ {
-		list, err := r.cli.NetworkList(ctx, network.ListOptions{Filters: filters.NewArgs(filters.Arg("name", NetworkName))})
+		list, err := r.cli.NetworkList(ctx, network.ListOptions{Filters: filters.NewArgs(filters.Arg("name", name))})
 		if err != nil {
 			return network.Summary{}, err
 		}
-		list = slices.DeleteFunc(list, func(n network.Summary) bool { return n.Name != NetworkName }) // the filter matches substrings
+		list = slices.DeleteFunc(list, func(n network.Summary) bool { return n.Name != name }) // the filter matches substrings
 		if len(list) > 0 {
 			slices.SortFunc(list, func(a, b network.Summary) int {
 				if c := a.Created.Compare(b.Created); c != 0 {
@@ -123,29 +134,32 @@ func (r *Runtime) sandboxNetwork(ctx context.Context, create bool) (network.Summ
 			return list[0], nil
 		}
 		if !create {
-			return network.Summary{}, cerrdefs.ErrNotFound.WithMessage("network " + NetworkName + " not found")
+			return network.Summary{}, cerrdefs.ErrNotFound.WithMessage("network " + name + " not found")
+		}
+		if createErr != nil {
+			return network.Summary{}, createErr
 		}
 		if attempt > 0 {
-			return network.Summary{}, fmt.Errorf("network %s vanished after it was created", NetworkName)
+			return network.Summary{}, fmt.Errorf("network %s vanished after it was created", name)
 		}
 		opts := network.CreateOptions{
 			Driver: "bridge",
 			Labels: map[string]string{LabelManaged: "true"},
 			Options: map[string]string{
 				"com.docker.network.bridge.enable_icc": "false",
-				bridgeNameOption:                       BridgeName,
+				bridgeNameOption:                       bridge,
 			},
 			IPAM: r.knownIPAM(),
 		}
-		_, err = r.cli.NetworkCreate(ctx, NetworkName, opts)
+		_, err = r.cli.NetworkCreate(ctx, name, opts)
 		if err != nil && opts.IPAM != nil && !cerrdefs.IsConflict(err) && !cerrdefs.IsAlreadyExists(err) {
 			// The old subnet is another network's by now: a new one.
 			opts.IPAM = nil
-			_, err = r.cli.NetworkCreate(ctx, NetworkName, opts)
+			_, err = r.cli.NetworkCreate(ctx, name, opts)
 		}
 		if err != nil && !cerrdefs.IsConflict(err) && !cerrdefs.IsAlreadyExists(err) {
-			return network.Summary{}, err
-		} // else: made here or by a concurrent worker; list again
+			createErr = err
+		} // made here or by a concurrent worker, or failed: list again
 	}
 }
 
