@@ -114,6 +114,7 @@ func (b *addrBook) leaseSlice(an *attachNet) {
 		return
 	}
 	key := strings.NewReplacer("/", "_", ".", "-").Replace(an.id + "." + an.subnet.String())
+	defer dropStaleLeases(key + ".")
 	for i := range uint32(addrSlices) {
 		f, err := os.OpenFile(filepath.Join(addrLeaseDir, fmt.Sprintf("%s.%d", key, i)), os.O_CREATE|os.O_RDWR|unix.O_CLOEXEC, 0o600)
 		if err != nil {
@@ -131,6 +132,30 @@ func (b *addrBook) leaseSlice(an *attachNet) {
 			b.lo = first
 		}
 		return
+	}
+}
+
+// dropStaleLeases removes the lease files of networks other than the one
+// whose files start with current (networks removed and made anew leave
+// theirs behind), except those a worker still holds.
+func dropStaleLeases(current string) {
+	ents, err := os.ReadDir(addrLeaseDir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), current) {
+			continue
+		}
+		p := filepath.Join(addrLeaseDir, e.Name())
+		f, err := os.OpenFile(p, os.O_RDWR|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue
+		}
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+			_ = os.Remove(p)
+		}
+		f.Close()
 	}
 }
 

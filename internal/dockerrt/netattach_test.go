@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/docker/docker/api/types/network"
 	"github.com/stretchr/testify/require"
 	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
 )
 
 const testImage = "berth/test:latest"
@@ -180,6 +182,14 @@ func TestAddressSlices(t *testing.T) {
 	w1.addrs.net, w2.addrs.net = an, an
 	t.Cleanup(func() { w1.addrs.lease.Close(); w2.addrs.lease.Close() })
 	ctx := context.Background()
+	// Leases of a network made anew since: one no worker holds any more,
+	// one a worker of the old network still holds.
+	stale, held := filepath.Join(addrLeaseDir, "old-10-99-7-0_24.0"), filepath.Join(addrLeaseDir, "old-10-99-7-0_24.1")
+	require.NoError(t, os.WriteFile(stale, nil, 0o600))
+	h, err := os.OpenFile(held, os.O_CREATE|os.O_RDWR, 0o600)
+	require.NoError(t, err)
+	t.Cleanup(func() { h.Close() })
+	require.NoError(t, unix.Flock(int(h.Fd()), unix.LOCK_EX|unix.LOCK_NB))
 
 	a, err := w1.chooseAddr(ctx)
 	require.NoError(t, err)
@@ -188,6 +198,8 @@ func TestAddressSlices(t *testing.T) {
 	b, err := w2.chooseAddr(ctx)
 	require.NoError(t, err)
 	require.Equal(t, "10.99.7.191", b.String(), "the second worker's slice is the next quarter down")
+	require.NoFileExists(t, stale, "a lease of a gone network was left behind")
+	require.FileExists(t, held, "a held lease was removed")
 
 	for range 63 { // the rest of w1's quarter
 		_, err := w1.chooseAddr(ctx)
