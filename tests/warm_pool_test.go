@@ -25,10 +25,11 @@ import (
 // any sandbox, and a new sandbox claims one. These tests run their own
 // stack with a pool of the basic type.
 
-// warmStack starts a stack whose worker keeps size warm basic containers.
-func warmStack(t *testing.T, ctx context.Context, size string) *stacktest.Stack {
+// warmStack starts a stack whose worker keeps size warm basic containers
+// (and has env besides).
+func warmStack(t *testing.T, ctx context.Context, size string, env ...string) *stacktest.Stack {
 	t.Helper()
-	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_WARM_POOL=basic=" + size}})
+	s, err := stacktest.Start(ctx, stacktest.Options{Env: append([]string{"BERTH_WARM_POOL=basic=" + size}, env...)})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -242,4 +243,42 @@ func TestWarmClaimSurvivesAWorkerCrash_FaultInjected(t *testing.T) {
 			filters.Arg("label", dockerrt.LabelPool), filters.Arg("label", dockerrt.LabelHost+"="+s.HostID))})
 		return err == nil && cerr == nil && len(vs.Volumes) == 1 && len(cs) == 1
 	}, 30*time.Second, 500*time.Millisecond, "warm objects outlived the claim")
+}
+
+// A worker that dies while filling the pool, between a warm container's
+// start and its attach (fault-injected exit), leaves it running without an
+// interface. The restarted worker attaches and keeps that container rather
+// than replacing it, and it serves a claim.
+func TestWarmPoolAdoptsAFillLeftUnattached_FaultInjected(t *testing.T) {
+	ctx := testCtx(t, 5*time.Minute)
+	trigger := filepath.Join(t.TempDir(), "crash-on-attach")
+	s := warmStack(t, ctx, "1", "BERTH_FAULT_ATTACH_CRASH="+trigger)
+	first := waitWarm(t, ctx, s, 1)
+	require.NoError(t, os.WriteFile(trigger, nil, 0o600))
+	c := s.Client()
+	claimer := name(t, "warm-claimer")
+	_, _, err := c.Create(ctx, client.CreateRequest{Name: claimer, SleepAfter: time.Hour, Start: true})
+	require.NoError(t, err)
+	// The claim asks for a refill, and the refill's attach is the crash.
+	pid := s.WorkerPID()
+	require.Eventually(t, func() bool { return syscall.Kill(pid, 0) != nil }, time.Minute, 50*time.Millisecond,
+		"the worker did not exit while refilling")
+	left := waitWarm(t, ctx, s, 1)
+	require.NotEqual(t, first, left)
+	info, err := s.Docker.Inspect(ctx, left[0])
+	require.NoError(t, err)
+	require.False(t, dockerrt.Attached(info), "the crash did not happen before the attach")
+
+	require.NoError(t, s.StartWorker())
+	time.Sleep(8 * time.Second) // a replacement would have been made by now
+	require.Equal(t, left, waitWarm(t, ctx, s, 1), "the restarted worker replaced the unattached warm container")
+	n := name(t, "warm-after")
+	_, _, err = c.Create(ctx, client.CreateRequest{Name: n, SleepAfter: time.Hour})
+	require.NoError(t, err)
+	require.Equal(t, "hi\n", runOut(t, ctx, c.Sandbox(n), "echo", "hi"))
+	require.Equal(t, left[0], containerOf(t, ctx, s, n), "the sandbox did not claim the adopted container")
+	for _, sb := range []string{claimer, n} {
+		_, err := c.Destroy(ctx, sb)
+		require.NoError(t, err)
+	}
 }
