@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -60,7 +61,8 @@ type WarmPool struct {
 	mu      sync.Mutex
 	ready   map[string][]warm // by instance type, oldest first
 	kick    chan struct{}
-	stopped chan struct{} // closed when Run returns
+	started atomic.Bool   // Start was called
+	stopped chan struct{} // closed when run returns
 }
 
 // warm is one warm container.
@@ -71,7 +73,7 @@ type warm struct {
 }
 
 // NewWarmPool makes the pool boots on a's worker claim from (set it as
-// a.Pool); Run fills it. An empty sizes means no pool: nil. (Not a method:
+// a.Pool); Start fills it, and until then it holds nothing. An empty sizes means no pool: nil. (Not a method:
 // every method of Activities is registered as an activity.)
 func NewWarmPool(a *Activities, sizes config.WarmPool) *WarmPool {
 	if len(sizes) == 0 {
@@ -81,10 +83,15 @@ func NewWarmPool(a *Activities, sizes config.WarmPool) *WarmPool {
 		ready: map[string][]warm{}, kick: make(chan struct{}, 1), stopped: make(chan struct{})}
 }
 
-// Run adopts the warm containers of an earlier worker, then keeps every
-// pool full until ctx ends. It fills one container at a time, so a filling
-// pool never takes more than a boot's share of the host.
-func (p *WarmPool) Run(ctx context.Context) {
+// Start adopts the warm containers of an earlier worker, then keeps every
+// pool full until ctx ends, in the background. It fills one container at a
+// time, so a filling pool never takes more than a boot's share of the host.
+func (p *WarmPool) Start(ctx context.Context) {
+	p.started.Store(true)
+	go p.run(ctx)
+}
+
+func (p *WarmPool) run(ctx context.Context) {
 	defer close(p.stopped)
 	p.adopt(ctx)
 	t := time.NewTicker(warmRefillEvery)
@@ -117,9 +124,12 @@ func (p *WarmPool) Run(ctx context.Context) {
 }
 
 // DropAll removes every warm container not claimed yet and every warm
-// volume no container uses, once Run has ended (the worker is stopping and
-// none will be adopted).
+// volume no container uses, once the pool's filling has ended (the worker
+// is stopping and none will be adopted). A pool never started made none.
 func (p *WarmPool) DropAll() {
+	if !p.started.Load() {
+		return
+	}
 	select {
 	case <-p.stopped: // no fill in flight any more
 	case <-time.After(time.Minute):
@@ -167,6 +177,25 @@ func (p *WarmPool) take(instanceType string) (warm, bool) {
 	default:
 	}
 	return w, true
+}
+
+// Ready reports whether the warm container with Docker id is in this
+// pool, ready to be claimed: adopted or filled, its supervisor answered.
+// One still filling, or another worker's, is not (nil pool: none is).
+func (p *WarmPool) Ready(id string) bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, ws := range p.ready {
+		for _, w := range ws {
+			if w.ID == id {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (p *WarmPool) add(instanceType string, w warm) {

@@ -22,8 +22,9 @@ type Host struct {
 	// Reserved is placed on the host but not yet booted there.
 	Reserved  Resources `json:"reserved"`
 	Sandboxes int       `json:"sandboxes"`
-	// Warm counts unclaimed warm containers by instance type
-	// (BERTH_WARM_POOL); their limits are in Used.
+	// Warm counts unclaimed warm containers ready to be claimed, by
+	// instance type (BERTH_WARM_POOL); their limits, and those of warm
+	// containers still being made, are in Used.
 	Warm     map[string]int `json:"warm,omitempty"`
 	Draining bool           `json:"draining"`
 }

@@ -89,16 +89,12 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 	if err := startEgress(ctx, cfg, c, acts, backups, log); err != nil {
 		return err
 	}
+	acts.Pool = activities.NewWarmPool(acts, warmPool) // before the announcer, which reads it
 	if err := startHosts(ctx, c, acts, backups, version, log); err != nil {
 		return err
 	}
-	acts.Pool = activities.NewWarmPool(acts, warmPool)
-	if cfg.DropWarmOnExit {
-		defer func() {
-			if acts.Pool != nil { // nil too when the host has no disks
-				acts.Pool.DropAll()
-			}
-		}()
+	if cfg.DropWarmOnExit && acts.Pool != nil {
+		defer acts.Pool.DropAll()
 	}
 	log.Info("worker started", zap.String("host", cfg.HostID), zap.String("temporal", cfg.TemporalAddress))
 	return Run(ctx, c, acts)

@@ -48,7 +48,7 @@ func startHosts(ctx context.Context, c client.Client, acts *activities.Activitie
 		return err
 	}
 	acts.Hosts = hosts.New(backups)
-	a := &announcer{reg: acts.Hosts, docker: acts.Docker, log: log.Named("hosts"), limits: map[string]hosts.Resources{},
+	a := &announcer{reg: acts.Hosts, docker: acts.Docker, log: log.Named("hosts"), limits: map[string]hosts.Resources{}, warm: acts.Pool,
 		rec: hosts.Record{ID: acts.HostID, Version: version, Addr: os.Getenv("BERTH_HOST_ADDR"), Capacity: capacity}}
 	log.Info("host capacity", zap.Int64("milliCpu", capacity.MilliCPU), zap.Int64("memoryMiB", capacity.MemoryMiB))
 	// The first announcement comes before the worker takes work: a
@@ -139,7 +139,11 @@ type announcer struct {
 	// limits caches each container's CPU and memory limits (fixed at
 	// create), so an announcement inspects only containers new since the
 	// last one.
-	limits  map[string]hosts.Resources
+	limits map[string]hosts.Resources
+	// warm tells which warm containers are ready to be claimed: only those
+	// count as warm, for a boot placed here for one would otherwise find
+	// none and make a container beyond the host's free capacity.
+	warm    interface{ Ready(id string) bool }
 	failing bool
 }
 
@@ -170,7 +174,8 @@ func (a *announcer) step(ctx context.Context) {
 }
 
 // announce counts this host's sandbox containers (every one that exists
-// and has not exited holds its limits) and writes the record.
+// and has not exited holds its limits) and its warm containers ready to be
+// claimed, and writes the record.
 func (a *announcer) announce(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, contract.HostAnnounceEvery*2)
 	defer cancel()
@@ -194,6 +199,9 @@ func (a *announcer) announce(ctx context.Context) error {
 		seen[ct.ID] = true
 		rec.Used = rec.Used.Add(lim) // a warm container holds its limits too
 		if warm {
+			if !a.warm.Ready(ct.ID) {
+				continue // still filling, or a stopping worker's: counted in Used only
+			}
 			if rec.Warm == nil {
 				rec.Warm = map[string]int{}
 			}

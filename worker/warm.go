@@ -16,10 +16,11 @@ func startWarmPool(ctx context.Context, acts *activities.Activities) {
 		return
 	}
 	if !acts.Docker.DisksEnabled() {
+		// The pool stays empty (not nil: boots and the announcer have read
+		// it since the worker started).
 		acts.Log.Warn("BERTH_WARM_POOL is ignored: warm containers need sandbox disks (BERTH_DISK_LIMITS=off)")
-		acts.Pool = nil
 		return
 	}
 	acts.Log.Info("warm pools", zap.Any("sizes", acts.Pool.Sizes()))
-	go acts.Pool.Run(ctx)
+	acts.Pool.Start(ctx)
 }

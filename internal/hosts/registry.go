@@ -87,8 +87,9 @@ type Record struct {
 	// Sandboxes holds the names of the sandboxes with a container here;
 	// a reservation for one of them is then counted in Used already.
 	Sandboxes []string `json:"sandboxes,omitempty"`
-	// Warm counts the host's unclaimed warm containers by instance type
-	// (their limits are in Used already): a boot there claims one.
+	// Warm counts the host's unclaimed warm containers ready to be
+	// claimed, by instance type (their limits are in Used already, as are
+	// those of warm containers still being made): a boot there claims one.
 	Warm   map[string]int `json:"warm,omitempty"`
 	SeenAt time.Time      `json:"seenAt"`
 }
