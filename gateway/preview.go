@@ -203,6 +203,8 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 		if err != nil {
 			return "", err
 		}
+		// The request's first touch went to the old address.
+		s.preview.activity.renew(name, s.touchSupervisor)
 		return portAddr(t, port), nil
 	}
 	wctx, cancel := context.WithDeadline(ctx, pw.deadline)

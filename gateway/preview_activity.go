@@ -51,6 +51,7 @@ type previewUse struct {
 	open    int       // preview requests and connections in progress
 	last    time.Time // when the last touch was sent
 	sending bool      // a touch is on its way
+	again   bool      // another touch follows the one on its way (renew)
 }
 
 // begin records a preview request of sandbox name as it starts and
@@ -90,8 +91,32 @@ func (p *previewActivity) touch(name string, u *previewUse, now time.Time, send 
 		send(name)
 		p.mu.Lock()
 		u.sending = false
+		if u.again {
+			u.again, u.last = false, time.Time{}
+			p.touch(name, u, time.Now(), send)
+		}
 		p.mu.Unlock()
 	}()
+}
+
+// renew sends a touch for name now, throttle or not, once any touch on its
+// way has returned: the last went to an address the sandbox no longer has
+// (a preview's dial found it gone and looked the sandbox up again,
+// waking it), so nothing holds the sandbox awake until the next touch,
+// which the throttle would put off by up to every, longer than a short
+// sleepAfter. No-op for a sandbox without preview traffic.
+func (p *previewActivity) renew(name string, send func(string)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	u := p.use[name]
+	switch {
+	case u == nil:
+	case u.sending:
+		u.again = true
+	default:
+		u.last = time.Time{}
+		p.touch(name, u, time.Now(), send)
+	}
 }
 
 // tick renews the touches of sandboxes with a request or connection open

@@ -107,6 +107,31 @@ func TestPreviewActivitySlowSupervisorGetsOneTouchAtATime(t *testing.T) {
 	}
 }
 
+// TestPreviewActivityRenewAfterRetarget: a request's first touch went to
+// a stale address (slow to fail: it is still on its way); once the dialer
+// found the sandbox anew, a touch follows at once, throttle or not, and a
+// renew with nothing on its way touches at once too.
+func TestPreviewActivityRenewAfterRetarget(t *testing.T) {
+	p := &previewActivity{every: time.Hour, hold: 2 * time.Hour}
+	s := sends{delay: 200 * time.Millisecond}
+	end := p.begin("a", s.send)
+	defer end()
+	waitFor(t, "the first touch", time.Second, func() bool { return len(s.of("a")) == 1 })
+	p.renew("a", s.send)
+	waitFor(t, "the touch after the retarget", time.Second, func() bool { return len(s.of("a")) == 2 })
+	if gap := s.of("a")[1].Sub(s.of("a")[0]); gap < s.delay {
+		t.Fatalf("the renewed touch joined the one on its way (%v apart)", gap)
+	}
+	time.Sleep(s.delay + 50*time.Millisecond) // nothing on its way now
+	p.renew("a", s.send)
+	waitFor(t, "a renew's touch", time.Second, func() bool { return len(s.of("a")) == 3 })
+	p.renew("b", s.send) // no preview traffic: nothing to hold awake
+	time.Sleep(50 * time.Millisecond)
+	if n := len(s.of("b")); n != 0 {
+		t.Fatalf("%d touches of a sandbox without preview traffic", n)
+	}
+}
+
 // BenchmarkPreviewActivityBegin is what recording costs a preview request
 // in the gateway (the touch itself is sent in the background).
 func BenchmarkPreviewActivityBegin(b *testing.B) {
