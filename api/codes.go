@@ -35,6 +35,8 @@ const (
 	CodeNoCapacity             Code = "NO_CAPACITY"              // 503 no live host has room for the instance type
 	CodeRollbackNeeded         Code = "ROLLBACK_NEEDED"          // 409 the start would lose newer data: pass allowRollback
 	CodeHostNotFound           Code = "HOST_NOT_FOUND"           // 404 no host of that id has announced itself
+	CodeHostLive               Code = "HOST_LIVE"                // 409 only a lost host can be forgotten
+	CodeHostInUse              Code = "HOST_IN_USE"              // 409 sandboxes there are not yet stopped by its loss
 	CodeInternal               Code = "INTERNAL"                 // 500 a bug or an OS failure
 )
 
@@ -83,7 +85,7 @@ func Codes() []Code {
 		CodeValidation, CodeUnauthorized, CodeSandboxNotFound, CodeNotFound, CodeMethodNotAllowed,
 		CodeNameConflict, CodeSandboxDestroyed, CodeSandboxNotRunning, CodePayloadTooLarge, CodeEnvTooLarge,
 		CodeContainerUnavailable, CodeBootFailed, CodeBackupFailed, CodeBackupStoreUnavailable,
-		CodeBackupNotFound, CodeRestoreFailed, CodeTemporalUnavailable, CodeUnavailable, CodeTimeout, CodeEgressUnavailable, CodeSecretNotFound, CodePortNotExposed, CodeNoCapacity, CodeRollbackNeeded, CodeHostNotFound, CodeInternal,
+		CodeBackupNotFound, CodeRestoreFailed, CodeTemporalUnavailable, CodeUnavailable, CodeTimeout, CodeEgressUnavailable, CodeSecretNotFound, CodePortNotExposed, CodeNoCapacity, CodeRollbackNeeded, CodeHostNotFound, CodeHostLive, CodeHostInUse, CodeInternal,
 
 		CodeProcessNotFound, CodeTerminalNotFound, CodeStaleHandle, CodeInvalidCursor, CodeInvalidTerminalCursor,
 		CodeUpgradeRequired, CodeWaitTimeout, CodeExecutableNotFound, CodeInvalidCwd, CodeExecFailed,

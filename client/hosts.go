@@ -8,8 +8,14 @@ import (
 	"github.com/berthdev/berth/api"
 )
 
-// ErrHostNotFound (404): no host of that id has announced itself.
-const ErrHostNotFound = api.CodeHostNotFound
+// Host errors: no host of that id has announced itself (404); it is live
+// and cannot be forgotten (409); sandboxes there are not yet stopped by
+// its loss (409, retryable).
+const (
+	ErrHostNotFound = api.CodeHostNotFound
+	ErrHostLive     = api.CodeHostLive
+	ErrHostInUse    = api.CodeHostInUse
+)
 
 // Host is one Docker host with its capacity and load (the Host schema).
 type Host = api.Host
@@ -35,6 +41,17 @@ func (c *Client) DrainHost(ctx context.Context, id string, move bool) (*DrainRes
 	}
 	var out DrainResult
 	if _, err := c.call(ctx, request{method: http.MethodPost, path: "/v1/hosts/" + url.PathEscape(id) + "/drain", query: q}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ForgetHost removes a lost host from the registry (a machine gone for
+// good) and returns it as it was. A host that announces itself again is
+// listed again.
+func (c *Client) ForgetHost(ctx context.Context, id string) (*Host, error) {
+	var out Host
+	if _, err := c.call(ctx, request{method: http.MethodDelete, path: "/v1/hosts/" + url.PathEscape(id)}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

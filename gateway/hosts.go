@@ -3,9 +3,12 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -26,6 +29,7 @@ func (s *Server) mountHosts(v1 *echo.Group) {
 		h.reg = hosts.New(s.backups)
 	}
 	v1.GET("/hosts", h.list)
+	v1.DELETE("/hosts/:id", h.forget)
 	v1.POST("/hosts/:id/drain", h.drain)
 	v1.DELETE("/hosts/:id/drain", h.undrain)
 }
@@ -94,6 +98,52 @@ func (h *hostRoutes) setDraining(ctx context.Context, id string, on bool) (hosts
 		return hosts.Host{}, registryUnavailable(err)
 	}
 	return h.host(ctx, id)
+}
+
+// forget removes a lost host from the registry: a machine gone for good
+// would otherwise be listed as lost forever. Refused while the host is
+// live, and while sandboxes there still look as if they ran (host loss
+// stops them within seconds of the loss; forgetting the host before that
+// would leave them so). Their workspaces' fate is unchanged: it is in
+// their workflows, not in the registry.
+func (h *hostRoutes) forget(c echo.Context) error {
+	ctx := c.Request().Context()
+	id := c.Param("id")
+	x, err := h.host(ctx, id)
+	if err != nil {
+		return err
+	}
+	if x.Live {
+		return api.NewError(http.StatusConflict, api.CodeHostLive, "host "+strconv.Quote(id)+" announced itself "+
+			time.Since(x.SeenAt).Round(time.Second).String()+" ago: only a lost host can be forgotten; stop its worker first")
+	}
+	var views []contract.View
+	err = h.s.callTemporal(ctx, func(ctx context.Context) (err error) {
+		views, err = hosts.SandboxesOn(ctx, h.s.temporal, h.s.namespace, id,
+			contract.StatusStarting, contract.StatusRunning, contract.StatusStopping)
+		return err
+	})
+	if err != nil {
+		return fromTemporal(err, "")
+	}
+	if len(views) > 0 {
+		names := make([]string, 0, 3)
+		for _, v := range views[:min(3, len(views))] {
+			names = append(names, v.Name)
+		}
+		e := api.NewError(http.StatusConflict, api.CodeHostInUse, fmt.Sprintf(
+			"%d sandboxes on host %q (%s) are not stopped by its loss yet; live workers do that within seconds, try again",
+			len(views), id, strings.Join(names, ", ")))
+		e.Retryable = true
+		return e
+	}
+	if err := h.reg.Forget(ctx, id); err != nil {
+		if errors.Is(err, hosts.ErrNotFound) {
+			return hostNotFound(id)
+		}
+		return registryUnavailable(err)
+	}
+	return c.JSON(http.StatusOK, publicHost(x))
 }
 
 func (h *hostRoutes) undrain(c echo.Context) error {

@@ -102,14 +102,25 @@ func runningBoot(t *testing.T, n string) string {
 // capacity, counts a running sandbox's limits in its load, and drain puts
 // the sandbox to sleep; unknown hosts are 404 HOST_NOT_FOUND.
 func TestHostsListLoadAndDrain(t *testing.T) {
-	h, ok := hostOf(t, stack.HostID)
-	require.True(t, ok, "the stack's worker has announced its host")
+	var h api.Host
+	var ok bool
+	// The stack answers before its worker's first announcement is read.
+	stacktest.WaitFor(t, 3*contract.HostAnnounceEvery, "the stack's worker to announce its host", func() (bool, string) {
+		h, ok = hostOf(t, stack.HostID)
+		return ok, ""
+	})
 	require.True(t, h.Live)
 	require.Positive(t, h.Capacity.MilliCPU)
 	require.Positive(t, h.Capacity.MemoryMiB)
 	require.Equal(t, "HOST_NOT_FOUND", stack.Do(t, "POST", "/v1/hosts/no-such-host/drain", nil).Code())
 	require.Equal(t, "HOST_NOT_FOUND", stack.Do(t, "DELETE", "/v1/hosts/NOT..valid/drain", nil).Code())
 	require.Equal(t, "VALIDATION_FAILED", stack.Do(t, "POST", "/v1/hosts/"+stack.HostID+"/drain?move=maybe", nil).Code())
+	require.Equal(t, "HOST_NOT_FOUND", stack.Do(t, "DELETE", "/v1/hosts/no-such-host", nil).Code())
+	live := stack.Do(t, "DELETE", "/v1/hosts/"+stack.HostID, nil)
+	require.Equal(t, 409, live.Status)
+	require.Equal(t, "HOST_LIVE", live.Code(), "a live host cannot be forgotten: %s", live.Body)
+	_, ok = hostOf(t, stack.HostID)
+	require.True(t, ok, "a refused forget removed the host")
 
 	n := name(t, "hostload")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "instanceType": "lite", "keepAlive": true})
@@ -260,6 +271,25 @@ func TestLostHostSignalsItsSandboxes(t *testing.T) {
 	stack.Must(t, 200, "POST", "/v1/hosts/"+h2+"/drain", nil).JSON(t, &res)
 	require.True(t, res.Host.Draining)
 	require.Empty(t, res.Sandboxes)
+
+	// A machine gone for good is forgotten, once host loss has stopped
+	// its sandboxes (until then: 409 HOST_IN_USE, naming them); they
+	// stay as the loss left them.
+	stacktest.WaitFor(t, 30*time.Second, "the lost host to be forgotten", func() (bool, string) {
+		r := berth(t, "host", "forget", h2)
+		if r.code == 0 {
+			require.Contains(t, r.stdout, "host "+h2+" is forgotten")
+			return true, ""
+		}
+		require.Contains(t, r.stderr, "HOST_IN_USE")
+		require.Contains(t, r.stderr, n)
+		return false, r.stderr
+	})
+	_, listed := hostOf(t, h2)
+	require.False(t, listed, "GET /v1/hosts lists a forgotten host")
+	require.NotContains(t, berthOK(t, "hosts"), h2)
+	require.Equal(t, "stopped", stack.Status(t, n))
+	require.Equal(t, "HOST_NOT_FOUND", stack.Do(t, "DELETE", "/v1/hosts/"+h2, nil).Code())
 }
 
 // Reconciliation runs periodically, not only at start: a workspace volume

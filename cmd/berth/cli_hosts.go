@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -76,7 +77,7 @@ func load(used, capacity int64, unit func(int64) string) string {
 }
 
 func hostCmd(g *globals) *cobra.Command {
-	host := &cobra.Command{Use: "host", Short: "Drain a Docker host for maintenance, or undrain it", GroupID: "server"}
+	host := &cobra.Command{Use: "host", Short: "Drain a Docker host for maintenance, undrain it, or forget a lost one", GroupID: "server"}
 	var move bool
 	drain := &cobra.Command{
 		Use:   "drain HOST",
@@ -129,7 +130,23 @@ func hostCmd(g *globals) *cobra.Command {
 			return g.out(cmd, h, func(w io.Writer) { fmt.Fprintf(w, "host %s is %s\n", termsafe.String(h.ID), hostState(*h)) })
 		},
 	}
-	host.AddCommand(drain, undrain)
+	forget := &cobra.Command{
+		Use: "forget HOST", Short: "Stop listing a lost HOST (a machine gone for good)", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			h, err := c.ForgetHost(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return g.out(cmd, h, func(w io.Writer) {
+				fmt.Fprintf(w, "host %s is forgotten (last seen %s)\n", termsafe.String(h.ID), h.LastSeen.Format(time.RFC3339))
+			})
+		},
+	}
+	host.AddCommand(drain, undrain, forget)
 	return host
 }
 

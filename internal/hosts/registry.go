@@ -26,6 +26,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -167,6 +168,34 @@ func (r *Registry) SetDraining(ctx context.Context, id string, draining bool) er
 	}
 	_, err := r.store.Put(ctx, hostKey(id, drainName), strings.NewReader(r.Now().UTC().Format(time.RFC3339Nano)))
 	return err
+}
+
+// Forget removes a host's record, drain flag and reservations: the
+// caller has made sure it is lost. ErrNotFound if it never announced
+// itself.
+func (r *Registry) Forget(ctx context.Context, id string) error {
+	if _, err := r.Get(ctx, id); err != nil {
+		return err
+	}
+	objs, err := r.store.List(ctx, Prefix+id+"/")
+	if err != nil {
+		return fmt.Errorf("hosts: forget %s: %w", id, err)
+	}
+	// The record last: a failure halfway leaves the host listed, and
+	// forgetting it again finishes the job.
+	last := func(o blob.Object) int {
+		if o.Key == hostKey(id, recordName) {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(objs, func(a, b blob.Object) int { return last(a) - last(b) })
+	for _, o := range objs {
+		if err := r.store.Delete(ctx, o.Key); err != nil {
+			return fmt.Errorf("hosts: forget %s: %w", id, err)
+		}
+	}
+	return nil
 }
 
 // Get reads one host.

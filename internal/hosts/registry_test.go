@@ -159,3 +159,41 @@ func TestReserveCountsWarmContainersAsRoom(t *testing.T) {
 		t.Fatalf("a third basic boot with two warm containers: %v %v", ok, err)
 	}
 }
+
+// Forget removes everything of one host (record, drain flag,
+// reservations) and nothing of another whose id it prefixes; a host
+// forgotten that announces itself again is listed again.
+func TestForgetRemovesOneHostEntirely(t *testing.T) {
+	ctx := context.Background()
+	r := newRegistry(t)
+	if err := r.Forget(ctx, "h1"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("forget of a host never seen: %v, want ErrNotFound", err)
+	}
+	for _, id := range []string{"h1", "h10"} {
+		if err := r.Announce(ctx, Record{ID: id, Capacity: Resources{1000, 4096}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.SetDraining(ctx, id, true); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := r.Reserve(ctx, id, "x", Resources{250, 1024}, ""); !ok || err != nil {
+			t.Fatalf("reserve on %s: %v %v", id, ok, err)
+		}
+	}
+	if err := r.Forget(ctx, "h1"); err != nil {
+		t.Fatal(err)
+	}
+	if objs, _ := r.store.List(ctx, Prefix+"h1/"); len(objs) != 0 {
+		t.Fatalf("forgotten host left %d objects: %v", len(objs), objs)
+	}
+	hs, err := r.List(ctx)
+	if err != nil || len(hs) != 1 || hs[0].ID != "h10" || !hs[0].Draining || hs[0].Reserved != (Resources{250, 1024}) {
+		t.Fatalf("after forgetting h1: %+v %v, want h10 untouched", hs, err)
+	}
+	if err := r.Announce(ctx, Record{ID: "h1", Capacity: Resources{1000, 4096}}); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := r.Get(ctx, "h1"); err != nil || h.Draining || !h.Live {
+		t.Fatalf("a forgotten host that announces itself again: %+v %v", h, err)
+	}
+}
