@@ -176,13 +176,19 @@ func TestHostsListLoadAndDrain(t *testing.T) {
 // A container killed behind Berth's back: the host's Docker events
 // watcher signals container-exited to its workflow with the boot and the
 // exit code. Asserted on the workflow's history (the signal as recorded),
-// which holds whether or not the workflow acts on it.
+// which holds whether or not the workflow acts on it. A container Berth
+// stops itself (a sleep) is no news and signals nothing: it cost a history
+// event and a workflow task on every sleep.
 func TestKilledContainerSignalsContainerExited(t *testing.T) {
 	n := name(t, "exitsig")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "instanceType": "lite", "keepAlive": true})
 	t.Cleanup(func() { stack.Do(t, "DELETE", "/v1/sandboxes/"+n, nil) })
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	slept := runningBoot(t, n)
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/sleep", nil)
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
 	boot := runningBoot(t, n)
+	require.NotEqual(t, slept, boot)
 
 	killed := time.Now()
 	out, err := exec.Command("docker", "kill", "berth-"+n).CombinedOutput()
@@ -198,6 +204,12 @@ func TestKilledContainerSignalsContainerExited(t *testing.T) {
 	})
 	t.Logf("container-exited signalled within %s of docker kill: %+v", time.Since(killed).Round(10*time.Millisecond), got)
 	require.Equal(t, 137, got.Code, "SIGKILL")
+	// The watcher handles deaths in order: the sleep's came first.
+	for _, raw := range signalsOf(t, n, contract.SignalContainerExited) {
+		var e contract.ContainerExit
+		require.NoError(t, json.Unmarshal(raw, &e))
+		require.NotEqual(t, slept, e.BootID, "the sleep's own stop was signalled as a container exit: %+v", e)
+	}
 }
 
 // A sandbox whose container vanished while the worker was down (removed

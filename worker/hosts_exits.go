@@ -89,8 +89,8 @@ func (w *exitWatcher) run(ctx context.Context) {
 func (w *exitWatcher) died(ctx context.Context, m events.Message) {
 	attrs := m.Actor.Attributes
 	sandbox, boot := activities.SandboxOf(attrs, attrs["name"]), attrs[dockerrt.LabelBoot]
-	if sandbox == "" || boot == "" || !sameNamespace(attrs, w.namespace) {
-		return
+	if sandbox == "" || boot == "" || !sameNamespace(attrs, w.namespace) || w.docker.Ending(m.Actor.ID) {
+		return // not a sandbox's, or this worker stopped it itself
 	}
 	code, err := strconv.Atoi(attrs["exitCode"])
 	if err != nil {

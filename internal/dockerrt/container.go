@@ -279,8 +279,15 @@ func (r *Runtime) Unpause(ctx context.Context, id string) error {
 // every process group) and kills it after grace; a missing or already
 // stopped container is not an error.
 func (r *Runtime) Stop(ctx context.Context, name string, grace time.Duration) error {
+	c, err := r.Inspect(ctx, name)
+	if err != nil || c == nil {
+		return err
+	}
+	if c.State != nil && c.State.Running {
+		r.ending.add(c.ID)
+	}
 	secs := int(grace.Seconds())
-	err := r.cli.ContainerStop(ctx, name, container.StopOptions{Timeout: &secs})
+	err = r.cli.ContainerStop(ctx, c.ID, container.StopOptions{Timeout: &secs})
 	if IsNotFound(err) {
 		return nil
 	}

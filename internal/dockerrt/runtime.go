@@ -55,10 +55,11 @@ const bridgeNameOption = "com.docker.network.bridge.name"
 // Runtime talks to one Docker engine.
 type Runtime struct {
 	cli       *client.Client
-	diskDir   string   // where sandbox disks live; "" until EnableDisks
-	diskLocks sync.Map // disk root -> *sync.Mutex
-	spareBusy sync.Map // disk size -> a spare image is being made (disk_spare.go)
-	addrs     addrBook // sandbox-network addresses (netattach.go)
+	diskDir   string    // where sandbox disks live; "" until EnableDisks
+	diskLocks sync.Map  // disk root -> *sync.Mutex
+	spareBusy sync.Map  // disk size -> a spare image is being made (disk_spare.go)
+	addrs     addrBook  // sandbox-network addresses (netattach.go)
+	ending    endingSet // containers stopped or removed here (ending.go)
 	// netName and bridgeName replace NetworkName and BridgeName for the
 	// sandbox network's lookup and creation, in tests only.
 	netName, bridgeName string
@@ -317,6 +318,9 @@ func (r *Runtime) RemoveContainer(ctx context.Context, name string) error {
 	c, err := r.Inspect(ctx, name)
 	if err != nil || c == nil {
 		return err
+	}
+	if c.State != nil && c.State.Running {
+		r.ending.add(c.ID)
 	}
 	err = r.cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true})
 	if IsNotFound(err) || cerrdefs.IsConflict(err) && isRemovalInProgress(err) {
