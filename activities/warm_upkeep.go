@@ -1,0 +1,104 @@
+package activities
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/volume"
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/internal/dockerrt"
+)
+
+// The warm pool's upkeep: adopting an earlier worker's warm containers,
+// replacing those that stopped, and sweeping warm volumes left without a
+// container (warm.go has the pool itself).
+
+// adopt takes over the warm containers an earlier worker left: running,
+// of this worker's version, of a type with a pool, on the sandbox network
+// (attached now if need be), answering, and with their disk still their
+// own. Every other unclaimed one is removed.
+func (p *WarmPool) adopt(ctx context.Context) {
+	cs, err := p.a.Docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: p.ours()})
+	if err != nil {
+		p.log.Warn("list warm containers", zap.Error(err))
+		return
+	}
+	for _, ct := range cs {
+		name := ListedName(ct.Names)
+		if !strings.HasPrefix(name, WarmPrefix) {
+			continue // claimed: a sandbox's now
+		}
+		it := ct.Labels[dockerrt.LabelPool]
+		w := warm{Name: name, ID: ct.ID, BootID: ct.Labels[dockerrt.LabelBoot]}
+		keep := ct.State == "running" && ct.Labels[dockerrt.LabelVersion] == p.a.Version &&
+			p.count(it) < p.sizes[it] && !p.a.Docker.HandedOver(name)
+		if keep {
+			// One whose fill the earlier worker died in, between start and
+			// attach, is attached now: it never ran anything but its
+			// supervisor.
+			if info, err := p.a.Docker.Inspect(ctx, ct.ID); err == nil && info != nil {
+				w.IP, _ = p.a.Docker.Adopt(ctx, info)
+			}
+			hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			keep = w.IP != "" && p.a.waitHealthy(hctx, w.container(), 2*time.Second) == nil
+			cancel()
+		}
+		if keep {
+			p.add(it, w)
+			continue
+		}
+		p.log.Info("removing a warm container an earlier worker left", zap.String("container", name))
+		p.discard(w)
+	}
+}
+
+// prune drops warm containers that stopped running (killed, OOM, a
+// Docker restart) and makes them again.
+func (p *WarmPool) prune(ctx context.Context) {
+	p.mu.Lock()
+	var all []warm
+	for _, ws := range p.ready {
+		all = append(all, ws...)
+	}
+	p.mu.Unlock()
+	for _, w := range all {
+		info, err := p.a.Docker.Inspect(ctx, w.ID)
+		if err != nil || info != nil && info.State != nil && info.State.Running {
+			continue
+		}
+		p.mu.Lock()
+		for it, ws := range p.ready {
+			for i := range ws {
+				if ws[i].ID == w.ID {
+					p.ready[it] = append(ws[:i:i], ws[i+1:]...)
+					break
+				}
+			}
+		}
+		p.mu.Unlock()
+		p.log.Warn("a warm container stopped; replacing it", zap.String("container", w.Name))
+		p.discard(w)
+	}
+}
+
+// sweep removes warm volumes no container uses any more: those of
+// claimed containers whose sandbox has since stopped (their disk went
+// with the sandbox), and those a crash left between volume and container.
+func (p *WarmPool) sweep(ctx context.Context) {
+	f := p.ours()
+	f.Add("dangling", "true")
+	vs, err := p.a.Docker.Client().VolumeList(ctx, volume.ListOptions{Filters: f})
+	if err != nil {
+		return
+	}
+	for _, v := range vs.Volumes {
+		created, err := time.Parse(time.RFC3339, v.CreatedAt)
+		if !strings.HasPrefix(v.Name, WarmPrefix) || err == nil && time.Since(created) < warmSweepAge && !p.a.Docker.HandedOver(v.Name) {
+			continue
+		}
+		p.dropVolume(ctx, v.Name)
+	}
+}
