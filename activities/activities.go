@@ -59,6 +59,10 @@ type Activities struct {
 	Hosts *hosts.Registry
 	// Pool holds warm containers boots claim (warm.go); nil: none.
 	Pool *WarmPool
+	// LocalBoots lets Place offer a workflow in this worker a BootWarm on
+	// this host (PlaceResult.Local). Off, every boot goes through the
+	// host's queue.
+	LocalBoots bool
 
 	markerMu sync.Mutex // restore markers: a flush never removes a newer restore's
 }

@@ -26,6 +26,29 @@ import (
 // A container that does not get that far is removed: the retry starts a
 // fresh one, and a boot that fails for good leaves nothing behind.
 func (a *Activities) Boot(ctx context.Context, in contract.BootInput) (contract.BootResult, error) {
+	return a.boot(ctx, in, false)
+}
+
+// BootWarm is Boot run as a local activity in the workflow's own worker,
+// which Place found on the chosen host with a warm container ready
+// (contract.ActivityBootWarm): no host queue between the workflow and the
+// claim, and the boot's answer lands in the same workflow task. It only
+// claims. With no warm container left, a workspace already on this host,
+// a backup to restore, or another host than in.Host (a workflow task
+// retried in another worker), it makes nothing and answers a zero
+// Container; the workflow then runs Boot on the host's queue with the
+// same input.
+func (a *Activities) BootWarm(ctx context.Context, in contract.BootInput) (contract.BootResult, error) {
+	if in.Host != a.HostID || in.RestoreBackupID != "" || in.ForceRestore {
+		return contract.BootResult{}, nil
+	}
+	return a.boot(ctx, in, true)
+}
+
+// errNotClaimed ends a claim-only boot that found nothing to claim.
+var errNotClaimed = errors.New("no warm container to claim")
+
+func (a *Activities) boot(ctx context.Context, in contract.BootInput, claimOnly bool) (contract.BootResult, error) {
 	if err := in.Validate(); err != nil {
 		return contract.BootResult{}, err
 	}
@@ -36,7 +59,12 @@ func (a *Activities) Boot(ctx context.Context, in contract.BootInput) (contract.
 	stop := heartbeatLoop(ctx, func() any { return "booting" })
 	defer stop()
 	name := ContainerName(in.Sandbox)
-	ip, id, boot, restored, err := a.adoptOrRun(ctx, in, name)
+	ip, id, boot, restored, err := a.adoptOrRun(ctx, in, name, claimOnly)
+	if errors.Is(err, errNotClaimed) {
+		// Nothing made: the Boot that follows goes on from here, as a
+		// retry would.
+		return contract.BootResult{}, nil
+	}
 	if err != nil {
 		a.undoBoot(ctx, in, "")
 		return contract.BootResult{}, err
@@ -118,7 +146,9 @@ func (a *Activities) serve(ctx context.Context, c contract.Container, env map[st
 // the workspace and runs a fresh one. boot is the boot id the container's
 // supervisor serves: the boot's own, or the one a warm container was
 // made with.
-func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name string) (ip, id, boot, restored string, err error) {
+//
+// claimOnly stops short of a fresh container: errNotClaimed.
+func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name string, claimOnly bool) (ip, id, boot, restored string, err error) {
 	existing, err := a.Docker.Inspect(ctx, name)
 	if err != nil {
 		return "", "", "", "", err
@@ -141,9 +171,13 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 		if err := a.Docker.RemoveContainer(ctx, existing.ID); err != nil {
 			return "", "", "", "", fmt.Errorf("remove stale container %s: %w", name, err)
 		}
+		a.dropStaleClaim(ctx, in.Sandbox, existing.ID)
 	}
 	if ip, id, boot, restored, ok, err := a.claimWarm(ctx, in); ok || err != nil {
 		return ip, id, boot, restored, err
+	}
+	if claimOnly {
+		return "", "", "", "", errNotClaimed
 	}
 	it, image, imageID, err := a.instanceImage(ctx, in.InstanceType)
 	if err != nil {

@@ -17,6 +17,7 @@ func TestContractActivityNamesAreMethods(t *testing.T) {
 	errT := reflect.TypeFor[error]()
 	want := map[string]struct{ in, out reflect.Type }{
 		contract.ActivityBoot:          {reflect.TypeFor[contract.BootInput](), reflect.TypeFor[contract.BootResult]()},
+		contract.ActivityBootWarm:      {reflect.TypeFor[contract.BootInput](), reflect.TypeFor[contract.BootResult]()},
 		contract.ActivityStop:          {reflect.TypeFor[contract.StopInput](), reflect.TypeFor[contract.StopResult]()},
 		contract.ActivitySnapshot:      {reflect.TypeFor[contract.StopInput](), reflect.TypeFor[contract.SnapshotResult]()},
 		contract.ActivityDestroy:       {reflect.TypeFor[contract.DestroyInput](), nil},

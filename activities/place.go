@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/berthdev/berth/internal/hosts"
@@ -58,7 +59,7 @@ func (a *Activities) Place(ctx context.Context, in contract.PlaceInput) (contrac
 						_ = a.Hosts.Release(ctx, h.ID, in.Sandbox)
 					}
 				}
-				return contract.PlaceResult{Host: id, PreferredLive: ch.PreferredLive}, nil
+				return contract.PlaceResult{Host: id, PreferredLive: ch.PreferredLive, Local: a.bootsHere(ctx, id, in.InstanceType)}, nil
 			}
 		}
 		if len(ch.Candidates) == 0 {
@@ -73,6 +74,13 @@ func (a *Activities) Place(ctx context.Context, in contract.PlaceInput) (contrac
 		}
 	}
 	return contract.PlaceResult{}, temporal.NewNonRetryableApplicationError(noCapacity(hs, in, need), contract.ErrNoCapacity, nil)
+}
+
+// bootsHere reports whether a boot placed on host can be a BootWarm in
+// this worker: Place runs here as the workflow's local activity, host is
+// this worker's, and its pool has a container of the instance type ready.
+func (a *Activities) bootsHere(ctx context.Context, host, instanceType string) bool {
+	return a.LocalBoots && host == a.HostID && activity.GetInfo(ctx).IsLocalActivity && a.Pool.has(instanceType)
 }
 
 // noCapacity says why no host took the boot, so an operator knows whether

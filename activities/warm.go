@@ -156,6 +156,12 @@ func (p *WarmPool) count(instanceType string) int {
 	return len(p.ready[instanceType])
 }
 
+// has reports whether a warm container of an instance type is ready
+// (nil pool: none is).
+func (p *WarmPool) has(instanceType string) bool {
+	return p != nil && p.count(instanceType) > 0
+}
+
 // take hands out the oldest warm container of an instance type and asks
 // for a refill.
 func (p *WarmPool) take(instanceType string) (warm, bool) {

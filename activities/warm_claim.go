@@ -132,6 +132,37 @@ func (a *Activities) adoptClaimed(ctx context.Context, in contract.BootInput, c 
 	return restored, true, a.finishClaim(ctx, in, rec, c.Config.Labels[dockerrt.LabelBoot])
 }
 
+// dropStaleClaim removes the warm volume of a claimed container that a
+// boot removed as stale: claimed for a boot the workflow never recorded
+// (its worker died in the workflow task that ran BootWarm, and the task's
+// retry drew another boot id). The sweep would keep it for warmSweepAge.
+// A disk already handed over stays the sandbox's.
+func (a *Activities) dropStaleClaim(ctx context.Context, sandbox, id string) {
+	rec, ok := a.readClaim(sandbox)
+	if !ok || rec.Container != id || a.Pool == nil {
+		return
+	}
+	a.Pool.dropVolume(context.WithoutCancel(ctx), rec.Warm)
+	a.dropClaim(sandbox)
+}
+
+// claimGrace is how long a claimed container is its claim's, whatever
+// the sandbox's recorded state says: a claim in the workflow's own worker
+// (BootWarm) runs inside a workflow task, so until that task completes the
+// recorded state still predates the boot (created, stopped).
+const claimGrace = 2 * time.Minute
+
+// Claiming reports whether sandbox has a claim younger than claimGrace on
+// this host: Reconcile leaves its claimed container to the boot, which
+// adopts it or removes it with its warm volume (nil pool: no claims).
+func (p *WarmPool) Claiming(sandbox string) bool {
+	if p == nil {
+		return false
+	}
+	fi, err := os.Stat(p.a.claimPath(sandbox))
+	return err == nil && time.Since(fi.ModTime()) < claimGrace
+}
+
 func (a *Activities) claimPath(sandbox string) string {
 	return filepath.Join(a.DataDir, "claims", sandbox)
 }

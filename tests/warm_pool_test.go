@@ -14,11 +14,13 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/stacktest"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // Warm pools (BERTH_WARM_POOL): a worker keeps containers booted ahead of
@@ -101,6 +103,29 @@ func containerOf(t *testing.T, ctx context.Context, s *stacktest.Stack, n string
 	return c.ID
 }
 
+// bootsOf counts the boots in a sandbox's current run: Boot activities
+// (through a host's queue) and BootWarm local activities (a claim in the
+// workflow's own worker, recorded as a marker).
+func bootsOf(t *testing.T, s *stacktest.Stack, n string) (hostQueue, inWorker int) {
+	t.Helper()
+	it := s.Temporal.GetWorkflowHistory(context.Background(), contract.WorkflowID(n), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == contract.ActivityBoot {
+			hostQueue++
+		}
+		if m := ev.GetMarkerRecordedEventAttributes(); m != nil && m.GetMarkerName() == "LocalActivity" {
+			for _, p := range m.GetDetails()["data"].GetPayloads() {
+				if strings.Contains(string(p.GetData()), `"`+contract.ActivityBootWarm+`"`) {
+					inWorker++
+				}
+			}
+		}
+	}
+	return hostQueue, inWorker
+}
+
 func runOut(t *testing.T, ctx context.Context, sb *client.Sandbox, argv ...string) string {
 	t.Helper()
 	r, err := sb.Run(ctx, argv, client.RunOptions{})
@@ -126,6 +151,8 @@ func TestWarmPoolClaimsACleanContainerPerSandbox(t *testing.T) {
 	require.Equal(t, "hi\n", runOut(t, ctx, sa, "echo", "hi"))
 	idA := containerOf(t, ctx, s, a)
 	require.Contains(t, warm, idA, "sandbox %s did not claim a warm container", a)
+	hostQueue, inWorker := bootsOf(t, s, a)
+	require.Equal(t, [2]int{0, 1}, [2]int{hostQueue, inWorker}, "a claim on the workflow worker's own host must run in that worker, not through the host's queue")
 	require.Equal(t, "a-env\n", runOut(t, ctx, sa, "sh", "-c", "echo $LEFT_BEHIND"), "the claimed container has the sandbox's env")
 	runOut(t, ctx, sa, "sh", "-c", "echo a > /workspace/mine && echo a > /root/mine")
 	_, err = sa.Exec(ctx, []string{"sleep", "1000"}, client.ExecOptions{})
@@ -223,13 +250,29 @@ func TestWarmPoolSurvivesWorkerRestart(t *testing.T) {
 
 // A worker that dies in the middle of a claim (the warm container renamed
 // to the sandbox's, its disk not yet handed over: fault-injected exit)
-// leaves nothing half-made: the boot's retry on the restarted worker takes
-// up the same container, finishes the claim and the sandbox runs; once it
-// is destroyed nothing warm is left but the pool.
+// leaves nothing half-made, and once the sandbox is destroyed nothing warm
+// is left but the pool.
+//
+// A claim through the host's queue (Boot; forced here with
+// BERTH_FAULT_NO_LOCAL_BOOT, as when the workflow's worker is on another
+// host): the boot's retry on the restarted worker takes up the same
+// container and finishes the claim. A claim in the workflow's own worker
+// (BootWarm): the workflow task that ran it is retried whole, with a new
+// boot id, so the container claimed for the lost one is removed, its warm
+// volume with it, and the sandbox boots anew.
 func TestWarmClaimSurvivesAWorkerCrash_FaultInjected(t *testing.T) {
+	t.Run("host-queue", func(t *testing.T) { warmClaimCrash(t, false) })
+	t.Run("local", func(t *testing.T) { warmClaimCrash(t, true) })
+}
+
+func warmClaimCrash(t *testing.T, local bool) {
 	ctx := testCtx(t, 5*time.Minute)
 	trigger := filepath.Join(t.TempDir(), "crash-on-claim")
-	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_WARM_POOL=basic=1", "BERTH_FAULT_CLAIM_CRASH=" + trigger}})
+	env := []string{"BERTH_WARM_POOL=basic=1", "BERTH_FAULT_CLAIM_CRASH=" + trigger}
+	if !local {
+		env = append(env, "BERTH_FAULT_NO_LOCAL_BOOT=1")
+	}
+	s, err := stacktest.Start(ctx, stacktest.Options{Env: env})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -255,19 +298,42 @@ func TestWarmClaimSurvivesAWorkerCrash_FaultInjected(t *testing.T) {
 
 	sb := c.Sandbox(n)
 	require.Equal(t, "kept\n", runOut(t, ctx, sb, "sh", "-c", "echo kept > /workspace/f && cat /workspace/f"))
-	require.Equal(t, warm[0], containerOf(t, ctx, s, n), "the retried boot did not take up the claimed container")
+	if local {
+		require.NotEqual(t, warm[0], containerOf(t, ctx, s, n), "a container claimed for a boot the workflow never recorded was kept")
+	} else {
+		require.Equal(t, warm[0], containerOf(t, ctx, s, n), "the retried boot did not take up the claimed container")
+	}
+	hostQueue, inWorker := bootsOf(t, s, n)
+	if local {
+		// The retry claims in the worker or boots through the queue,
+		// as the refilling pool allows; either way one boot.
+		require.Equal(t, 1, hostQueue+inWorker, "boots recorded: %d through the queue, %d in the worker", hostQueue, inWorker)
+	} else {
+		require.Equal(t, [2]int{1, 0}, [2]int{hostQueue, inWorker}, "the boot did not go through the host's queue")
+	}
 	_, err = c.Sleep(ctx, n)
 	require.NoError(t, err)
 	require.Equal(t, "kept\n", runOut(t, ctx, sb, "cat", "/workspace/f"), "the claimed workspace was not the sandbox's")
 	_, err = c.Destroy(ctx, n)
 	require.NoError(t, err)
+	var left []string
 	require.Eventually(t, func() bool {
 		vs, err := s.Docker.Client().VolumeList(ctx, volume.ListOptions{Filters: filters.NewArgs(
 			filters.Arg("label", dockerrt.LabelPool), filters.Arg("label", dockerrt.LabelHost+"="+s.HostID))})
 		cs, cerr := s.Docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(
 			filters.Arg("label", dockerrt.LabelPool), filters.Arg("label", dockerrt.LabelHost+"="+s.HostID))})
-		return err == nil && cerr == nil && len(vs.Volumes) == 1 && len(cs) == 1
-	}, 30*time.Second, 500*time.Millisecond, "warm objects outlived the claim")
+		if err != nil || cerr != nil {
+			return false
+		}
+		left = nil
+		for _, v := range vs.Volumes {
+			left = append(left, "volume "+v.Name)
+		}
+		for _, c := range cs {
+			left = append(left, "container "+activities.ListedName(c.Names)+" ("+c.State+")")
+		}
+		return len(vs.Volumes) == 1 && len(cs) == 1
+	}, 30*time.Second, 500*time.Millisecond, "warm objects outlived the claim: %v", &left)
 }
 
 // A worker that dies while filling the pool, between a warm container's

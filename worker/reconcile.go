@@ -39,7 +39,11 @@ import (
 // namespace: a worker pointed at the wrong namespace, to which every sandbox
 // looks missing, must not delete workspaces (volumes from before the label
 // are kept for the same reason).
-func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, hostID, namespace string, log *zap.Logger) error {
+//
+// A claimed warm container whose claim is recent (claiming, from
+// activities.WarmPool.Claiming; nil: none) is its boot's to adopt or
+// remove, whatever the sandbox's state says.
+func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, hostID, namespace string, claiming func(string) bool, log *zap.Logger) error {
 	ours := filters.NewArgs(
 		filters.Arg("label", dockerrt.LabelManaged+"=true"),
 		filters.Arg("label", dockerrt.LabelHost+"="+hostID))
@@ -100,7 +104,7 @@ func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, h
 			continue // not a sandbox's, or warm (activities/warm.go keeps those)
 		}
 		keep, why := keepContainer(state(name), hostID, ct.Labels[dockerrt.LabelBoot])
-		if keep {
+		if keep || ct.Labels[dockerrt.LabelPool] != "" && claiming != nil && claiming(name) {
 			continue
 		}
 		log.Info("removing orphan container", zap.String("sandbox", name), zap.String("container", ct.ID), zap.String("why", why))

@@ -37,9 +37,14 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 		return err
 	}
 	// Before any work is taken, so no activity of this worker races it.
-	if err := Reconcile(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Log.Named("reconcile")); err != nil {
+	if err := Reconcile(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Pool.Claiming, acts.Log.Named("reconcile")); err != nil {
 		acts.Log.Warn("reconcile skipped", zap.Error(err))
 	}
+	// Fault injection (tests only): BERTH_FAULT_NO_HOST_QUEUE, below.
+	noHostQueue := os.Getenv("BERTH_FAULT_NO_HOST_QUEUE") == "1"
+	// BERTH_FAULT_NO_LOCAL_BOOT=1 (tests only) sends every boot through
+	// the host's queue, as when the workflow's worker is on another host.
+	acts.LocalBoots = !noHostQueue && os.Getenv("BERTH_FAULT_NO_LOCAL_BOOT") != "1" // before any Place runs
 	shared, err := startPolling(ctx, acts.Log, "shared", func() sdkworker.Worker {
 		w := sdkworker.New(c, contract.SharedQueue, sdkworker.Options{})
 		w.RegisterWorkflowWithOptions(workflows.Sandbox, workflow.RegisterOptions{Name: contract.WorkflowType})
@@ -50,9 +55,9 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 		return err
 	}
 	defer shared.Stop()
-	if os.Getenv("BERTH_FAULT_NO_HOST_QUEUE") == "1" {
+	if noHostQueue {
 		// Fault injection (tests only): a host that announces itself but
-		// misses every task on its queue.
+		// misses every task on its queue, local boots included.
 		acts.Log.Warn("BERTH_FAULT_NO_HOST_QUEUE: this worker leaves its host's queue unpolled")
 	} else {
 		host, err := startPolling(ctx, acts.Log, "host", func() sdkworker.Worker {

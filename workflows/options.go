@@ -148,6 +148,16 @@ func placeLocalOptions(ctx workflow.Context) workflow.Context {
 	})
 }
 
+// bootWarmOptions: one attempt. A claim takes tens of milliseconds; one
+// that fails or hangs is Boot's to finish on the host's queue, which
+// adopts the claimed container or boots afresh.
+func bootWarmOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+	})
+}
+
 func placeOptions(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:              contract.SharedQueue,

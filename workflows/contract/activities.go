@@ -45,6 +45,9 @@ type BootInput struct {
 	Egress *policy.Policy `json:"egress,omitempty"`
 	// Services are started once the supervisor holds the env.
 	Services []api.Service `json:"services,omitempty"`
+	// Host is the host a BootWarm is meant for; Boot, which its host's
+	// queue delivers, leaves it empty.
+	Host string `json:"host,omitempty"`
 }
 
 // BootResult is the booted container and the backup restored for it.

@@ -32,6 +32,12 @@ type PlaceInput struct {
 type PlaceResult struct {
 	Host          string `json:"host"`
 	PreferredLive bool   `json:"preferredLive"`
+	// Local: Host is the host of the worker Place ran in (as a local
+	// activity, so the workflow's own worker), and its warm pool held a
+	// container ready for the instance type: the workflow may boot by
+	// ActivityBootWarm in that worker, skipping the host queue's dispatch
+	// and a workflow task. Absent in histories recorded before it.
+	Local bool `json:"local,omitempty"`
 }
 
 // ActivityHostLive (host id -> HostLiveResult) runs as a local activity in

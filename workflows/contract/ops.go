@@ -32,8 +32,16 @@ const (
 	// ActivityApplyEgress (EgressInput) hands a running container's egress
 	// policy to its host's egress proxy and resolver.
 	ActivityApplyEgress = "ApplyEgress"
+	// ActivityBootWarm (BootInput -> BootResult) is Boot as a local
+	// activity, in the workflow's worker, for a boot Place put on that
+	// worker's own host with a warm container ready (PlaceResult.Local):
+	// it only claims. A zero Container says it claimed nothing (the pool
+	// ran dry, or BootInput.Host is another worker's host after a workflow
+	// task moved): the workflow then runs Boot on the host's queue with
+	// the same input, which adopts whatever an interrupted claim left.
+	ActivityBootWarm = "BootWarm"
 )
 
 // ActivityNames lists every activity type the workflow schedules.
-var ActivityNames = []string{ActivityBoot, ActivityStop, ActivitySnapshot, ActivityDestroy,
+var ActivityNames = []string{ActivityBoot, ActivityBootWarm, ActivityStop, ActivitySnapshot, ActivityDestroy,
 	ActivityWatch, ActivityCheckIdle, ActivityApplyEnv, ActivityApplyEgress, ActivityArchiveEvents, ActivityApplyServices}
