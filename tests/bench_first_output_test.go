@@ -205,8 +205,9 @@ func warmBenchStack(b *testing.B) *stacktest.Stack {
 	return s
 }
 
-// waitWarmCount waits until the stack's host has n warm containers
-// running.
+// waitWarmCount waits until the stack's host has n warm basic containers
+// running and announces them ready to be claimed (one merely running may
+// still be filling; a create then would boot cold).
 func waitWarmCount(ctx context.Context, s *stacktest.Stack, n int, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for {
@@ -216,11 +217,21 @@ func waitWarmCount(ctx context.Context, s *stacktest.Stack, n int, limit time.Du
 		if err != nil {
 			return err
 		}
-		if len(cs) >= n {
+		hs, err := s.Client().Hosts(ctx)
+		if err != nil {
+			return err
+		}
+		ready := 0
+		for _, h := range hs {
+			if h.ID == s.HostID {
+				ready = h.Warm["basic"]
+			}
+		}
+		if len(cs) >= n && ready >= n {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the warm pool has %d of %d containers after %s", len(cs), n, limit)
+			return fmt.Errorf("the warm pool runs %d of %d containers after %s, %d announced ready", len(cs), n, limit, ready)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
