@@ -108,6 +108,15 @@ import (
 //	                 activity (live), schedules the Stop again, which the
 //	                 returning worker runs (backup, container removed); a
 //	                 wake, then destroy (two runs)
+//	boot-warm-local  (b898d2f) recorded on the real stack with a warm pool
+//	                 of one: Place (local) answers "local" and the boot
+//	                 claims in the workflow's own worker (the
+//	                 "boot-warm-local" marker and a BootWarm local
+//	                 activity, no Boot): start-at-create (create with
+//	                 "start": true, exec, sleep, a wake that restores the
+//	                 backup through the host's queue although Place said
+//	                 local, destroy) and start-update (create with env, a
+//	                 start update, exec, destroy)
 //
 // To record a new history (do it whenever you add a path to the workflow,
 // and keep the old files: they are what running workflows look like):
