@@ -46,7 +46,7 @@ func (a *Activities) Place(ctx context.Context, in contract.PlaceInput) (contrac
 			return contract.PlaceResult{}, err // the store may come back: retried
 		}
 		ch := hosts.Choose(hs, in, need)
-		for _, id := range ch.Candidates {
+		for _, id := range a.hereFirst(ctx, ch.Candidates, in) {
 			ok, err := a.Hosts.Reserve(ctx, id, in.Sandbox, need, in.InstanceType)
 			if err != nil {
 				return contract.PlaceResult{}, err
@@ -81,6 +81,20 @@ func (a *Activities) Place(ctx context.Context, in contract.PlaceInput) (contrac
 // this worker's, and its pool has a container of the instance type ready.
 func (a *Activities) bootsHere(ctx context.Context, host, instanceType string) bool {
 	return a.LocalBoots && host == a.HostID && activity.GetInfo(ctx).IsLocalActivity && a.Pool.has(instanceType)
+}
+
+// hereFirst moves this worker's host to the front of the candidates when
+// a boot there could claim in place (bootsHere), saving the host queue's
+// dispatch and a workflow task (about 45 ms of a warm create's 145),
+// unless the first candidate is the sandbox's own host. The host loses
+// little by it: its warm container is room already counted, and the
+// workflow tasks that run Place spread over every host's worker.
+func (a *Activities) hereFirst(ctx context.Context, cands []string, in contract.PlaceInput) []string {
+	i := slices.Index(cands, a.HostID)
+	if i <= 0 || cands[0] == in.PreferHost || !a.bootsHere(ctx, a.HostID, in.InstanceType) {
+		return cands
+	}
+	return append([]string{a.HostID}, slices.Delete(slices.Clone(cands), i, i+1)...)
 }
 
 // noCapacity says why no host took the boot, so an operator knows whether

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
 
 	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/config"
@@ -112,5 +113,58 @@ func TestPlaceAgainReleasesTheEarlierReservation(t *testing.T) {
 	h, err := a.Hosts.Get(ctx, first.Host)
 	if err != nil || h.Reserved != (hosts.Resources{}) {
 		t.Fatalf("the first host still holds %v for the sandbox (%v)", h.Reserved, err)
+	}
+}
+
+// Place run as the workflow's local activity, in a worker whose host has a
+// warm container ready, puts the boot there ahead of an emptier warm host
+// and says the workflow may claim in place (Local); run on a queue, or
+// with the pool empty, it keeps the order by free capacity. The sandbox's
+// own host stays first.
+func TestPlacePrefersItsOwnHostWhenItCanClaimInPlace(t *testing.T) {
+	big, small := hosts.Resources{MilliCPU: 16000, MemoryMiB: 65536}, hosts.Resources{MilliCPU: 4000, MemoryMiB: 16384}
+	warmBasic := map[string]int{"basic": 1}
+	a := placeFixture(t, hosts.Record{ID: "h1", Capacity: big, Warm: warmBasic}, hosts.Record{ID: "h2", Capacity: small, Warm: warmBasic},
+		hosts.Record{ID: "h3", Capacity: small})
+	a.HostID, a.LocalBoots = "h2", true
+	a.Pool = &WarmPool{ready: map[string][]warm{"basic": {{Name: "berthpool-x", ID: "x"}}}}
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestActivityEnvironment()
+	env.RegisterActivity(a)
+	place := func(local bool, in contract.PlaceInput) contract.PlaceResult {
+		t.Helper()
+		run := env.ExecuteActivity
+		if local {
+			run = env.ExecuteLocalActivity
+		}
+		v, err := run(a.Place, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res contract.PlaceResult
+		if err := v.Get(&res); err != nil {
+			t.Fatal(err)
+		}
+		// Each placement reserves room: release it for the next.
+		if err := a.Hosts.Release(context.Background(), res.Host, in.Sandbox); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := place(true, contract.PlaceInput{Sandbox: "s1", InstanceType: "basic"}); res.Host != "h2" || !res.Local {
+		t.Errorf("local Place with a warm container here: %+v, want h2 and local", res)
+	}
+	if res := place(false, contract.PlaceInput{Sandbox: "s2", InstanceType: "basic"}); res.Host != "h1" || res.Local {
+		t.Errorf("Place on a queue: %+v, want h1 (most free), not local", res)
+	}
+	if res := place(true, contract.PlaceInput{Sandbox: "s3", InstanceType: "basic", PreferHost: "h3"}); res.Host != "h3" || res.Local {
+		t.Errorf("local Place of a sandbox whose workspace is on h3: %+v, want h3", res)
+	}
+	if res := place(true, contract.PlaceInput{Sandbox: "s4", InstanceType: "lite"}); res.Host != "h1" || res.Local {
+		t.Errorf("local Place with no warm container of the type here: %+v, want h1, not local", res)
+	}
+	a.Pool.ready = map[string][]warm{}
+	if res := place(true, contract.PlaceInput{Sandbox: "s5", InstanceType: "basic"}); res.Host != "h1" || res.Local {
+		t.Errorf("local Place with the pool empty: %+v, want h1, not local", res)
 	}
 }
