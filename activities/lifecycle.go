@@ -14,6 +14,7 @@ import (
 
 	"github.com/berthdev/berth/internal/backup"
 	"github.com/berthdev/berth/workflows/contract"
+	"github.com/docker/docker/api/types/container"
 )
 
 // stopGrace is how long processes get to exit on SIGTERM before a sleep
@@ -36,10 +37,11 @@ func (a *Activities) Stop(ctx context.Context, in contract.StopInput) (contract.
 	name := ContainerName(in.Sandbox)
 	// A container left frozen by an interrupted snapshot would not get
 	// SIGTERM until the grace ran out: thaw it so its processes can exit.
-	if _, err := a.thaw(ctx, name); err != nil {
+	info, _, err := a.thaw(ctx, name)
+	if err != nil {
 		return contract.StopResult{}, err
 	}
-	if err := a.Docker.Stop(ctx, name, stopGrace); err != nil {
+	if err := a.Docker.Stop(ctx, info, stopGrace); err != nil {
 		return contract.StopResult{}, fmt.Errorf("stop container: %w", err)
 	}
 	var res contract.StopResult
@@ -83,7 +85,7 @@ func (a *Activities) Snapshot(ctx context.Context, in contract.StopInput) (contr
 	// Thaw on every way out, a failed Pause included (it may have frozen
 	// the container before failing).
 	defer func() {
-		if _, err := a.thaw(context.WithoutCancel(ctx), name); err != nil {
+		if _, _, err := a.thaw(context.WithoutCancel(ctx), name); err != nil {
 			a.Log.Error("unfreeze sandbox", zap.String("sandbox", in.Sandbox), zap.Error(err))
 		}
 	}()
@@ -104,20 +106,21 @@ func (a *Activities) Snapshot(ctx context.Context, in contract.StopInput) (contr
 
 // thaw unpauses the container if it is paused; nothing else in Berth
 // pauses one, so a paused container outside a snapshot is a leftover of a
-// snapshot whose worker died.
-func (a *Activities) thaw(ctx context.Context, name string) (thawed bool, err error) {
-	info, err := a.Docker.Inspect(ctx, name)
+// snapshot whose worker died. It returns what it inspected (nil: no such
+// container), for a caller that goes on to stop it.
+func (a *Activities) thaw(ctx context.Context, name string) (info *container.InspectResponse, thawed bool, err error) {
+	info, err = a.Docker.Inspect(ctx, name)
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
 	if info == nil || info.State == nil || !info.State.Paused {
-		return false, nil
+		return info, false, nil
 	}
 	if err := a.Docker.Unpause(ctx, name); err != nil && !strings.Contains(err.Error(), "is not paused") {
-		return false, fmt.Errorf("unfreeze sandbox: %w", err)
+		return nil, false, fmt.Errorf("unfreeze sandbox: %w", err)
 	}
 	a.Log.Info("thawed a container left paused", zap.String("container", name))
-	return true, nil
+	return info, true, nil
 }
 
 func isAlreadyPaused(err error) bool { return strings.Contains(err.Error(), "is already paused") }
@@ -188,7 +191,7 @@ func (a *Activities) CheckIdle(ctx context.Context, c contract.Container) (contr
 	if err != nil {
 		// A frozen container answers nothing and would never idle-sleep:
 		// thaw it (see thaw) and ask again.
-		if thawed, terr := a.thaw(ctx, c.ID); terr == nil && thawed {
+		if _, thawed, terr := a.thaw(ctx, c.ID); terr == nil && thawed {
 			err = ask()
 		}
 	}

@@ -275,19 +275,19 @@ func (r *Runtime) Unpause(ctx context.Context, id string) error {
 	return r.cli.ContainerUnpause(ctx, id)
 }
 
-// Stop asks the container to stop (SIGTERM to the supervisor, which ends
-// every process group) and kills it after grace; a missing or already
-// stopped container is not an error.
-func (r *Runtime) Stop(ctx context.Context, name string, grace time.Duration) error {
-	c, err := r.Inspect(ctx, name)
-	if err != nil || c == nil {
-		return err
+// Stop asks the container c (as the caller inspected it; nil: none) to
+// stop (SIGTERM to the supervisor, which ends every process group) and
+// kills it after grace; a missing or already stopped container is not an
+// error.
+func (r *Runtime) Stop(ctx context.Context, c *container.InspectResponse, grace time.Duration) error {
+	if c == nil {
+		return nil
 	}
 	if c.State != nil && c.State.Running {
 		r.ending.add(c.ID)
 	}
 	secs := int(grace.Seconds())
-	err = r.cli.ContainerStop(ctx, c.ID, container.StopOptions{Timeout: &secs})
+	err := r.cli.ContainerStop(ctx, c.ID, container.StopOptions{Timeout: &secs})
 	if IsNotFound(err) {
 		return nil
 	}
