@@ -29,25 +29,6 @@ func (a *Activities) Boot(ctx context.Context, in contract.BootInput) (contract.
 	return a.boot(ctx, in, false)
 }
 
-// BootWarm is Boot run as a local activity in the workflow's own worker,
-// which Place found on the chosen host with a warm container ready
-// (contract.ActivityBootWarm): no host queue between the workflow and the
-// claim, and the boot's answer lands in the same workflow task. It only
-// claims. With no warm container left, a workspace already on this host,
-// a backup to restore, or another host than in.Host (a workflow task
-// retried in another worker), it makes nothing and answers a zero
-// Container; the workflow then runs Boot on the host's queue with the
-// same input.
-func (a *Activities) BootWarm(ctx context.Context, in contract.BootInput) (contract.BootResult, error) {
-	if in.Host != a.HostID || in.RestoreBackupID != "" || in.ForceRestore {
-		return contract.BootResult{}, nil
-	}
-	return a.boot(ctx, in, true)
-}
-
-// errNotClaimed ends a claim-only boot that found nothing to claim.
-var errNotClaimed = errors.New("no warm container to claim")
-
 func (a *Activities) boot(ctx context.Context, in contract.BootInput, claimOnly bool) (contract.BootResult, error) {
 	if err := in.Validate(); err != nil {
 		return contract.BootResult{}, err
