@@ -57,7 +57,11 @@ func startDev(t *testing.T, defaultImage string, ready time.Duration) *devRun {
 	}
 	d := &devRun{dataDir: t.TempDir(), configDir: t.TempDir(), hostID: "d" + randSuffix(), done: make(chan struct{})}
 	listen := "127.0.0.1:" + free()
-	d.cmd = exec.Command(stack.Bin, "dev", "--listen", listen, "--temporal-port", free(), "--ui-port", free())
+	// Port 0: the dev server picks its ports when it starts (and new ones
+	// if it cannot bind them). Ports picked here could be taken by then,
+	// after a build of the image that takes minutes, by another test
+	// package's servers: CI saw all three launches exit at once.
+	d.cmd = exec.Command(stack.Bin, "dev", "--listen", listen, "--temporal-port", "0", "--ui-port", "0")
 	d.cmd.Dir = root // builds the image from the source tree it runs in
 	d.cmd.Env = append(os.Environ(),
 		"BERTH_DATA_DIR="+d.dataDir, "XDG_CONFIG_HOME="+d.configDir, "BERTH_HOST_ID="+d.hostID,
