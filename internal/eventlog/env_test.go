@@ -66,10 +66,19 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer srv.Stop()
-	c, err := client.Dial(client.Options{HostPort: srv.Address(), Logger: log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
-	if err != nil {
-		fmt.Println("eventlog: dial:", err)
-		return 1
+	// The frontend listens before it answers its health check (CI saw
+	// "Frontend is not healthy yet"): dial until it does.
+	var c client.Client
+	for {
+		c, err = client.Dial(client.Options{HostPort: srv.Address(), Logger: log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			fmt.Println("eventlog: dial:", err)
+			return 1
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	defer c.Close()
 	w := worker.New(c, testQueue, worker.Options{})
