@@ -69,7 +69,7 @@ func BenchmarkExecRoundTrip(b *testing.B) {
 		b.ReportMetric(float64(after.switches-before.switches)/n, "sup-ctxsw/op")
 	})
 	b.Run("supervisor-direct", func(b *testing.B) {
-		direct := directSandbox(sup, hc)
+		direct := supervisortest.SDKSandbox(sup.URL, sup.Token, hc.Transport)
 		samples(b, func() { run(b, direct) })
 	})
 	b.Run("local-fork-exec-wait", func(b *testing.B) {
@@ -84,25 +84,6 @@ func BenchmarkExecRoundTrip(b *testing.B) {
 		})
 	})
 }
-
-// directSandbox is an SDK sandbox whose process routes reach sup itself:
-// a handler rewrites /v1/sandboxes/bench/processes to /v1/processes in the
-// same process as the client, so only the supervisor's hop is on the wire.
-func directSandbox(sup *supervisortest.Instance, hc *http.Client) *client.Sandbox {
-	rt := roundTripper(func(r *http.Request) (*http.Response, error) {
-		r = r.Clone(r.Context())
-		u := *r.URL
-		u.Scheme, u.Host, u.Path, u.RawPath = "http", sup.URL[len("http://"):], "/v1/processes", ""
-		r.URL, r.Host = &u, ""
-		r.Header.Set("Authorization", "Bearer "+sup.Token)
-		return hc.Transport.RoundTrip(r)
-	})
-	return client.New("http://direct", "unused", client.WithHTTPClient(&http.Client{Transport: rt})).Sandbox("bench")
-}
-
-type roundTripper func(*http.Request) (*http.Response, error)
-
-func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // samples times f b.N times (at least once) and reports the median and
 // 95th percentile beside ns/op.

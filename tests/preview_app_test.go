@@ -1,16 +1,11 @@
 package tests
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,44 +14,15 @@ import (
 	"github.com/berthdev/berth/client"
 )
 
-// The preview tests' app (./previewapp), built once per run: a static
-// binary copied into each sandbox through the files API.
-var previewApp struct {
-	once sync.Once
-	bin  []byte
-	err  error
-}
+// The preview tests' app (./previewapp): a static binary copied into each
+// sandbox through the files API.
+var previewApp = testBinary{pkg: "./previewapp"}
 
 // installPreviewApp copies the app to /workspace/previewapp.
 func installPreviewApp(t *testing.T, ctx context.Context, sb *client.Sandbox) {
 	t.Helper()
-	previewApp.once.Do(func() {
-		dir, err := os.MkdirTemp("", "previewapp-")
-		if err != nil {
-			previewApp.err = err
-			return
-		}
-		defer os.RemoveAll(dir)
-		out := filepath.Join(dir, "previewapp")
-		cmd := exec.Command("go", "build", "-o", out, "./previewapp")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			previewApp.err = &buildError{err: err, out: string(b)}
-			return
-		}
-		previewApp.bin, previewApp.err = os.ReadFile(out)
-	})
-	require.NoError(t, previewApp.err)
-	_, err := sb.WriteFile(ctx, "/workspace/previewapp", bytes.NewReader(previewApp.bin), client.WriteOptions{Mode: 0o755})
-	require.NoError(t, err)
+	previewApp.install(t, ctx, sb, "/workspace/previewapp")
 }
-
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string { return "go build ./previewapp: " + e.err.Error() + "\n" + e.out }
 
 // startPreviewApp runs the app on ports (it lives until the container
 // stops).

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +20,10 @@ import (
 	"github.com/docker/docker/pkg/stdcopy"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/auth"
+	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/supervisor/supervisortest"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // Process benchmarks run against the real stack; each prints its figure
@@ -45,6 +51,12 @@ func benchSandboxType(b *testing.B, suffix, instanceType string) (string, *clien
 // on the same container (ExecCreate + ExecAttach, which starts it, +
 // ExecInspect until it has exited), and vs fork+exec+wait of `true` on the
 // host. At least 50 samples of each, interleaved in blocks.
+//
+// Where the time goes: Run also goes straight to the sandbox's supervisor
+// (its address and token, no gateway), and ./forkloop times fork+exec+wait
+// of `true` inside the sandbox (its CPU quota and file system): no exec
+// that forks there can be faster, so docker exec over that floor is the
+// most any such exec can gain on docker exec in this sandbox.
 //
 // The sandbox's CPU quota applies to the sandbox paths (a docker exec
 // joins the container's cgroup too): on the default basic type (1/4 vCPU)
@@ -120,6 +132,15 @@ func benchExecRoundTrip(b *testing.B, instanceType string) {
 		}
 		return time.Since(start)
 	}
+	direct := supervisorSDK(b, n)
+	runDirect := func() time.Duration {
+		start := time.Now()
+		r, err := direct.Run(ctx, []string{"true"}, client.RunOptions{})
+		if err != nil || r.ExitCode != 0 {
+			b.Fatalf("run on the supervisor %+v: %v", r, err)
+		}
+		return time.Since(start)
+	}
 	truePath, err := exec.LookPath("true")
 	if err != nil {
 		b.Fatal(err)
@@ -133,6 +154,7 @@ func benchExecRoundTrip(b *testing.B, instanceType string) {
 	}
 	for range 5 { // warm every path (connections, caches)
 		run()
+		runDirect()
 		twoTrips()
 		docker()
 		host()
@@ -145,11 +167,14 @@ func benchExecRoundTrip(b *testing.B, instanceType string) {
 	// quota refill (it does every 100 ms CFS period) so the next berth
 	// block does not pay for docker's exec, as no user's Run would.
 	samples := max(b.N, 50)
-	var rs, ts, ds, hs []time.Duration
+	var rs, ss, ts, ds, hs []time.Duration
 	b.ResetTimer()
 	for len(rs) < samples {
 		for range 10 {
 			rs = append(rs, run())
+		}
+		for range 10 {
+			ss = append(ss, runDirect())
 		}
 		for range 10 {
 			hs = append(hs, host())
@@ -163,21 +188,65 @@ func benchExecRoundTrip(b *testing.B, instanceType string) {
 		time.Sleep(cfsRefill)
 	}
 	b.StopTimer()
+	fp50, fp95 := forkFloor(b, n, samples)
 	rp50, rp95 := percentiles(rs)
+	sp50, sp95 := percentiles(ss)
 	tp50, tp95 := percentiles(ts)
 	dp50, dp95 := percentiles(ds)
 	hp50, hp95 := percentiles(hs)
 	b.ReportMetric(ms(rp50), "run-p50-ms")
 	b.ReportMetric(ms(dp50), "docker-p50-ms")
 	b.ReportMetric(ms(hp50), "host-p50-ms")
+	b.ReportMetric(ms(sp50), "direct-p50-ms")
+	b.ReportMetric(ms(fp50), "floor-p50-ms")
 	b.ReportMetric(ms(dp50)/ms(rp50), "speedup-x")
 	fmt.Printf("\nexec round trip (`true`: start, wait, read output) over %d samples each, warm %s sandbox\n", samples, instanceType)
 	fmt.Printf("  berth Run, wait:true (1 round trip)  p50 %7.2f ms   p95 %7.2f ms\n", ms(rp50), ms(rp95))
+	fmt.Printf("  berth Run straight to the supervisor p50 %7.2f ms   p95 %7.2f ms   (no gateway)\n", ms(sp50), ms(sp95))
 	fmt.Printf("  berth Exec+Output (2 round trips)    p50 %7.2f ms   p95 %7.2f ms\n", ms(tp50), ms(tp95))
 	fmt.Printf("  docker exec create+attach+inspect    p50 %7.2f ms   p95 %7.2f ms\n", ms(dp50), ms(dp95))
 	fmt.Printf("  host fork+exec+wait of true          p50 %7.2f ms   p95 %7.2f ms\n", ms(hp50), ms(hp95))
+	fmt.Printf("  fork+exec+wait of true, in sandbox   p50 %7.2f ms   p95 %7.2f ms   (./forkloop)\n", ms(fp50), ms(fp95))
 	fmt.Printf("  Run vs docker exec                   p50 %6.1fx     p95 %6.1fx   (goal >= 40x at p50, >= 10x at p95)\n", ms(dp50)/ms(rp50), ms(dp95)/ms(rp95))
-	fmt.Printf("  Run vs host fork+exec+wait           p50 %6.2fx     p95 %6.2fx   (goal <= 2.5x)\n\n", ms(rp50)/ms(hp50), ms(rp95)/ms(hp95))
+	fmt.Printf("  Run vs host fork+exec+wait           p50 %6.2fx     p95 %6.2fx   (goal <= 2.5x)\n", ms(rp50)/ms(hp50), ms(rp95)/ms(hp95))
+	fmt.Printf("  where Run's p50 goes: %.2f ms the sandbox's own fork+exec+wait, %.2f ms the supervisor's hop, %.2f ms the gateway's\n",
+		ms(fp50), ms(sp50-fp50), ms(rp50-sp50))
+	fmt.Printf("  docker exec vs that in-sandbox floor p50 %6.1fx                  (the most any exec that forks there can gain)\n\n", ms(dp50)/ms(fp50))
+}
+
+// supervisorSDK is an SDK sandbox whose Run goes straight to sandbox n's
+// supervisor, with the token the gateway would derive for its boot.
+func supervisorSDK(b *testing.B, n string) *client.Sandbox {
+	c, err := stack.Docker.Client().ContainerInspect(context.Background(), "berth-"+n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr, boot := c.Config.Labels[dockerrt.LabelAddr], c.Config.Labels[dockerrt.LabelBoot]
+	if addr == "" || boot == "" {
+		b.Fatalf("container of %s has no address or boot label: %v", n, c.Config.Labels)
+	}
+	return supervisortest.SDKSandbox("http://"+net.JoinHostPort(addr, contract.SupervisorPort), auth.SupervisorToken(stack.Secret, boot),
+		&http.Transport{MaxIdleConnsPerHost: 8, DisableCompression: true})
+}
+
+// forkLoop times fork+exec+wait inside a sandbox (see ./forkloop).
+var forkLoop = testBinary{pkg: "./forkloop"}
+
+// forkFloor is fork+exec+wait of `true` in sandbox n, in blocks of ten
+// with the same pause as the benchmark's: p50 and p95 over samples.
+func forkFloor(b *testing.B, n string, samples int) (p50, p95 time.Duration) {
+	ctx := context.Background()
+	sb := stack.Client().Sandbox(n)
+	forkLoop.install(b, ctx, sb, "/workspace/forkloop")
+	r, err := sb.Run(ctx, []string{"/workspace/forkloop", "-n", strconv.Itoa(samples), "-pause", cfsRefill.String(), "true"}, client.RunOptions{})
+	if err != nil || r.ExitCode != 0 {
+		b.Fatalf("forkloop in %s: %+v %v", n, r, err)
+	}
+	var out struct{ P50Ns, P95Ns int64 }
+	if err := json.Unmarshal(r.Stdout, &out); err != nil {
+		b.Fatalf("forkloop printed %q: %v", r.Stdout, err)
+	}
+	return time.Duration(out.P50Ns), time.Duration(out.P95Ns)
 }
 
 // BenchmarkLogThroughput: 1 GiB of zeros written to stdout by busybox
