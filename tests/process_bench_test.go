@@ -81,14 +81,17 @@ func benchExecRoundTrip(b *testing.B, instanceType string) {
 	})).Sandbox(n)
 	dc := stack.Docker.Client()
 	cname := "berth-" + n
-	run := func() time.Duration {
-		start := time.Now()
-		r, err := sb.Run(ctx, []string{"true"}, client.RunOptions{})
-		if err != nil || r.ExitCode != 0 {
-			b.Fatalf("run %+v: %v", r, err)
+	runOn := func(sb *client.Sandbox, via string) func() time.Duration {
+		return func() time.Duration {
+			start := time.Now()
+			r, err := sb.Run(ctx, []string{"true"}, client.RunOptions{})
+			if err != nil || r.ExitCode != 0 {
+				b.Fatalf("run (%s) %+v: %v", via, r, err)
+			}
+			return time.Since(start)
 		}
-		return time.Since(start)
 	}
+	run := runOn(sb, "gateway")
 	twoTrips := func() time.Duration {
 		start := time.Now()
 		p, err := sb.Exec(ctx, []string{"true"}, client.ExecOptions{})
@@ -132,15 +135,7 @@ func benchExecRoundTrip(b *testing.B, instanceType string) {
 		}
 		return time.Since(start)
 	}
-	direct := supervisorSDK(b, n)
-	runDirect := func() time.Duration {
-		start := time.Now()
-		r, err := direct.Run(ctx, []string{"true"}, client.RunOptions{})
-		if err != nil || r.ExitCode != 0 {
-			b.Fatalf("run on the supervisor %+v: %v", r, err)
-		}
-		return time.Since(start)
-	}
+	runDirect := runOn(supervisorSDK(b, n), "straight to the supervisor")
 	truePath, err := exec.LookPath("true")
 	if err != nil {
 		b.Fatal(err)
