@@ -53,6 +53,9 @@ type egressHost struct {
 	mu   sync.Mutex
 	cas  map[string]bootCA // by sandbox
 	live map[string]liveSandbox
+	// installedFor is the bridge this worker last installed its whole
+	// redirect table for ("": none yet, or the last install failed).
+	installedFor string
 
 	roots sync.Map // image id -> its root certificates ([]byte); see imageRoots
 

@@ -207,10 +207,20 @@ func (h *egressHost) forget(sandbox, container string) {
 	}
 }
 
-// syncRedirect installs the redirect table for the running sandboxes; the
-// caller holds mu.
-func (h *egressHost) syncRedirect(ctx context.Context) error {
-	bridge, _, err := h.docker.SandboxBridge(ctx)
+// syncRedirect brings the redirect table up to the running sandboxes; the
+// caller holds mu. A table this worker installed for the same bridge only
+// has its sets replaced (netguard.Redirect.UpdateSources, ~1 ms on a boot's
+// path instead of 7-20); a first install, a new bridge, or a table that
+// is gone (the update fails) is installed whole.
+func (h *egressHost) syncRedirect(ctx context.Context) error { return h.applyRedirect(ctx, false) }
+
+// repairRedirect installs the whole table whatever this worker installed
+// last: the periodic check puts back a table someone removed or changed.
+// The caller holds mu.
+func (h *egressHost) repairRedirect(ctx context.Context) error { return h.applyRedirect(ctx, true) }
+
+func (h *egressHost) applyRedirect(ctx context.Context, whole bool) error {
+	bridge, err := h.docker.SandboxBridgeName(ctx)
 	if err != nil {
 		return err
 	}
@@ -223,7 +233,16 @@ func (h *egressHost) syncRedirect(ctx context.Context) error {
 	}
 	slices.SortFunc(srcs, netip.Addr.Compare)
 	slices.SortFunc(open, netip.Addr.Compare)
-	return netguard.Redirect{Table: h.table, Bridge: bridge, ProxyPort: h.ports[0], DNSPort: h.ports[1], Sources: srcs, Open: open}.Install()
+	r := netguard.Redirect{Table: h.table, Bridge: bridge, ProxyPort: h.ports[0], DNSPort: h.ports[1], Sources: srcs, Open: open}
+	if !whole && bridge == h.installedFor && r.UpdateSources() == nil {
+		return nil
+	}
+	h.installedFor = ""
+	if err := r.Install(); err != nil {
+		return err
+	}
+	h.installedFor = bridge
+	return nil
 }
 
 func (h *egressHost) statePath(sandbox string) string {

@@ -39,7 +39,7 @@ func (h *egressHost) watch(ctx context.Context, hostID string) {
 				h.event(ctx, m)
 			case <-tick.C:
 				h.mu.Lock()
-				err := h.syncRedirect(ctx)
+				err := h.repairRedirect(ctx)
 				h.mu.Unlock()
 				if err != nil && ctx.Err() == nil && !dockerrt.IsNotFound(err) {
 					h.log.Error("egress redirect table", zap.Error(err))

@@ -101,6 +101,18 @@ func (r *Runtime) attachNetwork(ctx context.Context) (*attachNet, error) {
 	return b.net, nil
 }
 
+// SandboxBridgeName is the sandbox network's bridge interface as attaching
+// knows it: cached, and asked of Docker again only once the bridge on this
+// host no longer carries the network's gateway (attachNetwork), where
+// SandboxBridge asks Docker each time (2-5 ms).
+func (r *Runtime) SandboxBridgeName(ctx context.Context) (string, error) {
+	an, err := r.attachNetwork(ctx)
+	if err != nil {
+		return "", err
+	}
+	return an.bridge, nil
+}
+
 // current: the bridge exists and carries the gateway address on the
 // subnet's prefix.
 func (an *attachNet) current() bool {

@@ -70,6 +70,20 @@ func TestInstallEgressRedirects(t *testing.T) {
 		require.Contains(t, text, want)
 	}
 	require.Contains(t, text, "set open {\n\t\ttype ipv4_addr\n\t\telements = { 172.29.0.7 }")
+
+	// A boot or a stop changes only the sets: the rules stay as installed.
+	ip2, ip3 := netip.MustParseAddr("172.29.0.8"), netip.MustParseAddr("172.29.0.9")
+	require.NoError(t, Redirect{Table: a, Sources: []netip.Addr{ip2, ip3}, Open: []netip.Addr{ip3}}.UpdateSources())
+	updated := list(a)
+	require.Contains(t, updated, "set sources {\n\t\ttype ipv4_addr\n\t\telements = { 172.29.0.8, 172.29.0.9 }")
+	require.Contains(t, updated, "set open {\n\t\ttype ipv4_addr\n\t\telements = { 172.29.0.9 }")
+	require.NotContains(t, updated, "172.29.0.7")
+	require.Contains(t, updated, `iifname "berthtest9" ip saddr @sources meta l4proto tcp redirect to :15001`)
+	require.NoError(t, Redirect{Table: a}.UpdateSources())
+	require.NotContains(t, list(a), "172.29.0.", "no sandbox left: both sets empty")
+	require.NoError(t, Redirect{Table: a, Bridge: "berthtest9", ProxyPort: 15001, DNSPort: 15053, Sources: []netip.Addr{ip}, Open: []netip.Addr{ip}}.Install())
+	require.Error(t, Redirect{Table: RedirectTable("test-never-installed"), Sources: []netip.Addr{ip}}.UpdateSources(),
+		"a table that is not there cannot be updated: the caller installs it")
 	require.NoError(t, Claim(b, ip))
 	require.NotContains(t, list(a), "172.29.0.7", "claimed from both the sources and the open set")
 
