@@ -4,9 +4,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
-
-	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/stretchr/testify/require"
 
@@ -55,12 +52,9 @@ func TestABootInstallsARemovedRedirectTableWhole(t *testing.T) {
 // started (1: it did not fail before).
 func bootAttempts(t *testing.T, sandbox string) int {
 	t.Helper()
-	it := stack.Temporal.GetWorkflowHistory(testCtx(t, time.Minute), contract.WorkflowID(sandbox), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	boots := map[int64]bool{}
 	attempt := 0
-	for it.HasNext() {
-		ev, err := it.Next()
-		require.NoError(t, err)
+	for _, ev := range sandboxHistory(t, stack, sandbox) {
 		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == contract.ActivityBoot {
 			boots[ev.GetEventId()] = true
 		}

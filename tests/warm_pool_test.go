@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	historypb "go.temporal.io/api/history/v1"
+
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/volume"
@@ -108,10 +110,7 @@ func containerOf(t *testing.T, ctx context.Context, s *stacktest.Stack, n string
 // workflow's own worker, recorded as a marker).
 func bootsOf(t *testing.T, s *stacktest.Stack, n string) (hostQueue, inWorker int) {
 	t.Helper()
-	it := s.Temporal.GetWorkflowHistory(context.Background(), contract.WorkflowID(n), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		ev, err := it.Next()
-		require.NoError(t, err)
+	for _, ev := range sandboxHistory(t, s, n) {
 		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == contract.ActivityBoot {
 			hostQueue++
 		}
@@ -124,6 +123,19 @@ func bootsOf(t *testing.T, s *stacktest.Stack, n string) (hostQueue, inWorker in
 		}
 	}
 	return hostQueue, inWorker
+}
+
+// sandboxHistory is the current run's history of sandbox n's workflow on s.
+func sandboxHistory(t *testing.T, s *stacktest.Stack, n string) []*historypb.HistoryEvent {
+	t.Helper()
+	var evs []*historypb.HistoryEvent
+	it := s.Temporal.GetWorkflowHistory(testCtx(t, time.Minute), contract.WorkflowID(n), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		evs = append(evs, ev)
+	}
+	return evs
 }
 
 func runOut(t *testing.T, ctx context.Context, sb *client.Sandbox, argv ...string) string {

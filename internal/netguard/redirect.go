@@ -13,6 +13,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// The address sets of a redirect table: its sandboxes, and those of them
+// whose policy is open.
+const (
+	setSources = "sources"
+	setOpen    = "open"
+)
+
 // RedirectPrefix begins the name of every worker's redirect table.
 const RedirectPrefix = "berth_egress_"
 
@@ -55,11 +62,11 @@ func (r Redirect) Install() error {
 	c.AddTable(t)
 	c.DelTable(t)
 	t = c.AddTable(&nftables.Table{Name: r.Table, Family: nftables.TableFamilyINet})
-	set := &nftables.Set{Table: t, Name: "sources", KeyType: nftables.TypeIPAddr}
+	set := &nftables.Set{Table: t, Name: setSources, KeyType: nftables.TypeIPAddr}
 	if err := c.AddSet(set, addrElements(r.Sources)); err != nil {
 		return fmt.Errorf("netguard: redirect set: %w", err)
 	}
-	open := &nftables.Set{Table: t, Name: "open", KeyType: nftables.TypeIPAddr}
+	open := &nftables.Set{Table: t, Name: setOpen, KeyType: nftables.TypeIPAddr}
 	if err := c.AddSet(open, addrElements(r.Open)); err != nil {
 		return fmt.Errorf("netguard: redirect set: %w", err)
 	}
@@ -142,7 +149,7 @@ func (r Redirect) UpdateSources() error {
 	for _, s := range []struct {
 		name  string
 		addrs []netip.Addr
-	}{{"sources", r.Sources}, {"open", r.Open}} {
+	}{{setSources, r.Sources}, {setOpen, r.Open}} {
 		set := &nftables.Set{Table: t, Name: s.name, KeyType: nftables.TypeIPAddr}
 		c.FlushSet(set)
 		if elems := addrElements(s.addrs); len(elems) > 0 {
@@ -192,7 +199,7 @@ func Claim(table string, addr netip.Addr) error {
 		if t.Name == table || !strings.HasPrefix(t.Name, RedirectPrefix) {
 			continue
 		}
-		for _, name := range []string{"sources", "open"} {
+		for _, name := range []string{setSources, setOpen} {
 			set, err := c.GetSetByName(t, name)
 			if err != nil {
 				continue
