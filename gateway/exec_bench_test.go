@@ -60,13 +60,13 @@ func BenchmarkExecRoundTrip(b *testing.B) {
 		}
 	}
 	b.Run("gateway", func(b *testing.B) {
-		before := readProcStat(sup.PID)
+		before := supervisortest.ReadProcStat(sup.PID)
 		samples(b, func() { run(b, viaGateway) })
-		after := readProcStat(sup.PID)
+		d := supervisortest.ReadProcStat(sup.PID).Sub(before)
 		n := float64(b.N)
-		b.ReportMetric(float64(after.cpu-before.cpu)/n*1e6/clockTicks, "sup-cpu-µs/op")
-		b.ReportMetric(float64(after.childCPU-before.childCPU)/n*1e6/clockTicks, "child-cpu-µs/op")
-		b.ReportMetric(float64(after.switches-before.switches)/n, "sup-ctxsw/op")
+		b.ReportMetric(float64(d.CPU)/n*1e6/supervisortest.ClockTicks, "sup-cpu-µs/op")
+		b.ReportMetric(float64(d.ChildCPU)/n*1e6/supervisortest.ClockTicks, "child-cpu-µs/op")
+		b.ReportMetric(float64(d.Switches)/n, "sup-ctxsw/op")
 	})
 	b.Run("supervisor-direct", func(b *testing.B) {
 		direct := supervisortest.SDKSandbox(sup.URL, sup.Token, hc.Transport)
@@ -102,40 +102,4 @@ func samples(b *testing.B, f func()) {
 	slices.Sort(ds)
 	b.ReportMetric(float64(ds[len(ds)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(ds[len(ds)*95/100].Microseconds()), "p95-µs")
-}
-
-// clockTicks is USER_HZ, the unit of CPU times in /proc/<pid>/stat.
-const clockTicks = 100
-
-type procStat struct {
-	cpu, childCPU int64 // user+system ticks of the process, of its reaped children
-	switches      int64 // context switches of all its threads
-}
-
-func readProcStat(pid int) procStat {
-	var st procStat
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return st
-	}
-	s := string(raw)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:]) // f[0] is field 3, state
-	var u, sy, cu, cs int64
-	fmt.Sscan(f[11], &u)
-	fmt.Sscan(f[12], &sy)
-	fmt.Sscan(f[13], &cu)
-	fmt.Sscan(f[14], &cs)
-	st.cpu, st.childCPU = u+sy, cu+cs
-	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	for _, t := range tasks {
-		status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()))
-		for _, l := range strings.Split(string(status), "\n") {
-			if k, v, ok := strings.Cut(l, ":"); ok && strings.HasSuffix(k, "voluntary_ctxt_switches") {
-				var n int64
-				fmt.Sscan(strings.TrimSpace(v), &n)
-				st.switches += n
-			}
-		}
-	}
-	return st
 }

@@ -135,7 +135,8 @@ func benchExecRoundTrip(b *testing.B, instanceType string) {
 		}
 		return time.Since(start)
 	}
-	runDirect := runOn(supervisorSDK(b, n), "straight to the supervisor")
+	direct, supPID := supervisorSDK(b, n)
+	runDirect := runOn(direct, "straight to the supervisor")
 	truePath, err := exec.LookPath("true")
 	if err != nil {
 		b.Fatal(err)
@@ -163,14 +164,33 @@ func benchExecRoundTrip(b *testing.B, instanceType string) {
 	// block does not pay for docker's exec, as no user's Run would.
 	samples := max(b.N, 50)
 	var rs, ss, ts, ds, hs []time.Duration
+	// Context switches of each process the Run blocks cross (caller,
+	// gateway, supervisor), and of the caller and supervisor in the direct
+	// blocks: on a small VM each costs more than the work between two.
+	pids := []int{os.Getpid(), stack.GatewayPID(), supPID}
+	var viaGateway, viaDirect [3]int64
+	block := func(into *[3]int64, f func()) {
+		var before [3]supervisortest.ProcStat
+		for i, pid := range pids {
+			before[i] = supervisortest.ReadProcStat(pid)
+		}
+		f()
+		for i, pid := range pids {
+			into[i] += supervisortest.ReadProcStat(pid).Sub(before[i]).Switches
+		}
+	}
 	b.ResetTimer()
 	for len(rs) < samples {
-		for range 10 {
-			rs = append(rs, run())
-		}
-		for range 10 {
-			ss = append(ss, runDirect())
-		}
+		block(&viaGateway, func() {
+			for range 10 {
+				rs = append(rs, run())
+			}
+		})
+		block(&viaDirect, func() {
+			for range 10 {
+				ss = append(ss, runDirect())
+			}
+		})
 		for range 10 {
 			hs = append(hs, host())
 		}
@@ -206,12 +226,17 @@ func benchExecRoundTrip(b *testing.B, instanceType string) {
 	fmt.Printf("  Run vs host fork+exec+wait           p50 %6.2fx     p95 %6.2fx   (goal <= 2.5x)\n", ms(rp50)/ms(hp50), ms(rp95)/ms(hp95))
 	fmt.Printf("  where Run's p50 goes: %.2f ms the sandbox's own fork+exec+wait, %.2f ms the supervisor's hop, %.2f ms the gateway's\n",
 		ms(fp50), ms(sp50-fp50), ms(rp50-sp50))
-	fmt.Printf("  docker exec vs that in-sandbox floor p50 %6.1fx                  (the most any exec that forks there can gain)\n\n", ms(dp50)/ms(fp50))
+	fmt.Printf("  docker exec vs that in-sandbox floor p50 %6.1fx                  (the most any exec that forks there can gain)\n", ms(dp50)/ms(fp50))
+	perRun := func(n int64, runs int) float64 { return float64(n) / float64(runs) }
+	fmt.Printf("  voluntary context switches per Run: caller %.1f, gateway %.1f, supervisor %.1f (straight to the supervisor: caller %.1f, supervisor %.1f)\n\n",
+		perRun(viaGateway[0], len(rs)), perRun(viaGateway[1], len(rs)), perRun(viaGateway[2], len(rs)),
+		perRun(viaDirect[0], len(ss)), perRun(viaDirect[2], len(ss)))
 }
 
 // supervisorSDK is an SDK sandbox whose Run goes straight to sandbox n's
-// supervisor, with the token the gateway would derive for its boot.
-func supervisorSDK(b *testing.B, n string) *client.Sandbox {
+// supervisor, with the token the gateway would derive for its boot, and
+// the supervisor's pid on this host.
+func supervisorSDK(b *testing.B, n string) (*client.Sandbox, int) {
 	c, err := stack.Docker.Client().ContainerInspect(context.Background(), "berth-"+n)
 	if err != nil {
 		b.Fatal(err)
@@ -221,7 +246,7 @@ func supervisorSDK(b *testing.B, n string) *client.Sandbox {
 		b.Fatalf("container of %s has no address or boot label: %v", n, c.Config.Labels)
 	}
 	return supervisortest.SDKSandbox("http://"+net.JoinHostPort(addr, contract.SupervisorPort), auth.SupervisorToken(stack.Secret, boot),
-		&http.Transport{MaxIdleConnsPerHost: 8, DisableCompression: true})
+		&http.Transport{MaxIdleConnsPerHost: 8, DisableCompression: true}), c.State.Pid
 }
 
 // forkLoop times fork+exec+wait inside a sandbox (see ./forkloop).
