@@ -295,11 +295,13 @@ func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
 		}
 		if c, err := net.DialTimeout("tcp", s.addr, 200*time.Millisecond); err == nil {
 			c.Close()
-			return nil
+			if frontendReady(ctx, s.addr, s.o.Namespace) {
+				return nil
+			}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return errors.New("temporal dev server did not listen within " + limit.String())
+	return errors.New("temporal dev server's frontend was not ready within " + limit.String())
 }
 
 // Address is the frontend host:port for client.Dial.
