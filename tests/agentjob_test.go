@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -102,12 +103,15 @@ func TestAgentJobSurvivesItsRestart(t *testing.T) {
 	require.Equal(t, "stopped", res.Status)
 	require.Equal(t, "stopped", stack.Status(t, n))
 
-	// Exactly one run of the job's workflow, completed.
-	resp, err := stack.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-		Query: "WorkflowId = 'agent-job/" + job + "'"})
-	require.NoError(t, err)
-	require.Len(t, resp.GetExecutions(), 1)
-	require.Equal(t, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, resp.GetExecutions()[0].GetStatus())
+	// Exactly one run of the job's workflow, completed (once visibility,
+	// which trails the workflow, has caught up).
+	stacktest.WaitFor(t, 30*time.Second, "visibility to show one completed run of the job", func() (bool, string) {
+		resp, err := stack.Temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Query: "WorkflowId = 'agent-job/" + job + "'"})
+		require.NoError(t, err)
+		ex := resp.GetExecutions()
+		return len(ex) == 1 && ex[0].GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, fmt.Sprint(ex)
+	})
 
 	// A third run of the finished job reads its result; nothing runs again.
 	again, _ := runAgent()

@@ -203,12 +203,28 @@ func TestWorkerServesManyRunningSandboxes(t *testing.T) {
 		return err
 	}))
 	took := time.Since(start)
-	running, err := c.List(testCtx(t, time.Minute), "running")
-	require.NoError(t, err)
+	// The list reads Temporal visibility, which trails the workflows: a
+	// sandbox whose start has returned may still be listed as starting
+	// for a moment.
+	var running []client.SandboxInfo
 	mine := 0
+	listDeadline := time.Now().Add(30 * time.Second)
+	for {
+		running, err = c.List(testCtx(t, time.Minute), "running")
+		require.NoError(t, err)
+		mine = 0
+		for _, s := range running {
+			if strings.HasPrefix(s.Name, prefix) {
+				mine++
+			}
+		}
+		if mine == n+1 || time.Now().After(listDeadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	for _, s := range running {
 		if strings.HasPrefix(s.Name, prefix) {
-			mine++
 			require.Equal(t, h, s.Host, "%s runs on the big host", s.Name)
 		}
 	}

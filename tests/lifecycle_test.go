@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/stacktest"
 )
 
 func sandboxContainers(t *testing.T, name string) []container.Summary {
@@ -64,11 +66,14 @@ func TestLifecycleEndToEnd(t *testing.T) {
 	}
 	require.Equal(t, []string{dockerrt.SupervisorPath}, []string(info.Config.Entrypoint))
 
-	// Visible in Temporal by search attribute.
-	resp, err := stack.Temporal.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
-		Query: "BerthStatus='running' AND BerthSandbox='" + n + "'"})
-	require.NoError(t, err)
-	require.Len(t, resp.Executions, 1)
+	// Visible in Temporal by search attribute (visibility trails the
+	// workflow by a moment).
+	stacktest.WaitFor(t, 30*time.Second, "visibility to list the sandbox as running", func() (bool, string) {
+		resp, err := stack.Temporal.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
+			Query: "BerthStatus='running' AND BerthSandbox='" + n + "'"})
+		require.NoError(t, err)
+		return len(resp.Executions) == 1, fmt.Sprintf("%d executions", len(resp.Executions))
+	})
 
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/sleep", nil).JSON(t, &sb)
 	require.Equal(t, "stopped", sb.Status)
@@ -88,12 +93,18 @@ func TestLifecycleEndToEnd(t *testing.T) {
 	require.Equal(t, "SANDBOX_DESTROYED", r.Code())
 	r = stack.Must(t, 410, "POST", "/v1/sandboxes/"+n+"/start", nil)
 	require.Equal(t, "SANDBOX_DESTROYED", r.Code())
-	// Destroyed sandboxes leave the default list but stay findable.
-	var list []struct{ Name string }
-	stack.Must(t, 200, "GET", "/v1/sandboxes", nil).JSON(t, &list)
-	for _, s := range list {
-		require.NotEqual(t, n, s.Name)
-	}
+	// Destroyed sandboxes leave the default list (once visibility, which
+	// trails the workflow, has caught up) but stay findable.
+	stacktest.WaitFor(t, 30*time.Second, "the destroyed sandbox to leave the list", func() (bool, string) {
+		var list []struct{ Name string }
+		stack.Must(t, 200, "GET", "/v1/sandboxes", nil).JSON(t, &list)
+		for _, s := range list {
+			if s.Name == n {
+				return false, "still listed"
+			}
+		}
+		return true, ""
+	})
 }
 
 func TestCreateClaimSemantics(t *testing.T) {
