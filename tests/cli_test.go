@@ -83,13 +83,18 @@ func TestCLISandboxLifecycle(t *testing.T) {
 	require.Equal(t, n, sb["name"])
 	require.Equal(t, "5m0s", sb["sleepAfter"])
 
-	var list []map[string]any
-	require.NoError(t, json.Unmarshal([]byte(berthOK(t, "ls", "--json")), &list))
-	found := false
-	for _, s := range list {
-		found = found || s["name"] == n
-	}
-	require.True(t, found, "ls --json lists %s", n)
+	// ls reads visibility, which trails the workflow by a moment.
+	stacktest.WaitFor(t, 30*time.Second, "ls --json to list "+n, func() (bool, string) {
+		var list []map[string]any
+		out := berthOK(t, "ls", "--json", "--status", "created")
+		require.NoError(t, json.Unmarshal([]byte(out), &list))
+		for _, s := range list {
+			if s["name"] == n {
+				return true, ""
+			}
+		}
+		return false, out
+	})
 	require.Contains(t, berthOK(t, "ls"), n)
 	require.Contains(t, berthOK(t, "ls", "--status", "created"), n)
 	require.Contains(t, berthOK(t, "get", n), "sleeps after:")
