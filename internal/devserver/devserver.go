@@ -293,11 +293,8 @@ func (s *Server) waitReady(ctx context.Context, limit time.Duration) error {
 			return ctx.Err()
 		default:
 		}
-		if c, err := net.DialTimeout("tcp", s.addr, 200*time.Millisecond); err == nil {
-			c.Close()
-			if frontendReady(ctx, s.addr, s.o.Namespace) {
-				return nil
-			}
+		if frontendReady(ctx, s.addr, s.o.Namespace) {
+			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
