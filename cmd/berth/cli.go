@@ -23,7 +23,8 @@ const rootLong = `berth: durable sandboxes for AI agents.
 Server commands run Berth; every other command talks to a gateway found
 through BERTH_URL and BERTH_TOKEN, or the client.json that ` + "`berth dev`" + ` writes
 into BERTH_DATA_DIR (default .berth) and into the user's config directory
-(~/.config/berth/client.json, or $XDG_CONFIG_HOME/berth/client.json).`
+(~/.config/berth/client.json, or $XDG_CONFIG_HOME/berth/client.json;
+one there that names another gateway is left alone).`
 
 // globals are the flags every client verb shares.
 type globals struct {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -97,7 +96,13 @@ func runDev(ctx context.Context, cfg config.Config, o devOptions) error {
 		return err
 	}
 	userConfig, err := writeUserClientConfig(url, cfg.Token)
-	if err != nil {
+	var foreign foreignConfigError
+	switch {
+	case errors.As(err, &foreign):
+		log.Warn("left the user's client config alone: it names another gateway; the CLI finds this one from this directory, or with BERTH_URL and BERTH_TOKEN",
+			zap.String("path", foreign.path), zap.String("names", foreign.url), zap.String("url", url))
+		userConfig = filepath.Join(cfg.DataDir, "client.json")
+	case err != nil:
 		log.Warn("could not write the client config to the user's config directory; the CLI finds the gateway only from here",
 			zap.Error(err))
 		userConfig = filepath.Join(cfg.DataDir, "client.json")
@@ -217,56 +222,4 @@ func imageKind(image string) string {
 		return "test"
 	}
 	return ""
-}
-
-// writeClientConfig lets CLI verbs run in this directory find the gateway
-// without BERTH_URL.
-func writeClientConfig(dataDir, url, token string) error {
-	return writeConfigFile(filepath.Join(dataDir, "client.json"), url, token)
-}
-
-// writeUserClientConfig writes the same config to the user's config
-// directory (e.g. ~/.config/berth/client.json), so the CLI finds the gateway
-// from any directory, the way docker and kubectl users expect.
-func writeUserClientConfig(url, token string) (string, error) {
-	dir, err := os.UserConfigDir()
-	if err != nil {
-		return "", err
-	}
-	dir = filepath.Join(dir, "berth")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	// MkdirAll leaves an existing directory's mode alone; only the user
-	// may reach the token.
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "client.json")
-	return path, writeConfigFile(path, url, token)
-}
-
-// writeConfigFile replaces path atomically with a 0600 file holding the
-// gateway's URL and token.
-func writeConfigFile(path, url, token string) error {
-	b, err := json.MarshalIndent(map[string]string{"url": url, "token": token}, "", "  ")
-	if err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".client-*.json") // created 0600
-	if err != nil {
-		return errors.New("write " + path + ": " + err.Error())
-	}
-	_, err = f.Write(append(b, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return errors.New("write " + path + ": " + err.Error())
-	}
-	return nil
 }
