@@ -15,6 +15,7 @@ import (
 
 	"github.com/berthdev/berth/internal/archive"
 	"github.com/berthdev/berth/internal/backup"
+	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -32,11 +33,12 @@ func (a *Activities) prepareVolume(ctx context.Context, in contract.BootInput) (
 	// A marked volume is not trustworthy unless the marker says it was
 	// restored whole in this host boot (see restore_marker.go).
 	interrupted := marked && !mk.trusted()
-	exists, err := a.Docker.VolumeExists(ctx, vol)
+	labels, exists, err := a.Docker.VolumeLabels(ctx, vol)
 	if err != nil {
 		return "", err
 	}
-	if exists && !interrupted && !in.ForceRestore && (in.VolumeHost == a.HostID || in.RestoreBackupID == "") {
+	earlier := exists && earlierTenure(in, a.HostID, labels)
+	if exists && !interrupted && !in.ForceRestore && !earlier && (in.VolumeHost == a.HostID || in.RestoreBackupID == "") {
 		if marked {
 			// Restored, then the worker or container died before the
 			// flush: finish it now.
@@ -50,7 +52,12 @@ func (a *Activities) prepareVolume(ctx context.Context, in contract.BootInput) (
 		if marked {
 			_ = os.Remove(a.restoreMarker(in.Sandbox))
 		}
-		return "", nil // a new sandbox: Boot creates an empty volume
+		if earlier {
+			if err := a.Docker.RemoveVolume(ctx, vol); err != nil {
+				return "", fmt.Errorf("remove an earlier workspace volume: %w", err)
+			}
+		}
+		return "", nil // a new sandbox, or a rollback with no backup: Boot creates an empty volume
 	}
 	if a.Backups == nil {
 		return "", temporal.NewNonRetryableApplicationError("this worker has no backup store configured", "NO_BACKUP_STORE", nil)
@@ -68,6 +75,18 @@ func (a *Activities) prepareVolume(ctx context.Context, in contract.BootInput) (
 		return "", err
 	}
 	return a.restoreInto(ctx, in, mk, false)
+}
+
+// earlierTenure reports whether the local volume (its labels) is left
+// from an earlier time the sandbox ran on this host, before it moved to
+// in.VolumeHost: this host made it, and another host holds the workspace
+// now. Periodic reconciliation would remove it; a boot here that has no
+// backup to restore (a consented rollback) must start empty, as its
+// workspace-rolled-back event says, not on that older data. A volume
+// labelled with the workspace's own host is the workspace (the host's id
+// changed, the machine did not) and is kept.
+func earlierTenure(in contract.BootInput, hostID string, labels map[string]string) bool {
+	return in.VolumeHost != "" && in.VolumeHost != hostID && labels[dockerrt.LabelHost] == hostID
 }
 
 // restoreInto restores in.RestoreBackupID into the sandbox's (empty)

@@ -2,13 +2,18 @@ package tests
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/volume"
 	"github.com/stretchr/testify/require"
 
+	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/stacktest"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -158,8 +163,14 @@ func TestDeadHostDestroyAndKillAnsweredRollbackNeedsConsent(t *testing.T) {
 	require.Contains(t, cli.stderr, "--allow-rollback", "the CLI says how to consent")
 	require.Equal(t, "stopped", stack.Status(t, idler))
 
+	// The live host still holds a workspace volume of the sandbox from an
+	// earlier time it ran there, not yet reconciled away (planted by hand,
+	// as that earlier tenure leaves it).
+	earlier := plantEarlierVolume(t, idler)
+
 	// With consent (berth start --allow-rollback) it boots on the live
-	// host, and says so.
+	// host, and says so; with no backup to roll back to, its workspace is
+	// empty, not the earlier volume's.
 	berthOK(t, "start", idler, "--allow-rollback")
 	sb = api.Sandbox{}
 	stack.Must(t, 200, "GET", "/v1/sandboxes/"+idler, nil).JSON(t, &sb)
@@ -167,6 +178,29 @@ func TestDeadHostDestroyAndKillAnsweredRollbackNeedsConsent(t *testing.T) {
 	require.Equal(t, stack.HostID, sb.Host)
 	require.Nil(t, sb.HostLost)
 	require.Contains(t, stack.EventTypes(t, idler), api.ShortEventType(api.EventWorkspaceRolledBack))
+	ls := run(t, testCtx(t, 30*time.Second), stack.Client().Sandbox(idler), "ls", "-A", "/workspace")
+	require.NotContains(t, string(ls.Stdout), earlier, "the rolled-back workspace holds the earlier volume's file")
+}
+
+// plantEarlierVolume makes, on the stack's host, the workspace volume a
+// sandbox that once ran there and moved on leaves behind (labelled with
+// that host), holding one file; it returns the file's name. The host the
+// sandbox moved to shares the stack's Docker here: its container and
+// volume go first, as they would be out of sight on a machine of its own.
+func plantEarlierVolume(t *testing.T, n string) string {
+	t.Helper()
+	ctx := testCtx(t, 30*time.Second)
+	require.NoError(t, stack.Docker.RemoveContainer(ctx, "berth-"+n))
+	vol := activities.VolumeName(n)
+	require.NoError(t, stack.Docker.RemoveVolume(ctx, vol))
+	v, err := stack.Docker.Client().VolumeCreate(ctx, volume.CreateOptions{Name: vol, Labels: map[string]string{
+		dockerrt.LabelManaged: "true", dockerrt.LabelSandbox: n, dockerrt.LabelHost: stack.HostID, dockerrt.LabelNamespace: stackNamespace}})
+	require.NoError(t, err)
+	require.Equal(t, stack.HostID, v.Labels[dockerrt.LabelHost], "a new volume, not the moved-to host's")
+	t.Cleanup(func() { _ = stack.Docker.RemoveVolume(context.Background(), vol) })
+	const file = "from-an-earlier-tenure.txt"
+	require.NoError(t, os.WriteFile(filepath.Join(v.Mountpoint, file), []byte("written before it moved\n"), 0o644))
+	return file
 }
 
 func hostOfSandbox(t *testing.T, n string) string {

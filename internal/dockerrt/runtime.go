@@ -254,6 +254,19 @@ func (r *Runtime) VolumeExists(ctx context.Context, name string) (bool, error) {
 	return err == nil, err
 }
 
+// VolumeLabels returns the named volume's labels; exists false (and no
+// error) when there is no such volume on this engine.
+func (r *Runtime) VolumeLabels(ctx context.Context, name string) (labels map[string]string, exists bool, err error) {
+	v, err := r.cli.VolumeInspect(ctx, name)
+	if IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return v.Labels, true, nil
+}
+
 // VolumeMountpoint is the host directory holding the volume's data; a
 // volume on a disk has its disk mounted first.
 func (r *Runtime) VolumeMountpoint(ctx context.Context, name string) (string, error) {
