@@ -10,26 +10,41 @@ import (
 
 func writeCfg(t *testing.T, path, url, token string) {
 	t.Helper()
+	b, _ := json.Marshal(map[string]string{"url": url, "token": token})
+	writeRaw(t, path, b)
+}
+
+// writeRaw writes a config file as a user could have: any bytes, 0600.
+func writeRaw(t *testing.T, path string, b []byte) {
+	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.Marshal(map[string]string{"url": url, "token": token})
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// TestConnectionOrder: flags, then BERTH_URL/BERTH_TOKEN, then
-// ./.berth/client.json, then the user's config directory; a token is only
-// taken from a file that names the same gateway.
-func TestConnectionOrder(t *testing.T) {
-	cwd, xdg := t.TempDir(), t.TempDir()
+// cleanConnectionEnv runs the test in a fresh directory, with a fresh
+// home and config directory and no BERTH_* settings of the caller's; it
+// returns the directory and $XDG_CONFIG_HOME.
+func cleanConnectionEnv(t *testing.T) (cwd, xdg string) {
+	t.Helper()
+	cwd, xdg = t.TempDir(), t.TempDir()
 	t.Chdir(cwd)
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", xdg)
 	t.Setenv("BERTH_DATA_DIR", "")
 	t.Setenv("BERTH_URL", "")
 	t.Setenv("BERTH_TOKEN", "")
+	return cwd, xdg
+}
+
+// TestConnectionOrder: flags, then BERTH_URL/BERTH_TOKEN, then
+// ./.berth/client.json, then the user's config directory; a token is only
+// taken from a file that names the same gateway.
+func TestConnectionOrder(t *testing.T) {
+	cwd, xdg := cleanConnectionEnv(t)
 	local, user := filepath.Join(cwd, ".berth", "client.json"), filepath.Join(xdg, "berth", "client.json")
 	conn := func(g globals) (string, string) {
 		t.Helper()

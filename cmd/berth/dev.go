@@ -96,15 +96,15 @@ func runDev(ctx context.Context, cfg config.Config, o devOptions) error {
 		return err
 	}
 	userConfig, err := writeUserClientConfig(url, cfg.Token)
-	var foreign foreignConfigError
-	switch {
-	case errors.As(err, &foreign):
-		log.Warn("left the user's client config alone: it names another gateway; the CLI finds this one from this directory, or with BERTH_URL and BERTH_TOKEN",
-			zap.String("path", foreign.path), zap.String("names", foreign.url), zap.String("url", url))
-		userConfig = filepath.Join(cfg.DataDir, "client.json")
-	case err != nil:
-		log.Warn("could not write the client config to the user's config directory; the CLI finds the gateway only from here",
-			zap.Error(err))
+	if err != nil {
+		var foreign foreignConfigError
+		if errors.As(err, &foreign) {
+			log.Warn("left the user's client config alone: it names another gateway; the CLI finds this one from this directory, or with BERTH_URL and BERTH_TOKEN",
+				zap.String("path", foreign.path), zap.String("names", foreign.url), zap.String("url", url))
+		} else {
+			log.Warn("could not write the client config to the user's config directory; the CLI finds the gateway only from here",
+				zap.Error(err))
+		}
 		userConfig = filepath.Join(cfg.DataDir, "client.json")
 	}
 

@@ -35,12 +35,7 @@ func TestDevLeavesForeignUserClientConfigAlone(t *testing.T) {
 			t.Setenv("XDG_CONFIG_HOME", xdg)
 			path := filepath.Join(xdg, "berth", "client.json")
 			if c.existing != "" {
-				if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(c.existing), 0o600); err != nil {
-					t.Fatal(err)
-				}
+				writeRaw(t, path, []byte(c.existing))
 			}
 			got, err := writeUserClientConfig(devURL, devToken)
 			if got != path {
@@ -76,13 +71,7 @@ func TestDevLeavesForeignUserClientConfigAlone(t *testing.T) {
 
 // The mark does not get in the CLI's way: a marked file still connects.
 func TestConnectionReadsMarkedConfig(t *testing.T) {
-	cwd, xdg := t.TempDir(), t.TempDir()
-	t.Chdir(cwd)
-	t.Setenv("HOME", t.TempDir())
-	t.Setenv("XDG_CONFIG_HOME", xdg)
-	t.Setenv("BERTH_DATA_DIR", "")
-	t.Setenv("BERTH_URL", "")
-	t.Setenv("BERTH_TOKEN", "")
+	cleanConnectionEnv(t)
 	if _, err := writeUserClientConfig("http://127.0.0.1:7601", "tok"); err != nil {
 		t.Fatal(err)
 	}

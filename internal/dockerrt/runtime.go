@@ -247,11 +247,8 @@ func (r *Runtime) volumeDisk(ctx context.Context, name string) (disk, bool) {
 
 // VolumeExists reports whether the named volume exists on this engine.
 func (r *Runtime) VolumeExists(ctx context.Context, name string) (bool, error) {
-	_, err := r.cli.VolumeInspect(ctx, name)
-	if IsNotFound(err) {
-		return false, nil
-	}
-	return err == nil, err
+	_, exists, err := r.VolumeLabels(ctx, name)
+	return exists, err
 }
 
 // VolumeLabels returns the named volume's labels; exists false (and no
