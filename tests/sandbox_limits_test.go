@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -143,4 +144,69 @@ func TestSandboxLimitsOnProcessesTerminalsAndFollowers(t *testing.T) {
 	// The sandbox is still fine, and says so.
 	require.Equal(t, "running", s.Status(t, n))
 	s.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)
+}
+
+// TestForkAtThePidsLimitIsRefusedRetryably: hostile or careless code in a
+// sandbox can hold every pid its instance type allows (lite: 256). A fork
+// the kernel then refuses is the sandbox's limit, not a fault of Berth's:
+// exec, Run and a new terminal answer the 429 TOO_MANY_PROCESSES of the
+// other per-sandbox limits, retryable, naming the limit (they answered 500
+// INTERNAL), the supervisor stays up, and once the processes end the next
+// command runs.
+func TestForkAtThePidsLimitIsRefusedRetryably(t *testing.T) {
+	ctx := testCtx(t, 3*time.Minute)
+	n := name(t, "pids")
+	sb := newSandbox(t, n, map[string]any{"instanceType": "lite", "sleepAfter": "1h"})
+	// busybox sh exits at the first fork it cannot make, and its sleeps
+	// live on in its process group; then sleeps of the supervisor's take
+	// what pids are left.
+	filler, err := sb.Exec(ctx, []string{"sh", "-c", "while :; do sleep 600 & done 2>/dev/null"}, client.ExecOptions{})
+	require.NoError(t, err)
+	st, err := filler.Wait(ctx, 60*time.Second)
+	require.NoError(t, err)
+	require.NotNil(t, st.Exit, "the filler ran out of pids")
+	var full error
+	var sleeps []*client.Process
+	for range 50 {
+		var p *client.Process
+		if p, full = sb.Exec(ctx, []string{"sleep", "600"}, client.ExecOptions{}); full != nil {
+			break
+		}
+		sleeps = append(sleeps, p)
+	}
+	var e *client.Error
+	require.True(t, errors.As(full, &e), "the sandbox never ran out of pids: %v", full)
+	require.Equal(t, http.StatusTooManyRequests, e.Status, "%v", full)
+	require.ErrorIs(t, full, client.ErrTooManyProcesses)
+	require.True(t, e.Retryable)
+	require.Equal(t, time.Second, e.RetryAfter)
+	require.Contains(t, e.Message, "256 processes and threads")
+
+	path := "/v1/sandboxes/" + n
+	for _, r := range []stacktest.Response{
+		stack.Do(t, "POST", path+"/processes", map[string]any{"argv": []string{"true"}, "wait": true}),
+		stack.Do(t, "POST", path+"/terminals", map[string]any{"argv": []string{"sh"}}),
+	} {
+		require.Equal(t, http.StatusTooManyRequests, r.Status, "%s", r.Body)
+		require.Equal(t, string(client.ErrTooManyProcesses), r.Code())
+		require.Equal(t, "1", r.Header.Get("Retry-After"))
+	}
+
+	// Ending the supervisor's sleeps frees pids for one kill of the
+	// filler's whole group.
+	for _, p := range sleeps {
+		_, err := p.Kill(ctx, syscall.SIGKILL)
+		require.NoError(t, err)
+	}
+	stacktest.WaitFor(t, 30*time.Second, "the filler's sleeps to be killed", func() (bool, string) {
+		r, err := sb.Run(ctx, []string{"kill", "-9", "-" + strconv.Itoa(filler.PID)}, client.RunOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return r.ExitCode == 0, string(r.Stderr)
+	})
+	r, err := sb.Run(ctx, []string{"echo", "room again"}, client.RunOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "room again\n", string(r.Stdout))
+	require.Equal(t, "running", stack.Status(t, n), "the supervisor outlived the limit")
 }

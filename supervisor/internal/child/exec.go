@@ -146,6 +146,8 @@ func ForkError(argv0 string, err error) *httpapi.Error {
 		case syscall.ENOENT, syscall.EACCES, syscall.EISDIR, syscall.ENOTDIR:
 			return httpapi.NewError(http.StatusUnprocessableEntity, api.CodeExecutableNotFound,
 				"cannot execute "+strconv.Quote(argv0)+": "+errno.Error()).With("argv0", argv0)
+		case syscall.EAGAIN:
+			return atPidsLimit(argv0)
 		case syscall.ENOEXEC, syscall.ELIBBAD, syscall.ETXTBSY, syscall.E2BIG:
 			return httpapi.NewError(http.StatusUnprocessableEntity, api.CodeExecFailed,
 				"cannot execute "+strconv.Quote(argv0)+": "+errno.Error()).With("argv0", argv0)

@@ -8,16 +8,16 @@ import (
 	"github.com/berthdev/berth/api"
 )
 
-// limitRetryAfterMs: a slot frees when a process or terminal exits or a
+// LimitRetryAfterMs: a slot frees when a process or terminal exits or a
 // follower disconnects; a second is a fair first wait.
-const limitRetryAfterMs = 1000
+const LimitRetryAfterMs = 1000
 
 // TooMany is the 429 of a per-sandbox limit: what is at its limit, how
 // many, and what frees a slot.
 func TooMany(code api.Code, what string, limit int, frees string) *Error {
 	e := NewError(http.StatusTooManyRequests, code,
 		fmt.Sprintf("this sandbox already has %d %s, its limit; %s, then retry", limit, what, frees))
-	e.Retryable, e.RetryAfterMs = true, limitRetryAfterMs
+	e.Retryable, e.RetryAfterMs = true, LimitRetryAfterMs
 	return e.With("limit", limit)
 }
 
