@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -263,6 +264,42 @@ func TestFilesHintsNamePublicRoutes(t *testing.T) {
 			if strings.Contains(msg, internal) {
 				t.Errorf("%s %s: message %q names the supervisor's own route %q", c.method, c.path, msg, internal)
 			}
+		}
+	}
+}
+
+// TestFilesRefuseAFIFOAtOnce: a sandbox can put a FIFO where its user
+// expects a file. Opening it for reading would wait for a writer the
+// sandbox need never provide: the download hung and held one of the
+// supervisor's OS threads per request. A FIFO, or a symlink to one, is
+// answered 409 NOT_A_REGULAR_FILE at once, with its type.
+func TestFilesRefuseAFIFOAtOnce(t *testing.T) {
+	a := newAPI(t, supervisortest.Options{})
+	a.hc.Timeout = 10 * time.Second
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "result.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "latest")
+	if err := os.Symlink("result.json", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, link} {
+		for _, method := range []string{"GET", "HEAD"} {
+			start := time.Now()
+			resp := a.request(method, filesURL(p), nil)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusConflict || resp.Header.Get("X-Berth-Type") != "fifo" {
+				t.Fatalf("%s %s: %d, type %q", method, p, resp.StatusCode, resp.Header.Get("X-Berth-Type"))
+			}
+			if took := time.Since(start); took > 2*time.Second {
+				t.Fatalf("%s %s took %v", method, p, took)
+			}
+		}
+		e := a.mustFail("GET", filesURL(p), nil, http.StatusConflict, "NOT_A_REGULAR_FILE")
+		if !strings.Contains(e.Error.Message, "fifo") {
+			t.Fatalf("message %q does not name the type", e.Error.Message)
 		}
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/berthdev/berth/internal/regfile"
 )
 
 // Pipeline sizing: a workspace is mostly small files, where a lone tar
@@ -256,10 +258,12 @@ func walk(ctx context.Context, root string, o *WriteOptions, entries, reads chan
 	})
 }
 
-// openFile opens a regular file to archive, never through a symlink put
-// in its place since the walk.
+// openFile opens a regular file to archive, never through a symlink, a
+// FIFO or a device put in its place since the walk (a FIFO's open would
+// block the archive for good).
 func openFile(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	f, _, err := regfile.Open(path, regfile.Options{NoFollow: true})
+	return f, err
 }
 
 func readSmall(path string, size int64) ([]byte, error) {

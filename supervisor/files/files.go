@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/regfile"
 	"github.com/berthdev/berth/internal/unixmode"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
@@ -73,15 +74,18 @@ func statFile(w http.ResponseWriter, p string) error {
 // readFile streams a regular file (symlinks followed) with Range support.
 // HEAD answers for directories too, so it doubles as an existence check.
 func readFile(w http.ResponseWriter, r *http.Request, p string) error {
-	f, err := os.Open(p)
+	// A FIFO or device is never opened (a FIFO's open would wait for a
+	// writer the sandbox need never provide): regfile refuses it.
+	f, fi, err := regfile.Open(p, regfile.Options{Dirs: true})
+	var nr *regfile.NotRegularError
+	if errors.As(err, &nr) {
+		setInfoHeaders(w, nr.Info)
+		return httpapi.NewError(http.StatusConflict, api.CodeNotRegular, p+" is a "+fileType(nr.Info.Mode())+", not a regular file").With("path", p)
+	}
 	if err != nil {
 		return fsError(p, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fsError(p, err)
-	}
 	setInfoHeaders(w, fi)
 	switch {
 	case fi.IsDir():
@@ -90,8 +94,6 @@ func readFile(w http.ResponseWriter, r *http.Request, p string) error {
 			return nil
 		}
 		return httpapi.NewError(http.StatusConflict, api.CodeIsDirectory, p+" is a directory; list it with GET /v1/sandboxes/{name}/files/{path}?list=true or download it as a tar with GET /v1/sandboxes/{name}/archive?path="+p).With("path", p)
-	case !fi.Mode().IsRegular():
-		return httpapi.NewError(http.StatusConflict, api.CodeNotRegular, p+" is a "+fileType(fi.Mode())+", not a regular file").With("path", p)
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("ETag", etag(fi))

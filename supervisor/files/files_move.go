@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/berthdev/berth/internal/regfile"
 	"github.com/berthdev/berth/internal/unixmode"
 	"golang.org/x/sys/unix"
 )
@@ -71,7 +72,7 @@ func copyTree(src, dst string, fi fs.FileInfo) error {
 			return err
 		}
 	case fi.Mode().IsRegular():
-		in, err := os.Open(src)
+		in, _, err := regfile.Open(src, regfile.Options{NoFollow: true}) // still the file Lstat saw
 		if err != nil {
 			return err
 		}
