@@ -27,6 +27,7 @@ func Run(cfg Config, log io.Writer) error {
 	}
 	limitHeap()
 	limitProcs()
+	reserveThreads(spareThreads)
 	s := NewServer(cfg)
 	stop := make(chan struct{})
 	go reap(s.dispatch, stop)

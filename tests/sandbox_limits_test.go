@@ -1,10 +1,13 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -192,6 +195,33 @@ func TestForkAtThePidsLimitIsRefusedRetryably(t *testing.T) {
 		require.Equal(t, "1", r.Header.Get("Retry-After"))
 	}
 
+	// The supervisor's own threads count against the same limit. At it,
+	// concurrent requests that block in system calls needed threads the
+	// runtime could no longer make ("failed to create new OS thread"), and
+	// the supervisor's exit took the container and every process down.
+	before := containerStart(t, n)
+	data := bytes.Repeat([]byte("berth"), 1<<20)
+	var wg sync.WaitGroup
+	for i := range 30 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch i % 3 {
+			case 0:
+				_, _ = sb.WriteFile(ctx, "/workspace/upload-"+strconv.Itoa(i), bytes.NewReader(data), client.WriteOptions{})
+			case 1:
+				if rc, err := sb.DownloadArchive(ctx, "/usr"); err == nil {
+					_, _ = io.Copy(io.Discard, rc)
+					rc.Close()
+				}
+			default:
+				_, _ = sb.Run(ctx, []string{"true"}, client.RunOptions{})
+			}
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, before, containerStart(t, n), "the container was not restarted: its supervisor outlived the limit")
+
 	// Ending the supervisor's sleeps frees pids for one kill of the
 	// filler's whole group.
 	for _, p := range sleeps {
@@ -209,4 +239,14 @@ func TestForkAtThePidsLimitIsRefusedRetryably(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "room again\n", string(r.Stdout))
 	require.Equal(t, "running", stack.Status(t, n), "the supervisor outlived the limit")
+}
+
+// containerStart is the id and start time of sandbox n's container: both
+// change if it exited and was started again.
+func containerStart(t *testing.T, n string) string {
+	t.Helper()
+	info, err := stack.Docker.Client().ContainerInspect(context.Background(), "berth-"+n)
+	require.NoError(t, err)
+	require.True(t, info.State.Running, "the container of %s is not running: %+v", n, info.State)
+	return info.ID + " " + info.State.StartedAt
 }
