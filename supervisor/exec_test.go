@@ -1,6 +1,7 @@
 package supervisor_test
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -176,4 +177,24 @@ func TestEnvLayers(t *testing.T) {
 	}
 	a.mustFail("PUT", "/v1/env", map[string]any{"vars": map[string]any{}}, 400, "VALIDATION_FAILED")
 	a.mustFail("PUT", "/v1/env", map[string]any{"env": map[string]any{"": "x"}}, 400, "VALIDATION_FAILED")
+}
+
+// TestChildrenAreTheOOMKillersFirstChoice: every process the supervisor
+// starts has oom_score_adj +500 by the time the exec is answered (what it
+// starts inherits it), so a sandbox out of memory loses one of them, not
+// its supervisor (0).
+func TestChildrenAreTheOOMKillersFirstChoice(t *testing.T) {
+	a := newAPI(t, supervisortest.Options{})
+	p := a.run("sleep", "30")
+	defer a.call("POST", "/v1/processes/"+p.ID+"/kill", map[string]any{"signal": "KILL"})
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/oom_score_adj", p.PID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(raw)); got != "500" {
+		t.Fatalf("child's oom_score_adj: %q, want 500", got)
+	}
+	if raw, _ := os.ReadFile(fmt.Sprintf("/proc/%d/oom_score_adj", a.inst.PID)); strings.TrimSpace(string(raw)) != "0" {
+		t.Fatalf("supervisor's oom_score_adj: %q, want 0", raw)
+	}
 }

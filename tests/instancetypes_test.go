@@ -18,6 +18,9 @@ const (
 	// typeBrokenSupervisor runs brokenImage (fault injection: its
 	// supervisor refuses to start; the test that uses it builds it).
 	typeBrokenSupervisor = "test-broken-supervisor"
+	// typeSmallMemory has memory a few shells fill, and a whole CPU to
+	// fill it fast.
+	typeSmallMemory = "test-small-memory"
 )
 
 var brokenImage = "berth/test-broken:" + randSuffix()
@@ -34,6 +37,7 @@ func writeInstanceTypes() (env, file string, err error) {
 	types := []config.InstanceType{
 		{Name: typeSmallDisk, VCPU: 0.25, MemoryMiB: 256, Pids: 256, DiskMiB: smallDiskMiB},
 		{Name: typeBrokenSupervisor, VCPU: 0.25, MemoryMiB: 256, Pids: 256, DiskMiB: smallDiskMiB, Image: brokenImage},
+		{Name: typeSmallMemory, VCPU: 1, MemoryMiB: 48, Pids: 256, DiskMiB: smallDiskMiB},
 	}
 	b, err := json.Marshal(types)
 	if err != nil {

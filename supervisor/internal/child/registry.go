@@ -49,6 +49,7 @@ func (r *Registry[T]) Start(fork func(n uint64) (T, int, error)) (T, error) {
 	if err != nil {
 		return zero, err
 	}
+	deprioritise(pid) // every child starts here: see oom.go
 	r.nextN++
 	r.byNum[r.nextN] = c
 	r.byPID[pid] = c
