@@ -1,10 +1,9 @@
 package supervisor
 
 import (
-	"os"
 	"runtime/debug"
-	"strconv"
-	"strings"
+
+	"github.com/berthdev/berth/supervisor/internal/cgroup"
 )
 
 // logTotal is the configured container-wide cap, or the default.
@@ -42,16 +41,5 @@ func limitHeap() {
 // (memory.max) or v1 (memory.limit_in_bytes, a huge number when unset); 0
 // when there is none or it cannot be read.
 func cgroupMemoryLimit() int64 {
-	for _, f := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(string(raw)), 10, 64)
-		if err != nil || n <= 0 || n >= 1<<60 {
-			return 0 // "max", or v1's "unlimited"
-		}
-		return n
-	}
-	return 0
+	return cgroup.Limit("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/stacktest"
 )
@@ -245,8 +246,9 @@ func TestForkAtThePidsLimitIsRefusedRetryably(t *testing.T) {
 // change if it exited and was started again.
 func containerStart(t *testing.T, n string) string {
 	t.Helper()
-	info, err := stack.Docker.Client().ContainerInspect(context.Background(), "berth-"+n)
+	info, err := stack.Docker.Inspect(context.Background(), activities.ContainerName(n))
 	require.NoError(t, err)
+	require.NotNil(t, info, "sandbox %s has no container", n)
 	require.True(t, info.State.Running, "the container of %s is not running: %+v", n, info.State)
 	return info.ID + " " + info.State.StartedAt
 }

@@ -262,7 +262,7 @@ func walk(ctx context.Context, root string, o *WriteOptions, entries, reads chan
 // FIFO or a device put in its place since the walk (a FIFO's open would
 // block the archive for good).
 func openFile(path string) (*os.File, error) {
-	f, _, err := regfile.Open(path, regfile.Options{NoFollow: true})
+	f, _, err := regfile.OpenSeen(path, regfile.Options{NoFollow: true})
 	return f, err
 }
 

@@ -40,9 +40,9 @@ type Options struct {
 // the check and the open: the error is a *NotRegularError with the info
 // seen.
 func Open(path string, o Options) (*os.File, fs.FileInfo, error) {
-	stat, flag := os.Stat, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY
+	stat := os.Stat
 	if o.NoFollow {
-		stat, flag = os.Lstat, flag|syscall.O_NOFOLLOW
+		stat = os.Lstat
 	}
 	fi, err := stat(path)
 	if err != nil {
@@ -51,11 +51,23 @@ func Open(path string, o Options) (*os.File, fs.FileInfo, error) {
 	if !o.accepts(fi) {
 		return nil, fi, &NotRegularError{Path: path, Info: fi}
 	}
+	return OpenSeen(path, o)
+}
+
+// OpenSeen is Open for a caller that has just seen path to be a regular
+// file (a walk's Lstat): only the descriptor is checked, so a FIFO or
+// device put in its place since is opened without blocking and closed.
+func OpenSeen(path string, o Options) (*os.File, fs.FileInfo, error) {
+	flag := os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
+	if o.NoFollow {
+		flag |= syscall.O_NOFOLLOW
+	}
 	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return nil, nil, err
 	}
-	if fi, err = f.Stat(); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
 		f.Close()
 		return nil, nil, err
 	}

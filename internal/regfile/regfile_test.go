@@ -10,7 +10,8 @@ import (
 )
 
 // A FIFO where a regular file was expected is refused at once: opened for
-// reading with no writer, it would block forever.
+// reading with no writer, it would block forever. OpenSeen is the case of
+// a file replaced by a FIFO after the caller's own stat.
 func TestOpenRefusesAFIFOWithoutBlocking(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
@@ -21,13 +22,16 @@ func TestOpenRefusesAFIFOWithoutBlocking(t *testing.T) {
 	if err := os.Symlink("fifo", link); err != nil {
 		t.Fatal(err)
 	}
+	type opener func(string, Options) (*os.File, os.FileInfo, error)
 	for _, c := range []struct {
+		open opener
 		path string
 		o    Options
-	}{{fifo, Options{}}, {fifo, Options{NoFollow: true}}, {link, Options{}}, {"/dev/null", Options{Dirs: true}}} {
+	}{{Open, fifo, Options{}}, {Open, fifo, Options{NoFollow: true}}, {Open, link, Options{}}, {Open, "/dev/null", Options{Dirs: true}},
+		{OpenSeen, fifo, Options{NoFollow: true}}, {OpenSeen, link, Options{}}} {
 		done := make(chan error, 1)
 		go func() {
-			f, _, err := Open(c.path, c.o)
+			f, _, err := c.open(c.path, c.o)
 			if f != nil {
 				f.Close()
 			}

@@ -72,7 +72,7 @@ func copyTree(src, dst string, fi fs.FileInfo) error {
 			return err
 		}
 	case fi.Mode().IsRegular():
-		in, _, err := regfile.Open(src, regfile.Options{NoFollow: true}) // still the file Lstat saw
+		in, _, err := regfile.OpenSeen(src, regfile.Options{NoFollow: true}) // the file Lstat saw, or refused
 		if err != nil {
 			return err
 		}

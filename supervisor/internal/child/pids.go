@@ -2,32 +2,18 @@ package child
 
 import (
 	"net/http"
-	"os"
 	"strconv"
-	"strings"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/supervisor/internal/cgroup"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
 
-// pidsFiles hold the container's pids limit: cgroup v2, then v1.
-var pidsFiles = []string{"/sys/fs/cgroup/pids.max", "/sys/fs/cgroup/pids/pids.max"}
-
 // pidsLimit is the container's limit on processes and threads (its
-// instance type's pids), 0 when there is none or it cannot be read.
+// instance type's pids; cgroup v2, then v1), 0 when there is none or it
+// cannot be read.
 func pidsLimit() int {
-	for _, f := range pidsFiles {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(string(raw)))
-		if err != nil || n <= 0 {
-			return 0 // "max"
-		}
-		return n
-	}
-	return 0
+	return int(cgroup.Limit("/sys/fs/cgroup/pids.max", "/sys/fs/cgroup/pids/pids.max"))
 }
 
 // atPidsLimit is the answer to a fork the kernel refused with EAGAIN: the
