@@ -1,4 +1,4 @@
-package supervisor
+package cgroup
 
 import "testing"
 
@@ -16,9 +16,9 @@ func TestCPURatio(t *testing.T) {
 		{"", "", 0, false},
 		{"25000", "0", 0, false},
 	} {
-		got, ok := cpuRatio(c.quota, c.period)
+		got, ok := ratio(c.quota, c.period)
 		if got != c.want || ok != c.ok {
-			t.Errorf("cpuRatio(%q, %q) = %v, %v; want %v, %v", c.quota, c.period, got, ok, c.want, c.ok)
+			t.Errorf("ratio(%q, %q) = %v, %v; want %v, %v", c.quota, c.period, got, ok, c.want, c.ok)
 		}
 	}
 }
