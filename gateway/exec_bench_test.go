@@ -68,6 +68,12 @@ func BenchmarkExecRoundTrip(b *testing.B) {
 		b.ReportMetric(float64(d.ChildCPU)/n*1e6/supervisortest.ClockTicks, "child-cpu-µs/op")
 		b.ReportMetric(float64(d.Switches)/n, "sup-ctxsw/op")
 	})
+	b.Run("gateway-transport", func(b *testing.B) {
+		conns := gw.direct
+		gw.direct = nil // every request through http.Transport, as before supervisorConns
+		defer func() { gw.direct = conns }()
+		samples(b, func() { run(b, viaGateway) })
+	})
 	b.Run("supervisor-direct", func(b *testing.B) {
 		direct := supervisortest.SDKSandbox(sup.URL, sup.Token, hc.Transport)
 		samples(b, func() { run(b, direct) })

@@ -166,7 +166,12 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 		out.ContentLength = in.ContentLength
 	}
 	out.Header.Set("Authorization", t.auth)
-	resp, err := s.supervisors.Do(out)
+	var resp *http.Response
+	if s.direct != nil && direct(t, body) {
+		resp, err = s.direct.do(out, t.addr)
+	} else {
+		resp, err = s.supervisors.Do(out)
+	}
 	if err == nil {
 		if err = hostProxyRefusal(resp); err != nil {
 			resp.Body.Close()
@@ -174,6 +179,20 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 		}
 	}
 	return resp, err
+}
+
+// direct says whether a request goes over supervisorConns: to a
+// supervisor's own address (no host-proxy route) with no body or a small
+// one in memory.
+func direct(t target, body io.Reader) bool {
+	if t.route != "" {
+		return false
+	}
+	if body == nil {
+		return true
+	}
+	r, ok := body.(*bytes.Reader)
+	return ok && r.Size() <= directBodyMax
 }
 
 // stream copies the supervisor's answer, flushing as bytes arrive so that

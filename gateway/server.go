@@ -101,6 +101,7 @@ type Server struct {
 	targetRecheck      time.Duration
 	preview            *previewState // preview URLs (preview.go)
 	supervisors        *http.Client
+	direct             *supervisorConns // the hot path's small requests (supervisor_conns.go); nil sends all through supervisors
 	// streamBufs holds the proxy's copy buffers: large, so that a fast log
 	// or file stream costs few reads and writes, and pooled, so that each
 	// request does not allocate (and zero) one.
@@ -121,6 +122,7 @@ func New(o Options) *Server {
 	}
 	s.preview = newPreviewState(o.Preview)
 	s.supervisors = &http.Client{Transport: supervisorTransport(o.Secret)}
+	s.direct = newSupervisorConns()
 	s.streamBufs.New = func() any { b := make([]byte, 256<<10); return &b }
 	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace, Archive: o.Backups}, eventlog.DefaultBuffer)
 	e := echo.New()

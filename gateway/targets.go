@@ -186,6 +186,10 @@ func unavailable(msg string) *api.Error {
 	return e
 }
 
+// supervisorDialer dials supervisors and host proxies. A replaced
+// container's address may not answer at all: fail fast.
+var supervisorDialer = &net.Dialer{Timeout: 2 * time.Second, KeepAlive: 30 * time.Second}
+
 // supervisorTransport pools keep-alive connections to supervisors and to
 // the host proxies of other machines, which answer with a certificate of
 // the hosts' authority derived from secret (and no other).
@@ -195,8 +199,7 @@ func supervisorTransport(secret string) *http.Transport {
 	t.IdleConnTimeout = 90 * time.Second
 	t.ResponseHeaderTimeout = 0 // waits and log follows are long by design
 	t.DisableCompression = true
-	// A replaced container's address may not answer at all: fail fast.
-	t.DialContext = (&net.Dialer{Timeout: 2 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	t.DialContext = supervisorDialer.DialContext
 	// HTTP/1.1 to host proxies: terminals upgrade their connection.
 	t.ForceAttemptHTTP2 = false
 	if tc, err := hosttls.ClientConfig(secret); err == nil {

@@ -1,0 +1,214 @@
+package gateway
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// connCountingServer is a real HTTP server on loopback that counts the
+// connections it accepted.
+func connCountingServer(t *testing.T, h http.HandlerFunc) (addr string, conns *atomic.Int32) {
+	conns = new(atomic.Int32)
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://"), conns
+}
+
+func directGet(t *testing.T, ctx context.Context, p *supervisorConns, addr, path string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+path, strings.NewReader(`{"cmd":["true"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := p.do(req, addr)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return resp
+}
+
+func TestSupervisorConnsReuseAConnectionReadToItsEnd(t *testing.T) {
+	addr, conns := connCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if r.URL.Query().Get("close") != "" {
+			w.Header().Set("Connection", "close")
+		}
+		w.Write([]byte(r.URL.Path + " " + string(b)))
+	})
+	p := newSupervisorConns()
+	for i, path := range []string{"/a", "/b", "/c"} {
+		resp := directGet(t, context.Background(), p, addr, path)
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := path + ` {"cmd":["true"]}`; err != nil || string(got) != want {
+			t.Fatalf("request %d: got %q, %v; want %q", i, got, err, want)
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Fatalf("three sequential requests used %d connections, want 1", n)
+	}
+
+	// An answer that says Connection: close is not pooled.
+	resp := directGet(t, context.Background(), p, addr, "/d?close=1")
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	resp = directGet(t, context.Background(), p, addr, "/e")
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if n := conns.Load(); n != 2 {
+		t.Fatalf("after a Connection: close answer: %d connections, want 2", n)
+	}
+}
+
+func TestSupervisorConnsDropAnAnswerClosedBeforeItsEnd(t *testing.T) {
+	addr, conns := connCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(strings.Repeat("x", 1<<20)))
+	})
+	p := newSupervisorConns()
+	resp := directGet(t, context.Background(), p, addr, "/big")
+	resp.Body.Read(make([]byte, 10))
+	resp.Body.Close()
+	resp = directGet(t, context.Background(), p, addr, "/big")
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if len(got) != 1<<20 {
+		t.Fatalf("second answer has %d bytes, want %d", len(got), 1<<20)
+	}
+	if n := conns.Load(); n != 2 {
+		t.Fatalf("a half-read answer's connection was reused: %d connections, want 2", n)
+	}
+}
+
+// The client leaving a follow ends the supervisor's side of it: the
+// supervisor stops a waited process's stream only when its connection goes.
+func TestSupervisorConnsCloseTheConnectionWhenTheClientLeaves(t *testing.T) {
+	left := make(chan struct{})
+	addr, _ := connCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("first"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		close(left)
+	})
+	p := newSupervisorConns()
+	ctx, cancel := context.WithCancel(context.Background())
+	resp := directGet(t, ctx, p, addr, "/follow")
+	buf := make([]byte, 5)
+	if _, err := io.ReadFull(resp.Body, buf); err != nil {
+		t.Fatal(err)
+	}
+	readErr := make(chan error, 1)
+	go func() { _, err := resp.Body.Read(buf); readErr <- err }()
+	cancel()
+	select {
+	case err := <-readErr:
+		if err == nil {
+			t.Fatal("a read after the client left returned no error")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a read blocked after the client left")
+	}
+	resp.Body.Close()
+	select {
+	case <-left:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the supervisor's request did not end after the client left")
+	}
+}
+
+// A pooled connection the supervisor closed while it sat idle (its idle
+// timeout, a replaced container) is not written to: the next request
+// dials afresh and succeeds.
+func TestSupervisorConnsSkipAConnectionTheSupervisorClosed(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Write([]byte("ok"))
+	}))
+	var conns atomic.Int32
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	p := newSupervisorConns()
+	for i := range 3 {
+		resp := directGet(t, context.Background(), p, addr, "/x")
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || string(got) != "ok" {
+			t.Fatalf("request %d: %q, %v", i, got, err)
+		}
+		srv.CloseClientConnections() // the pooled connection is gone now
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := conns.Load(); n != 3 {
+		t.Fatalf("%d connections for three requests each after a close, want 3", n)
+	}
+}
+
+// Idle connections are closed after maxIdleAge though no request follows:
+// those of destroyed containers must not pile up in a quiet gateway.
+func TestSupervisorConnsCloseIdleConnectionsWithoutTraffic(t *testing.T) {
+	var closed atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("ok"))
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateClosed {
+			closed.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	p := newSupervisorConns()
+	p.maxIdleAge = 100 * time.Millisecond
+	resp := directGet(t, context.Background(), p, addr, "/x")
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for closed.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("an idle pooled connection was still open 5 s after its idle age (100 ms)")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.mu.Lock()
+	left, sweeping := len(p.idle), p.sweeper != nil
+	p.mu.Unlock()
+	if left != 0 || sweeping {
+		t.Fatalf("after the sweep: %d addresses pooled, sweeper set %v; want none", left, sweeping)
+	}
+}
+
+func TestSupervisorConnsUnreachableAddressFailsFast(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing answers there now
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/v1/processes", nil)
+	start := time.Now()
+	if _, err := newSupervisorConns().do(req, addr); err == nil {
+		t.Fatal("a request to a closed port succeeded")
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("took %v to fail", d)
+	}
+}
