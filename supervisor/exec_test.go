@@ -1,6 +1,7 @@
 package supervisor_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/berthdev/berth/supervisor/supervisortest"
 )
@@ -196,5 +198,31 @@ func TestChildrenAreTheOOMKillersFirstChoice(t *testing.T) {
 	}
 	if raw, _ := os.ReadFile(fmt.Sprintf("/proc/%d/oom_score_adj", a.inst.PID)); strings.TrimSpace(string(raw)) != "0" {
 		t.Fatalf("supervisor's oom_score_adj: %q, want 0", raw)
+	}
+}
+
+// An executable that is not there is named in the error, but a huge name
+// is not repeated whole: the answer stays small and says how long it was.
+func TestExecErrorClipsAHugeArgv0(t *testing.T) {
+	a := newAPI(t, supervisortest.Options{})
+	for _, argv0 := range []string{strings.Repeat("x", 200_000), "/nonexistent/" + strings.Repeat("é", 100_000)} {
+		code, body := a.call("POST", "/v1/processes", map[string]any{"argv": []string{argv0}})
+		if code != 422 {
+			t.Fatalf("status %d, want 422; body %.300s", code, body)
+		}
+		if len(body) > 4096 {
+			t.Fatalf("the error for a %d-byte argv0 is %d bytes; want under 4 KiB", len(argv0), len(body))
+		}
+		var e apiErr
+		if err := json.Unmarshal(body, &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.Error.Code != "EXECUTABLE_NOT_FOUND" || !strings.Contains(e.Error.Message, argv0[:64]) ||
+			!strings.Contains(e.Error.Message, fmt.Sprintf("(%d bytes)", len(argv0))) {
+			t.Fatalf("error %s: %q; want EXECUTABLE_NOT_FOUND naming the start of argv0 and its length", e.Error.Code, e.Error.Message)
+		}
+		if ctx, _ := e.Error.Context["argv0"].(string); !strings.HasPrefix(argv0, ctx) || len(ctx) == 0 || len(ctx) > 256 || !utf8.ValidString(ctx) {
+			t.Fatalf("context argv0 of %d bytes (valid UTF-8 %v), want a prefix of argv0 of at most 256", len(ctx), utf8.ValidString(ctx))
+		}
 	}
 }
