@@ -15,16 +15,23 @@ import (
 // connCountingServer is a real HTTP server on loopback that counts the
 // connections it accepted.
 func connCountingServer(t *testing.T, h http.HandlerFunc) (addr string, conns *atomic.Int32) {
-	conns = new(atomic.Int32)
+	srv, conns := stateCountingServer(t, h, http.StateNew)
+	return strings.TrimPrefix(srv.URL, "http://"), conns
+}
+
+// stateCountingServer is a real HTTP server on loopback that counts its
+// connections' changes to state.
+func stateCountingServer(t *testing.T, h http.HandlerFunc, state http.ConnState) (*httptest.Server, *atomic.Int32) {
+	n := new(atomic.Int32)
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
+		if s == state {
+			n.Add(1)
 		}
 	}
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return strings.TrimPrefix(srv.URL, "http://"), conns
+	return srv, n
 }
 
 func directGet(t *testing.T, ctx context.Context, p *supervisorConns, addr, path string) *http.Response {
@@ -132,18 +139,10 @@ func TestSupervisorConnsCloseTheConnectionWhenTheClientLeaves(t *testing.T) {
 // timeout, a replaced container) is not written to: the next request
 // dials afresh and succeeds.
 func TestSupervisorConnsSkipAConnectionTheSupervisorClosed(t *testing.T) {
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv, conns := stateCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Write([]byte("ok"))
-	}))
-	var conns atomic.Int32
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
+	}, http.StateNew)
 	addr := strings.TrimPrefix(srv.URL, "http://")
 	p := newSupervisorConns()
 	for i := range 3 {
@@ -164,17 +163,9 @@ func TestSupervisorConnsSkipAConnectionTheSupervisorClosed(t *testing.T) {
 // Idle connections are closed after maxIdleAge though no request follows:
 // those of destroyed containers must not pile up in a quiet gateway.
 func TestSupervisorConnsCloseIdleConnectionsWithoutTraffic(t *testing.T) {
-	var closed atomic.Int32
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv, closed := stateCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("ok"))
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateClosed {
-			closed.Add(1)
-		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
+	}, http.StateClosed)
 	addr := strings.TrimPrefix(srv.URL, "http://")
 	p := newSupervisorConns()
 	p.maxIdleAge = 100 * time.Millisecond
