@@ -21,9 +21,11 @@ import (
 
 // BenchmarkExecRoundTrip: `true` as one round trip (the SDK's Run) through
 // this gateway's hot path to a local supervisor (its target cached, as for
-// a running sandbox), beside the same call straight to the supervisor and
-// fork+exec+wait of `true` from this process: what the proxy hop costs,
-// without Docker or Temporal. `-cpuprofile` profiles the gateway; the
+// a running sandbox), beside the same call with the gateway sending it
+// through http.Transport instead of its pooled connections
+// (supervisor_conns.go), straight to the supervisor, and fork+exec+wait of
+// `true` from this process: what the proxy hop costs, without Docker or
+// Temporal. `-cpuprofile` profiles the gateway; the
 // supervisor is another process (BERTH_BENCH_PIDFILE names it for perf;
 // BERTH_BENCH_SUPERVISOR_ENV adds to its environment, e.g. GOMAXPROCS=2).
 // The gateway case also reports the supervisor's CPU time, its children's
