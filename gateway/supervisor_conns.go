@@ -22,7 +22,6 @@ import (
 // (directBodyMax); streaming uploads, host-proxy routes (TLS) and upgrades
 // keep the Transport, which also writes and reads at once.
 type supervisorConns struct {
-
 	// maxIdleAge is how long a connection may sit in the pool.
 	maxIdleAge time.Duration
 
@@ -122,19 +121,15 @@ func (c *supervisorConn) open() bool {
 	if err != nil {
 		return false
 	}
-	var peekErr error
+	var alive bool
 	var b [1]byte
 	err = rc.Read(func(fd uintptr) bool {
-		var n int
-		n, _, peekErr = syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		if peekErr == nil && n == 0 {
-			peekErr = io.EOF
-		} else if peekErr == nil {
-			peekErr = errors.New("unsolicited bytes")
-		}
+		// EAGAIN: nothing to read, neither an EOF nor bytes unasked.
+		_, _, perr := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		alive = perr == syscall.EAGAIN
 		return true
 	})
-	return err == nil && (errors.Is(peekErr, syscall.EAGAIN) || errors.Is(peekErr, syscall.EWOULDBLOCK))
+	return err == nil && alive
 }
 
 // put keeps c for the next request to addr. A sweep runs while any

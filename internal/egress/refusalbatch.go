@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/schemas"
 )
 
@@ -163,9 +164,6 @@ func clip(s string) string {
 	if len(s) <= schemas.MaxRefusalText {
 		return s
 	}
-	cut := schemas.MaxRefusalText - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	c, _ := api.Clip(s, schemas.MaxRefusalText-len("…"))
+	return c + "…"
 }

@@ -83,7 +83,7 @@ func onlyCandidate(argv0, cwd string, env []string) (string, bool) {
 func ResolveExecutable(argv0, cwd string, env []string) (string, *httpapi.Error) {
 	notFound := func(detail string) *httpapi.Error {
 		return httpapi.NewError(http.StatusUnprocessableEntity, api.CodeExecutableNotFound,
-			"executable "+quoteArgv0(argv0)+" "+detail).With("argv0", argv0Context(argv0))
+			"executable "+httpapi.Quote(argv0)+" "+detail).With("argv0", httpapi.Echo(argv0))
 	}
 	paths, search, path := candidates(argv0, cwd, env)
 	if !search {
@@ -145,13 +145,13 @@ func ForkError(argv0 string, err error) *httpapi.Error {
 		switch errno {
 		case syscall.ENOENT, syscall.EACCES, syscall.EISDIR, syscall.ENOTDIR:
 			return httpapi.NewError(http.StatusUnprocessableEntity, api.CodeExecutableNotFound,
-				"cannot execute "+quoteArgv0(argv0)+": "+errno.Error()).With("argv0", argv0Context(argv0))
+				"cannot execute "+httpapi.Quote(argv0)+": "+errno.Error()).With("argv0", httpapi.Echo(argv0))
 		case syscall.EAGAIN:
 			return atPidsLimit(argv0)
 		case syscall.ENOEXEC, syscall.ELIBBAD, syscall.ETXTBSY, syscall.E2BIG:
 			return httpapi.NewError(http.StatusUnprocessableEntity, api.CodeExecFailed,
-				"cannot execute "+quoteArgv0(argv0)+": "+errno.Error()).With("argv0", argv0Context(argv0))
+				"cannot execute "+httpapi.Quote(argv0)+": "+errno.Error()).With("argv0", httpapi.Echo(argv0))
 		}
 	}
-	return httpapi.NewError(http.StatusInternalServerError, api.CodeInternal, "spawn "+quoteArgv0(argv0)+": "+err.Error())
+	return httpapi.NewError(http.StatusInternalServerError, api.CodeInternal, "spawn "+httpapi.Quote(argv0)+": "+err.Error())
 }

@@ -24,10 +24,10 @@ func atPidsLimit(argv0 string) *httpapi.Error {
 	const frees = "end some of them (killing a process ends its whole process group)"
 	if limit := pidsLimit(); limit > 0 {
 		e := httpapi.TooMany(api.CodeTooManyProcesses, "processes and threads (its instance type's pids limit)", limit, frees)
-		return e.With("argv0", argv0Context(argv0))
+		return e.With("argv0", httpapi.Echo(argv0))
 	}
 	e := httpapi.NewError(http.StatusTooManyRequests, api.CodeTooManyProcesses,
-		"cannot start "+quoteArgv0(argv0)+": the kernel refused the fork (resource temporarily unavailable), so this sandbox's processes and threads are at its limit; "+frees+", then retry")
+		"cannot start "+httpapi.Quote(argv0)+": the kernel refused the fork (resource temporarily unavailable), so this sandbox's processes and threads are at its limit; "+frees+", then retry")
 	e.Retryable, e.RetryAfterMs = true, httpapi.LimitRetryAfterMs
-	return e.With("argv0", argv0Context(argv0))
+	return e.With("argv0", httpapi.Echo(argv0))
 }
