@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"sync"
@@ -46,9 +47,36 @@ const (
 
 type supervisorConn struct {
 	net.Conn
+	limit     *readLimit // under br: bounds an answer's headers
 	br        *bufio.Reader
 	bw        *bufio.Writer
 	idleSince time.Time
+}
+
+// maxResponseHeaderBytes bounds the headers of a supervisor's answer, as
+// http.Transport's MaxResponseHeaderBytes does (its default is 10 MiB):
+// the supervisor's are well under a KiB, and what answers at a sandbox's
+// address is not to make the gateway buffer without end.
+const maxResponseHeaderBytes = 1 << 20
+
+var errResponseHeadersTooLarge = errors.New("the supervisor's answer has more than 1 MiB of headers")
+
+// readLimit reads at most left bytes from its connection, then fails.
+type readLimit struct {
+	net.Conn
+	left int64
+}
+
+func (l *readLimit) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		return 0, errResponseHeadersTooLarge
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.Conn.Read(p)
+	l.left -= int64(n)
+	return n, err
 }
 
 func newSupervisorConns() *supervisorConns {
@@ -76,7 +104,9 @@ func (p *supervisorConns) do(req *http.Request, addr string) (*http.Response, er
 	if err := c.bw.Flush(); err != nil {
 		return fail(err)
 	}
+	c.limit.left = maxResponseHeaderBytes
 	resp, err := http.ReadResponse(c.br, req)
+	c.limit.left = math.MaxInt64
 	if err != nil {
 		return fail(err)
 	}
@@ -100,7 +130,8 @@ func (p *supervisorConns) get(ctx context.Context, addr string) (*supervisorConn
 	if err != nil {
 		return nil, err
 	}
-	return &supervisorConn{Conn: nc, br: bufio.NewReader(nc), bw: bufio.NewWriter(nc)}, nil
+	limit := &readLimit{Conn: nc, left: math.MaxInt64}
+	return &supervisorConn{Conn: nc, limit: limit, br: bufio.NewReader(limit), bw: bufio.NewWriter(nc)}, nil
 }
 
 // open says whether an idle connection can carry a request: the

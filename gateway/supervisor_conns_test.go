@@ -1,7 +1,9 @@
 package gateway
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -184,6 +186,46 @@ func TestSupervisorConnsCloseIdleConnectionsWithoutTraffic(t *testing.T) {
 	p.mu.Unlock()
 	if left != 0 || sweeping {
 		t.Fatalf("after the sweep: %d addresses pooled, sweeper set %v; want none", left, sweeping)
+	}
+}
+
+// Whatever answers at a sandbox's address cannot make the gateway buffer
+// headers without end: more than 1 MiB of them fails the request.
+func TestSupervisorConnsRefuseHugeResponseHeaders(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+			return
+		}
+		// One header without end, until the gateway stops reading (64 MiB
+		// at most); the connection stays open meanwhile, so what the
+		// gateway read is not lost to a reset.
+		c.Write([]byte("HTTP/1.1 200 OK\r\nX-Big: "))
+		chunk := []byte(strings.Repeat("a", 64<<10))
+		for range 1024 {
+			if _, err := c.Write(chunk); err != nil {
+				return
+			}
+		}
+	}()
+	addr := ln.Addr().String()
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/v1/processes", nil)
+	resp, err := newSupervisorConns().do(req, addr)
+	if err == nil {
+		resp.Body.Close()
+		t.Fatalf("an answer with endless headers was accepted (X-Big of %d bytes)", len(resp.Header.Get("X-Big")))
+	}
+	if !errors.Is(err, errResponseHeadersTooLarge) {
+		t.Fatalf("error %v, want %v", err, errResponseHeadersTooLarge)
 	}
 }
 
