@@ -226,3 +226,32 @@ func TestExecErrorClipsAHugeArgv0(t *testing.T) {
 		}
 	}
 }
+
+// A huge cwd, relative (400) or too long to exist (422), is clipped the
+// same way in its error.
+func TestExecErrorClipsAHugeCwd(t *testing.T) {
+	a := newAPI(t, supervisortest.Options{})
+	for _, c := range []struct {
+		cwd    string
+		status int
+		code   string
+	}{
+		{strings.Repeat("d", 200_000), 400, "VALIDATION_FAILED"},
+		{"/" + strings.Repeat("d/", 100_000), 422, "INVALID_CWD"},
+	} {
+		code, body := a.call("POST", "/v1/processes", map[string]any{"argv": []string{"true"}, "cwd": c.cwd})
+		if code != c.status || len(body) > 4096 {
+			t.Fatalf("status %d (want %d), a %d-byte answer for a %d-byte cwd (want under 4 KiB): %.300s", code, c.status, len(body), len(c.cwd), body)
+		}
+		var e apiErr
+		if err := json.Unmarshal(body, &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.Error.Code != c.code || !strings.Contains(e.Error.Message, fmt.Sprintf("(%d bytes)", len(c.cwd))) {
+			t.Fatalf("error %s: %q; want %s naming the cwd's length", e.Error.Code, e.Error.Message, c.code)
+		}
+		if ctx, _ := e.Error.Context["cwd"].(string); !strings.HasPrefix(c.cwd, ctx) || len(ctx) == 0 || len(ctx) > 256 {
+			t.Fatalf("context cwd of %d bytes, want a prefix of cwd of at most 256", len(ctx))
+		}
+	}
+}

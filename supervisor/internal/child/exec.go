@@ -27,16 +27,16 @@ func CheckCwd(cwd string) *httpapi.Error {
 	fi, err := os.Stat(cwd)
 	switch {
 	case err != nil:
-		return httpapi.NewError(http.StatusUnprocessableEntity, api.CodeInvalidCwd, "cwd "+strconv.Quote(cwd)+": "+describe(err)).With("cwd", cwd)
+		return httpapi.NewError(http.StatusUnprocessableEntity, api.CodeInvalidCwd, "cwd "+httpapi.Quote(cwd)+": "+describe(err)).With("cwd", httpapi.Echo(cwd))
 	case !fi.IsDir():
-		return httpapi.NewError(http.StatusUnprocessableEntity, api.CodeInvalidCwd, "cwd "+strconv.Quote(cwd)+" is not a directory").With("cwd", cwd)
+		return httpapi.NewError(http.StatusUnprocessableEntity, api.CodeInvalidCwd, "cwd "+httpapi.Quote(cwd)+" is not a directory").With("cwd", httpapi.Echo(cwd))
 	}
 	return nil
 }
 
 func checkCwdSyntax(cwd string) *httpapi.Error {
 	if !filepath.IsAbs(cwd) {
-		return httpapi.BadRequest("cwd must be an absolute path, got "+strconv.Quote(cwd)).With("cwd", cwd)
+		return httpapi.BadRequest("cwd must be an absolute path, got "+httpapi.Quote(cwd)).With("cwd", httpapi.Echo(cwd))
 	}
 	return nil
 }
