@@ -162,6 +162,54 @@ func TestSupervisorConnsSkipAConnectionTheSupervisorClosed(t *testing.T) {
 	}
 }
 
+// Bytes a supervisor sends after its answer, unasked, are never read as the
+// answer to the next request: the connection is not reused.
+func TestSupervisorConnsDropAConnectionWithUnaskedBytes(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var conns atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n := conns.Add(1)
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					if _, err := http.ReadRequest(br); err != nil {
+						return
+					}
+					answer := "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+					if n == 1 {
+						answer += "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged"
+					}
+					c.Write([]byte(answer))
+				}
+			}()
+		}
+	}()
+	addr := ln.Addr().String()
+	p := newSupervisorConns()
+	for i := range 2 {
+		resp := directGet(t, context.Background(), p, addr, "/x")
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || string(got) != "ok" {
+			t.Fatalf("request %d: %q, %v; want ok", i, got, err)
+		}
+		time.Sleep(20 * time.Millisecond) // the unasked bytes arrive
+	}
+	if n := conns.Load(); n != 2 {
+		t.Fatalf("%d connections; want 2 (the one with unasked bytes dropped)", n)
+	}
+}
+
 // Idle connections are closed after maxIdleAge though no request follows:
 // those of destroyed containers must not pile up in a quiet gateway.
 func TestSupervisorConnsCloseIdleConnectionsWithoutTraffic(t *testing.T) {
