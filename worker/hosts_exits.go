@@ -96,7 +96,7 @@ func (w *exitWatcher) died(ctx context.Context, m events.Message) {
 	if err != nil {
 		code = -1
 	}
-	exit := contract.ContainerExit{BootID: boot, Code: code, Reason: fmt.Sprintf("container exited with code %d", code)}
+	exit := contract.ContainerExit{BootID: boot, ContainerID: m.Actor.ID, Code: code, Reason: fmt.Sprintf("container exited with code %d", code)}
 	if info, _ := w.docker.Inspect(ctx, m.Actor.ID); info != nil && info.State != nil && info.State.OOMKilled {
 		exit.Reason = "container was killed for running out of memory"
 	}
@@ -167,7 +167,7 @@ func (w *exitWatcher) scan(ctx context.Context) error {
 		if info, err := w.docker.Inspect(ctx, c.ID); err != nil || info != nil {
 			continue
 		}
-		go w.signal(ctx, v.Name, contract.ContainerExit{BootID: c.BootID, Code: -1, Reason: "container is gone"})
+		go w.signal(ctx, v.Name, contract.ContainerExit{BootID: c.BootID, ContainerID: c.ID, Code: -1, Reason: "container is gone"})
 	}
 	return nil
 }

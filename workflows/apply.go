@@ -271,6 +271,12 @@ func (s *sandbox) configure(ctx workflow.Context, in contract.Intent) error {
 	return nil
 }
 
+// exitContainerVersion: a container-exited signal naming another container
+// than the current one is ignored even when its boot id is the current
+// boot's (a worker running the old code recorded it as the current
+// container's death).
+const exitContainerVersion = "exit-container-id"
+
 // exited records a container that died on its own; the volume stays (and
 // may be ahead of the newest backup: no backup was taken). ex is the
 // container-exited signal's report, nil for the Watch activity's.
@@ -278,6 +284,10 @@ func (s *sandbox) exited(ctx workflow.Context, ex *contract.ContainerExit) {
 	if ex != nil {
 		if s.st.Container == nil || s.st.Container.BootID != ex.BootID {
 			return // an earlier boot's container
+		}
+		if ex.ContainerID != "" && ex.ContainerID != s.st.Container.ID &&
+			workflow.GetVersion(ctx, exitContainerVersion, workflow.DefaultVersion, 1) == 1 {
+			return // an earlier attempt of this boot, removed by its retry
 		}
 		workflow.GetLogger(ctx).Info("container exited on its own", "code", ex.Code, "reason", ex.Reason)
 	}

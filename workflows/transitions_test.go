@@ -113,8 +113,14 @@ func TestContainerExitStops(t *testing.T) {
 		h.env.SignalWorkflow(contract.SignalContainerExited, contract.ContainerExit{BootID: "an-earlier-boot", Code: 137})
 		h.env.RegisterDelayedCallback(func() {
 			require.Equal(t, contract.StatusRunning, h.query().Status, "an earlier boot's exit is ignored")
-			h.env.SignalWorkflow(contract.SignalContainerExited, contract.ContainerExit{BootID: boot, Code: 137, Reason: "OOMKilled"})
+			// A retried boot removed its first attempt's container: same
+			// boot id, another container.
+			h.env.SignalWorkflow(contract.SignalContainerExited, contract.ContainerExit{BootID: boot, ContainerID: "an-earlier-attempt", Code: 137})
 		}, time.Minute)
+		h.env.RegisterDelayedCallback(func() {
+			require.Equal(t, contract.StatusRunning, h.query().Status, "the exit of an earlier attempt of the same boot is ignored")
+			h.env.SignalWorkflow(contract.SignalContainerExited, contract.ContainerExit{BootID: boot, ContainerID: h.views[0].Container.ID, Code: 137, Reason: "OOMKilled"})
+		}, 2*time.Minute)
 		h.env.RegisterDelayedCallback(h.kill, time.Hour)
 	})
 	h.env.AssertActivityNotCalled(t, "Watch", mock.Anything, mock.Anything)

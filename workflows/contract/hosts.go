@@ -69,8 +69,13 @@ const (
 // an earlier boot is ignored.
 type ContainerExit struct {
 	BootID string `json:"bootId"`
-	Code   int    `json:"code"`
-	Reason string `json:"reason,omitempty"`
+	// ContainerID is the container that died. A boot's retry keeps its boot
+	// id but makes a new container after removing the last attempt's, so
+	// the boot id alone cannot tell that removal from the death of the
+	// container the boot ended with. Empty from workers before it was sent.
+	ContainerID string `json:"containerId,omitempty"`
+	Code        int    `json:"code"`
+	Reason      string `json:"reason,omitempty"`
 }
 
 // HostLost names the host and when it was last seen.
