@@ -117,6 +117,13 @@ import (
 //	                 backup through the host's queue although Place said
 //	                 local, destroy) and start-update (create with env, a
 //	                 start update, exec, destroy)
+//	exit-container-id (96fcca7) recorded on the real stack: start, a
+//	                 container-exited signal with the current boot id and
+//	                 another container's id (the test's, standing for a
+//	                 boot attempt's container its retry removed) ignored
+//	                 with the "exit-container-id" marker, a one-round-trip
+//	                 exec, the container killed (the events watcher's
+//	                 signal names it: stopped), destroy
 //
 // To record a new history (do it whenever you add a path to the workflow,
 // and keep the old files: they are what running workflows look like):
