@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"slices"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/auth"
+	"github.com/berthdev/berth/internal/connpool"
 	"github.com/berthdev/berth/supervisor/supervisortest"
 )
 
@@ -23,7 +23,7 @@ import (
 // this gateway's hot path to a local supervisor (its target cached, as for
 // a running sandbox), beside the same call with the gateway sending it
 // through http.Transport instead of its pooled connections
-// (supervisor_conns.go), straight to the supervisor, and fork+exec+wait of
+// (internal/connpool), straight to the supervisor, and fork+exec+wait of
 // `true` from this process: what the proxy hop costs, without Docker or
 // Temporal. `-cpuprofile` profiles the gateway; the
 // supervisor is another process (BERTH_BENCH_PIDFILE names it for perf;
@@ -54,8 +54,9 @@ func BenchmarkExecRoundTrip(b *testing.B) {
 	go func() { _ = gw.Serve(ctx, ln); close(served) }()
 	b.Cleanup(func() { cancel(); <-served })
 
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8, DisableCompression: true}}
-	viaGateway := client.New("http://"+ln.Addr().String(), "gw-token", client.WithHTTPClient(hc)).Sandbox("bench")
+	// The SDK's own client, as a user has it; the direct path gets the same
+	// kind of transport.
+	viaGateway := client.New("http://"+ln.Addr().String(), "gw-token").Sandbox("bench")
 	run := func(b *testing.B, sb *client.Sandbox) {
 		if r, err := sb.Run(context.Background(), []string{"true"}, client.RunOptions{}); err != nil || r.ExitCode != 0 {
 			b.Fatalf("run %+v: %v", r, err)
@@ -72,12 +73,12 @@ func BenchmarkExecRoundTrip(b *testing.B) {
 	})
 	b.Run("gateway-transport", func(b *testing.B) {
 		conns := gw.direct
-		gw.direct = nil // every request through http.Transport, as before supervisorConns
+		gw.direct = nil // every request through http.Transport, as before internal/connpool
 		defer func() { gw.direct = conns }()
 		samples(b, func() { run(b, viaGateway) })
 	})
 	b.Run("supervisor-direct", func(b *testing.B) {
-		direct := supervisortest.SDKSandbox(sup.URL, sup.Token, hc.Transport)
+		direct := supervisortest.SDKSandbox(sup.URL, sup.Token, &connpool.Transport{Pool: new(connpool.Pool)})
 		samples(b, func() { run(b, direct) })
 	})
 	b.Run("local-fork-exec-wait", func(b *testing.B) {

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/connpool"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -168,7 +169,7 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 	out.Header.Set("Authorization", t.auth)
 	var resp *http.Response
 	if s.direct != nil && direct(t, body) {
-		resp, err = s.direct.do(out, t.addr)
+		resp, err = s.direct.Do(out, t.addr)
 	} else {
 		resp, err = s.supervisors.Do(out)
 	}
@@ -181,9 +182,10 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 	return resp, err
 }
 
-// direct says whether a request goes over supervisorConns: to a
-// supervisor's own address (no host-proxy route) with no body or a small
-// one in memory.
+// direct says whether a request goes over s.direct (connpool): to a
+// supervisor's own address (no host-proxy route, which is TLS) with no body
+// or a small one in memory (connpool.MaxBody). Streaming uploads and routes
+// keep the Transport, which also writes and reads at once.
 func direct(t target, body io.Reader) bool {
 	if t.route != "" {
 		return false
@@ -192,7 +194,7 @@ func direct(t target, body io.Reader) bool {
 		return true
 	}
 	r, ok := body.(*bytes.Reader)
-	return ok && r.Size() <= directBodyMax
+	return ok && r.Size() <= connpool.MaxBody
 }
 
 // stream copies the supervisor's answer, flushing as bytes arrive so that

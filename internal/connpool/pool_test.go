@@ -1,4 +1,4 @@
-package gateway
+package connpool
 
 import (
 	"bufio"
@@ -36,20 +36,20 @@ func stateCountingServer(t *testing.T, h http.HandlerFunc, state http.ConnState)
 	return srv, n
 }
 
-func directGet(t *testing.T, ctx context.Context, p *supervisorConns, addr, path string) *http.Response {
+func directGet(t *testing.T, ctx context.Context, p *Pool, addr, path string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+path, strings.NewReader(`{"cmd":["true"]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := p.do(req, addr)
+	resp, err := p.Do(req, addr)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return resp
 }
 
-func TestSupervisorConnsReuseAConnectionReadToItsEnd(t *testing.T) {
+func TestPoolReuseAConnectionReadToItsEnd(t *testing.T) {
 	addr, conns := connCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		if r.URL.Query().Get("close") != "" {
@@ -57,7 +57,7 @@ func TestSupervisorConnsReuseAConnectionReadToItsEnd(t *testing.T) {
 		}
 		w.Write([]byte(r.URL.Path + " " + string(b)))
 	})
-	p := newSupervisorConns()
+	p := new(Pool)
 	for i, path := range []string{"/a", "/b", "/c"} {
 		resp := directGet(t, context.Background(), p, addr, path)
 		got, err := io.ReadAll(resp.Body)
@@ -82,11 +82,11 @@ func TestSupervisorConnsReuseAConnectionReadToItsEnd(t *testing.T) {
 	}
 }
 
-func TestSupervisorConnsDropAnAnswerClosedBeforeItsEnd(t *testing.T) {
+func TestPoolDropAnAnswerClosedBeforeItsEnd(t *testing.T) {
 	addr, conns := connCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(strings.Repeat("x", 1<<20)))
 	})
-	p := newSupervisorConns()
+	p := new(Pool)
 	resp := directGet(t, context.Background(), p, addr, "/big")
 	resp.Body.Read(make([]byte, 10))
 	resp.Body.Close()
@@ -101,9 +101,9 @@ func TestSupervisorConnsDropAnAnswerClosedBeforeItsEnd(t *testing.T) {
 	}
 }
 
-// The client leaving a follow ends the supervisor's side of it: the
-// supervisor stops a waited process's stream only when its connection goes.
-func TestSupervisorConnsCloseTheConnectionWhenTheClientLeaves(t *testing.T) {
+// The client leaving a follow ends the server's side of it: the supervisor
+// stops a waited process's stream only when its connection goes.
+func TestPoolCloseTheConnectionWhenTheClientLeaves(t *testing.T) {
 	left := make(chan struct{})
 	addr, _ := connCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("first"))
@@ -111,7 +111,7 @@ func TestSupervisorConnsCloseTheConnectionWhenTheClientLeaves(t *testing.T) {
 		<-r.Context().Done()
 		close(left)
 	})
-	p := newSupervisorConns()
+	p := new(Pool)
 	ctx, cancel := context.WithCancel(context.Background())
 	resp := directGet(t, ctx, p, addr, "/follow")
 	buf := make([]byte, 5)
@@ -133,20 +133,20 @@ func TestSupervisorConnsCloseTheConnectionWhenTheClientLeaves(t *testing.T) {
 	select {
 	case <-left:
 	case <-time.After(5 * time.Second):
-		t.Fatal("the supervisor's request did not end after the client left")
+		t.Fatal("the server's request did not end after the client left")
 	}
 }
 
-// A pooled connection the supervisor closed while it sat idle (its idle
+// A pooled connection the server closed while it sat idle (its idle
 // timeout, a replaced container) is not written to: the next request
 // dials afresh and succeeds.
-func TestSupervisorConnsSkipAConnectionTheSupervisorClosed(t *testing.T) {
+func TestPoolSkipAConnectionTheServerClosed(t *testing.T) {
 	srv, conns := stateCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Write([]byte("ok"))
 	}, http.StateNew)
 	addr := strings.TrimPrefix(srv.URL, "http://")
-	p := newSupervisorConns()
+	p := new(Pool)
 	for i := range 3 {
 		resp := directGet(t, context.Background(), p, addr, "/x")
 		got, err := io.ReadAll(resp.Body)
@@ -162,9 +162,9 @@ func TestSupervisorConnsSkipAConnectionTheSupervisorClosed(t *testing.T) {
 	}
 }
 
-// Bytes a supervisor sends after its answer, unasked, are never read as the
+// Bytes a server sends after its answer, unasked, are never read as the
 // answer to the next request: the connection is not reused.
-func TestSupervisorConnsDropAConnectionWithUnaskedBytes(t *testing.T) {
+func TestPoolDropAConnectionWithUnaskedBytes(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +195,7 @@ func TestSupervisorConnsDropAConnectionWithUnaskedBytes(t *testing.T) {
 		}
 	}()
 	addr := ln.Addr().String()
-	p := newSupervisorConns()
+	p := new(Pool)
 	for i := range 2 {
 		resp := directGet(t, context.Background(), p, addr, "/x")
 		got, err := io.ReadAll(resp.Body)
@@ -210,15 +210,14 @@ func TestSupervisorConnsDropAConnectionWithUnaskedBytes(t *testing.T) {
 	}
 }
 
-// Idle connections are closed after maxIdleAge though no request follows:
+// Idle connections are closed after MaxIdleAge though no request follows:
 // those of destroyed containers must not pile up in a quiet gateway.
-func TestSupervisorConnsCloseIdleConnectionsWithoutTraffic(t *testing.T) {
+func TestPoolCloseIdleConnectionsWithoutTraffic(t *testing.T) {
 	srv, closed := stateCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("ok"))
 	}, http.StateClosed)
 	addr := strings.TrimPrefix(srv.URL, "http://")
-	p := newSupervisorConns()
-	p.maxIdleAge = 100 * time.Millisecond
+	p := &Pool{MaxIdleAge: 100 * time.Millisecond}
 	resp := directGet(t, context.Background(), p, addr, "/x")
 	io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -239,7 +238,7 @@ func TestSupervisorConnsCloseIdleConnectionsWithoutTraffic(t *testing.T) {
 
 // Whatever answers at a sandbox's address cannot make the gateway buffer
 // headers without end: more than 1 MiB of them fails the request.
-func TestSupervisorConnsRefuseHugeResponseHeaders(t *testing.T) {
+func TestPoolRefuseHugeResponseHeaders(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -254,9 +253,9 @@ func TestSupervisorConnsRefuseHugeResponseHeaders(t *testing.T) {
 		if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
 			return
 		}
-		// One header without end, until the gateway stops reading (64 MiB
+		// One header without end, until the client stops reading (64 MiB
 		// at most); the connection stays open meanwhile, so what the
-		// gateway read is not lost to a reset.
+		// client read is not lost to a reset.
 		c.Write([]byte("HTTP/1.1 200 OK\r\nX-Big: "))
 		chunk := []byte(strings.Repeat("a", 64<<10))
 		for range 1024 {
@@ -267,17 +266,17 @@ func TestSupervisorConnsRefuseHugeResponseHeaders(t *testing.T) {
 	}()
 	addr := ln.Addr().String()
 	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/v1/processes", nil)
-	resp, err := newSupervisorConns().do(req, addr)
+	resp, err := new(Pool).Do(req, addr)
 	if err == nil {
 		resp.Body.Close()
 		t.Fatalf("an answer with endless headers was accepted (X-Big of %d bytes)", len(resp.Header.Get("X-Big")))
 	}
-	if !errors.Is(err, errResponseHeadersTooLarge) {
-		t.Fatalf("error %v, want %v", err, errResponseHeadersTooLarge)
+	if !errors.Is(err, ErrResponseHeadersTooLarge) {
+		t.Fatalf("error %v, want %v", err, ErrResponseHeadersTooLarge)
 	}
 }
 
-func TestSupervisorConnsUnreachableAddressFailsFast(t *testing.T) {
+func TestPoolUnreachableAddressFailsFast(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -286,10 +285,86 @@ func TestSupervisorConnsUnreachableAddressFailsFast(t *testing.T) {
 	ln.Close() // nothing answers there now
 	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/v1/processes", nil)
 	start := time.Now()
-	if _, err := newSupervisorConns().do(req, addr); err == nil {
+	if _, err := new(Pool).Do(req, addr); err == nil {
 		t.Fatal("a request to a closed port succeeded")
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Fatalf("took %v to fail", d)
+	}
+}
+
+// An informational answer (103 Early Hints) is not the answer.
+func TestPoolSkipInformationalAnswers(t *testing.T) {
+	addr, _ := connCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", "</a.css>; rel=preload")
+		w.WriteHeader(http.StatusEarlyHints)
+		w.Write([]byte("done"))
+	})
+	p := new(Pool)
+	for i := range 2 {
+		resp := directGet(t, context.Background(), p, addr, "/x")
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK || string(got) != "done" {
+			t.Fatalf("request %d: %s %q, %v; want 200 done", i, resp.Status, got, err)
+		}
+	}
+}
+
+// An answer with no body needs no read to be at its end: closing it keeps
+// the connection, as http.Transport does.
+func TestPoolReuseAConnectionAfterAnEmptyAnswer(t *testing.T) {
+	addr, conns := connCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	})
+	p := new(Pool)
+	for range 3 {
+		directGet(t, context.Background(), p, addr, "/x").Body.Close()
+	}
+	if n := conns.Load(); n != 1 {
+		t.Fatalf("three requests answered 204 used %d connections, want 1", n)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 5 s for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A caller whose context ends sees that, as from http.Transport, whether it
+// waited for the answer or read its body.
+func TestPoolReturnTheContextsEnd(t *testing.T) {
+	addr, _ := connCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/body" {
+			w.Write([]byte("first"))
+			w.(http.Flusher).Flush()
+		}
+		<-r.Context().Done()
+	})
+	p := new(Pool)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/headers", nil)
+	if _, err := p.Do(req, addr); !errors.Is(err, context.Canceled) {
+		t.Fatalf("waiting for the answer: %v, want %v", err, context.Canceled)
+	}
+
+	ctx, cancel = context.WithCancel(context.Background())
+	resp := directGet(t, ctx, p, addr, "/body")
+	defer resp.Body.Close()
+	buf := make([]byte, 5)
+	if _, err := io.ReadFull(resp.Body, buf); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if _, err := resp.Body.Read(buf); !errors.Is(err, context.Canceled) {
+		t.Fatalf("reading the body: %v, want %v", err, context.Canceled)
 	}
 }
