@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/auth"
+	"github.com/berthdev/berth/internal/connpool"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/supervisor/supervisortest"
 	"github.com/berthdev/berth/workflows/contract"
@@ -61,8 +61,9 @@ func benchSandboxType(b *testing.B, suffix, instanceType string) (string, *clien
 // The sandbox's CPU quota applies to the sandbox paths (a docker exec
 // joins the container's cgroup too): on the default basic type (1/4 vCPU)
 // the tail is CFS throttling, so the comparison also runs on standard-2
-// (1 vCPU). The SDK client here is a plain one: the tests' spec-checking
-// client validates every answer, which is not what a user pays.
+// (1 vCPU). The SDK client here is the default one (client.New), which a
+// user has; the tests' spec-checking client validates every answer, which
+// is not what a user pays. The straight path uses the same transport.
 func BenchmarkExecRoundTrip(b *testing.B) {
 	for _, it := range []string{"basic", "standard-2"} {
 		b.Run(it, func(b *testing.B) { benchExecRoundTrip(b, it) })
@@ -76,9 +77,7 @@ const cfsRefill = 200 * time.Millisecond
 func benchExecRoundTrip(b *testing.B, instanceType string) {
 	ctx := context.Background()
 	n, _ := benchSandboxType(b, "bexec", instanceType)
-	sb := client.New(stack.URL, stack.Token, client.WithHTTPClient(&http.Client{
-		Transport: &http.Transport{MaxIdleConnsPerHost: 8, DisableCompression: true},
-	})).Sandbox(n)
+	sb := client.New(stack.URL, stack.Token).Sandbox(n)
 	dc := stack.Docker.Client()
 	cname := "berth-" + n
 	runOn := func(sb *client.Sandbox, via string) func() time.Duration {
@@ -248,7 +247,7 @@ func supervisorSDK(b *testing.B, n string) (*client.Sandbox, int) {
 		b.Fatalf("container of %s has no address or boot label: %v", n, c.Config.Labels)
 	}
 	return supervisortest.SDKSandbox("http://"+net.JoinHostPort(addr, contract.SupervisorPort), auth.SupervisorToken(stack.Secret, boot),
-		&http.Transport{MaxIdleConnsPerHost: 8, DisableCompression: true}), c.State.Pid
+		&connpool.Transport{Pool: new(connpool.Pool)}), c.State.Pid
 }
 
 // forkLoop times fork+exec+wait inside a sandbox (see ./forkloop).
