@@ -151,16 +151,7 @@ func (d *devRun) stop(t *testing.T) {
 			<-d.done
 		}
 	}
-	ctx := context.Background()
-	f := filters.NewArgs(filters.Arg("label", dockerrt.LabelHost+"="+d.hostID))
-	cs, _ := stack.Docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: f})
-	for _, c := range cs {
-		_ = stack.Docker.RemoveContainer(ctx, c.ID)
-	}
-	vs, _ := stack.Docker.Client().VolumeList(ctx, volume.ListOptions{Filters: f})
-	for _, v := range vs.Volumes {
-		_ = stack.Docker.RemoveVolume(ctx, v.Name)
-	}
+	stacktest.RemoveHostObjects(context.Background(), stack.Docker, d.hostID)
 }
 
 // temporalPID is the dev server child of berth dev, from the pid file it

@@ -28,6 +28,7 @@ import (
 	"github.com/berthdev/berth/internal/childproc"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/netguard"
 )
 
 // TestImage is the minimal busybox image `deploy/images/build.sh test` builds.
@@ -171,8 +172,14 @@ func (s *Stack) StartTemporal(ctx context.Context) error {
 }
 
 // RemoveHostObjects removes the containers and volumes a test host made
-// (labelled with its host id), whatever state they are in.
+// (labelled with its host id), whatever state they are in, and its
+// worker's egress redirect table.
 func RemoveHostObjects(ctx context.Context, d *dockerrt.Runtime, hostID string) {
+	// A worker removes its redirect table when it stops; one a test killed
+	// cannot, and no later worker has its (random) host id to replace it.
+	// Missing (a worker that stopped, or ran in a network namespace of its
+	// own) is not an error.
+	_ = netguard.RemoveRedirect(netguard.RedirectTable(hostID))
 	f := filters.NewArgs(filters.Arg("label", dockerrt.LabelHost+"="+hostID))
 	cs, _ := d.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: f})
 	for _, c := range cs {
