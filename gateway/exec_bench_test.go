@@ -72,9 +72,10 @@ func BenchmarkExecRoundTrip(b *testing.B) {
 		b.ReportMetric(float64(d.Switches)/n, "sup-ctxsw/op")
 	})
 	b.Run("gateway-transport", func(b *testing.B) {
-		conns := gw.direct
-		gw.direct = nil // every request through http.Transport, as before internal/connpool
-		defer func() { gw.direct = conns }()
+		pooled := gw.supervisors.Transport
+		// every request through http.Transport, as before internal/connpool
+		gw.supervisors.Transport = pooled.(*connpool.Transport).Fallback
+		defer func() { gw.supervisors.Transport = pooled }()
 		samples(b, func() { run(b, viaGateway) })
 	})
 	b.Run("supervisor-direct", func(b *testing.B) {

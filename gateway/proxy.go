@@ -13,7 +13,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/api"
-	"github.com/berthdev/berth/internal/connpool"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -167,12 +166,7 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 		out.ContentLength = in.ContentLength
 	}
 	out.Header.Set("Authorization", t.auth)
-	var resp *http.Response
-	if s.direct != nil && direct(t, body) {
-		resp, err = s.direct.Do(out, t.addr)
-	} else {
-		resp, err = s.supervisors.Do(out)
-	}
+	resp, err := s.supervisors.Do(out)
 	if err == nil {
 		if err = hostProxyRefusal(resp); err != nil {
 			resp.Body.Close()
@@ -180,21 +174,6 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 		}
 	}
 	return resp, err
-}
-
-// direct says whether a request goes over s.direct (connpool): to a
-// supervisor's own address (no host-proxy route, which is TLS) with no body
-// or a small one in memory (connpool.MaxBody). Streaming uploads and routes
-// keep the Transport, which also writes and reads at once.
-func direct(t target, body io.Reader) bool {
-	if t.route != "" {
-		return false
-	}
-	if body == nil {
-		return true
-	}
-	r, ok := body.(*bytes.Reader)
-	return ok && r.Size() <= connpool.MaxBody
 }
 
 // stream copies the supervisor's answer, flushing as bytes arrive so that

@@ -21,7 +21,6 @@ import (
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/config"
-	"github.com/berthdev/berth/internal/connpool"
 	"github.com/berthdev/berth/internal/eventlog"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -101,14 +100,9 @@ type Server struct {
 	targets            targets
 	targetRecheck      time.Duration
 	preview            *previewState // preview URLs (preview.go)
-	supervisors        *http.Client
-	// direct carries the hot path's small requests to supervisors' own
-	// addresses, written and answered on the request's goroutine: on two
-	// vCPUs http.Transport's hand-offs to a connection's goroutines were a
-	// fifth to a third of the gateway's hop for a short exec (see
-	// internal/connpool and direct in proxy.go). nil sends all through
-	// supervisors.
-	direct *connpool.Pool
+	// supervisors carries requests to supervisors and host proxies
+	// (supervisorClient): the hot path's small ones over connpool.
+	supervisors *http.Client
 	// streamBufs holds the proxy's copy buffers: large, so that a fast log
 	// or file stream costs few reads and writes, and pooled, so that each
 	// request does not allocate (and zero) one.
@@ -128,10 +122,7 @@ func New(o Options) *Server {
 		s.targetRecheck = DefaultTargetRecheck
 	}
 	s.preview = newPreviewState(o.Preview)
-	s.supervisors = &http.Client{Transport: supervisorTransport(o.Secret)}
-	// As supervisorTransport: its dialer, as many idle connections; a
-	// minute idle is well under the supervisor's idle timeout (5 minutes).
-	s.direct = &connpool.Pool{Dial: supervisorDialer.DialContext, MaxIdlePerAddr: 64, MaxIdleAge: time.Minute}
+	s.supervisors = supervisorClient(o.Secret)
 	s.streamBufs.New = func() any { b := make([]byte, 256<<10); return &b }
 	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace, Archive: o.Backups}, eventlog.DefaultBuffer)
 	e := echo.New()
