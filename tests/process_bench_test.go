@@ -202,7 +202,8 @@ func benchExecRoundTrip(b *testing.B, instanceType string) {
 		time.Sleep(cfsRefill)
 	}
 	b.StopTimer()
-	fp50, fp95 := forkFloor(b, n, samples)
+	fl := forkFloor(b, n, samples)
+	fp50, fp95 := fl.p50, fl.p95
 	rp50, rp95 := percentiles(rs)
 	sp50, sp95 := percentiles(ss)
 	tp50, tp95 := percentiles(ts)
@@ -213,6 +214,7 @@ func benchExecRoundTrip(b *testing.B, instanceType string) {
 	b.ReportMetric(ms(hp50), "host-p50-ms")
 	b.ReportMetric(ms(sp50), "direct-p50-ms")
 	b.ReportMetric(ms(fp50), "floor-p50-ms")
+	b.ReportMetric(float64(fl.fault)/float64(time.Microsecond), "page-fault-us")
 	b.ReportMetric(ms(dp50)/ms(rp50), "speedup-x")
 	b.ReportMetric(ms(dp50)/ms(sp50), "direct-speedup-x")
 	fmt.Printf("\nexec round trip (`true`: start, wait, read output) over %d samples each, warm %s sandbox\n", samples, instanceType)
@@ -228,6 +230,8 @@ func benchExecRoundTrip(b *testing.B, instanceType string) {
 	fmt.Printf("  where Run's p50 goes: %.2f ms the sandbox's own fork+exec+wait, %.2f ms the supervisor's hop, %.2f ms the gateway's\n",
 		ms(fp50), ms(sp50-fp50), ms(rp50-sp50))
 	fmt.Printf("  docker exec vs that in-sandbox floor p50 %6.1fx                  (the most any exec that forks there can gain)\n", ms(dp50)/ms(fp50))
+	fmt.Printf("  of that floor, page faults: `true` takes %d, at %.1f us each in the sandbox: %.2f ms\n",
+		fl.faults, float64(fl.fault)/float64(time.Microsecond), ms(time.Duration(fl.faults)*fl.fault))
 	perRun := func(n int64, runs int) float64 { return float64(n) / float64(runs) }
 	fmt.Printf("  voluntary context switches per Run: caller %.1f, gateway %.1f, supervisor %.1f (straight to the supervisor: caller %.1f, supervisor %.1f)\n\n",
 		perRun(viaGateway[0], len(rs)), perRun(viaGateway[1], len(rs)), perRun(viaGateway[2], len(rs)),
@@ -253,9 +257,17 @@ func supervisorSDK(b *testing.B, n string) (*client.Sandbox, int) {
 // forkLoop times fork+exec+wait inside a sandbox (see ./forkloop).
 var forkLoop = testBinary{pkg: "./forkloop"}
 
-// forkFloor is fork+exec+wait of `true` in sandbox n, in blocks of ten
-// with the same pause as the benchmark's: p50 and p95 over samples.
-func forkFloor(b *testing.B, n string, samples int) (p50, p95 time.Duration) {
+// floor is what ./forkloop measured in a sandbox: fork+exec+wait of
+// `true` (p50, p95), the page faults one run of it took (median), and the
+// cost of one page fault there.
+type floor struct {
+	p50, p95, fault time.Duration
+	faults          int64
+}
+
+// forkFloor runs ./forkloop in sandbox n: fork+exec+wait of `true` in
+// blocks of ten with the same pause as the benchmark's, samples of them.
+func forkFloor(b *testing.B, n string, samples int) floor {
 	ctx := context.Background()
 	sb := stack.Client().Sandbox(n)
 	forkLoop.install(b, ctx, sb, "/workspace/forkloop")
@@ -263,11 +275,11 @@ func forkFloor(b *testing.B, n string, samples int) (p50, p95 time.Duration) {
 	if err != nil || r.ExitCode != 0 {
 		b.Fatalf("forkloop in %s: %+v %v", n, r, err)
 	}
-	var out struct{ P50Ns, P95Ns int64 }
-	if err := json.Unmarshal(r.Stdout, &out); err != nil {
+	var out struct{ P50Ns, P95Ns, Faults, FaultNs int64 }
+	if err := json.Unmarshal(r.Stdout, &out); err != nil || out.P50Ns == 0 || out.FaultNs == 0 {
 		b.Fatalf("forkloop printed %q: %v", r.Stdout, err)
 	}
-	return time.Duration(out.P50Ns), time.Duration(out.P95Ns)
+	return floor{p50: time.Duration(out.P50Ns), p95: time.Duration(out.P95Ns), fault: time.Duration(out.FaultNs), faults: out.Faults}
 }
 
 // BenchmarkLogThroughput: 1 GiB of zeros written to stdout by busybox
