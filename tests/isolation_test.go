@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/network"
-	"github.com/google/nftables"
 	"github.com/stretchr/testify/require"
 
 	"github.com/berthdev/berth/client"
@@ -263,11 +262,7 @@ func sandboxContainersOf(t *testing.T, s *stacktest.Stack, sandbox string) []str
 
 // guardInstalled reports whether the host has the guard's inet table.
 func guardInstalled(t *testing.T) bool {
-	c, err := nftables.New()
-	require.NoError(t, err)
-	defer c.CloseLasting()
-	_, err = c.ListTableOfFamily(netguard.TableName, nftables.TableFamilyINet)
-	return err == nil
+	return stacktest.InetTableExists(t, netguard.TableName)
 }
 
 func portOf(t *testing.T, hostport string) int {

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/nftables"
 	"github.com/stretchr/testify/require"
 
 	"github.com/berthdev/berth/internal/netguard"
@@ -28,20 +27,12 @@ func TestCloseRemovesTheRedirectTableOfAKilledWorker(t *testing.T) {
 	})
 	table := netguard.RedirectTable(s.HostID)
 	WaitFor(t, 60*time.Second, "the worker to install its redirect table", func() (bool, string) {
-		return redirectTableExists(t, table), s.Logs("worker")
+		return InetTableExists(t, table), s.Logs("worker")
 	})
 	s.StopWorker(syscall.SIGKILL)
-	require.True(t, redirectTableExists(t, table), "a killed worker cannot remove its table")
+	require.True(t, InetTableExists(t, table), "a killed worker cannot remove its table")
 
 	s.Close()
 	closed = true
-	require.False(t, redirectTableExists(t, table), "Close left the killed worker's table %s", table)
-}
-
-func redirectTableExists(t *testing.T, table string) bool {
-	c, err := nftables.New()
-	require.NoError(t, err)
-	defer c.CloseLasting()
-	_, err = c.ListTableOfFamily(table, nftables.TableFamilyINet)
-	return err == nil
+	require.False(t, InetTableExists(t, table), "Close left the killed worker's table %s", table)
 }

@@ -70,7 +70,8 @@ func main() {
 // same kind of fault a new process takes on its stack, heap and data.
 func pageFault() time.Duration {
 	const pages, rounds = 256, 21
-	size := pages * os.Getpagesize()
+	page := os.Getpagesize()
+	size := pages * page
 	per := make([]time.Duration, 0, rounds)
 	for range rounds {
 		m, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS)
@@ -79,7 +80,7 @@ func pageFault() time.Duration {
 			os.Exit(1)
 		}
 		start := time.Now()
-		for i := 0; i < size; i += os.Getpagesize() {
+		for i := 0; i < size; i += page {
 			m[i] = 1
 		}
 		per = append(per, time.Since(start)/pages)
