@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
@@ -101,6 +102,13 @@ func (r *Runtime) EnsureNetwork(ctx context.Context) error {
 	return r.rejoinPorts(n)
 }
 
+// networkLookups and networkLookupPause bound how long a worker whose
+// network create failed looks for another worker's network: about a second.
+const (
+	networkLookups     = 20
+	networkLookupPause = 50 * time.Millisecond
+)
+
 // sandboxNetwork finds the sandbox network, creating it when create is set
 // and it is missing. Workers starting together can each create one (an
 // engine's duplicate-name check is not atomic), and then no name lookup
@@ -138,7 +146,15 @@ func (r *Runtime) sandboxNetwork(ctx context.Context, create bool) (network.Summ
 			return network.Summary{}, cerrdefs.ErrNotFound.WithMessage("network " + name + " not found")
 		}
 		if createErr != nil {
-			return network.Summary{}, createErr
+			// The create may have failed on another worker's network that
+			// the engine does not list yet (a CI run saw "networks have
+			// same bridge name" and then an empty list): look again for a
+			// moment before failing.
+			if attempt >= networkLookups {
+				return network.Summary{}, createErr
+			}
+			time.Sleep(networkLookupPause)
+			continue
 		}
 		if attempt > 0 {
 			return network.Summary{}, fmt.Errorf("network %s vanished after it was created", name)
