@@ -43,6 +43,7 @@ func clientCommands(g *globals) []*cobra.Command {
 		execCmd(g), psCmd(g), logsCmd(g), waitCmd(g), shellCmd(g),
 		// Files (cli_files*.go), events (cli_events.go).
 		cpCmd(g), catCmd(g), eventsCmd(g), watchCmd(g), // cli_watch.go
+		mcpCmd(g), // MCP server (mcp.go)
 	}, append(portsCmds(g), hostCmds(g)...)...) // preview URLs (cli_ports.go), hosts (cli_hosts.go)
 }
 
