@@ -35,6 +35,7 @@ type agentJobResult struct {
 // sandbox to sleep. The agent process is SIGKILLed mid-build and started
 // again; the job completes once, with the build run once.
 func TestAgentJobSurvivesItsRestart(t *testing.T) {
+	t.Parallel()
 	root, err := devserver.ModuleRoot()
 	require.NoError(t, err)
 	bin := filepath.Join(t.TempDir(), "agent-job")

@@ -102,6 +102,7 @@ func lsJSON(t *testing.T, args ...string) map[string]lsEntry {
 }
 
 func TestCLIFilesCopy(t *testing.T) {
+	t.Parallel()
 	n := name(t, "clifiles")
 	berthOK(t, "create", n, "--keep-alive")
 	defer berth(t, "rm", n)
@@ -195,6 +196,7 @@ func TestCLIFilesCopy(t *testing.T) {
 }
 
 func TestCLIFilesErrors(t *testing.T) {
+	t.Parallel()
 	n := name(t, "clifileserr")
 	berthOK(t, "create", n, "--keep-alive")
 	defer berth(t, "rm", n)

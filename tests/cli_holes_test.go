@@ -51,6 +51,7 @@ func writeClientJSON(t *testing.T, path, url, token string) {
 // CLI finds the gateway through the client.json `berth dev` writes into the
 // user's config directory; without one it says where it looked.
 func TestCLIFindsGatewayInUserConfigDir(t *testing.T) {
+	t.Parallel()
 	n := name(t, "cfgdir")
 	berthOK(t, "create", n, "--keep-alive")
 	defer berth(t, "rm", n)
@@ -97,6 +98,7 @@ func TestCLIFindsGatewayInUserConfigDir(t *testing.T) {
 // with their permission bits but none of those three, owned by whoever ran
 // berth (here root), both as single files and as a tree.
 func TestCLICopyOutDropsSetuidBits(t *testing.T) {
+	t.Parallel()
 	n := name(t, "suid")
 	berthOK(t, "create", n, "--keep-alive")
 	defer berth(t, "rm", n)
@@ -170,6 +172,7 @@ func requireNoControls(t *testing.T, what, out string) {
 // keeps them raw (JSON escapes them), and a process's own output is not
 // touched.
 func TestCLIEscapesSandboxStrings(t *testing.T) {
+	t.Parallel()
 	n := name(t, "esc")
 	berthOK(t, "create", n, "--keep-alive", "--env", "NOTE=a\x1b[31mred\u009b1m")
 	defer berth(t, "rm", n)

@@ -17,6 +17,7 @@ import (
 )
 
 func TestCLIShell(t *testing.T) {
+	t.Parallel()
 	n := name(t, "clishell")
 	berthOK(t, "create", n, "--keep-alive")
 	defer berth(t, "rm", n)
@@ -108,6 +109,7 @@ func canonical(t *testing.T, f *os.File) bool {
 // exit code, and the tty restored afterwards (also when berth is killed
 // with SIGTERM, which hangs the remote terminal up).
 func TestCLIShellTTY(t *testing.T) {
+	t.Parallel()
 	n := name(t, "clishelltty")
 	berthOK(t, "create", n, "--keep-alive")
 	defer berth(t, "rm", n)

@@ -74,6 +74,7 @@ func berthOK(t *testing.T, args ...string) string {
 }
 
 func TestCLISandboxLifecycle(t *testing.T) {
+	t.Parallel()
 	n := name(t, "cli")
 	out := berthOK(t, "create", n, "--sleep-after", "5m", "--env", "MODE=dev")
 	require.Contains(t, out, "created sandbox "+n)
@@ -188,6 +189,7 @@ func TestCLISandboxLifecycle(t *testing.T) {
 }
 
 func TestCLIErrors(t *testing.T) {
+	t.Parallel()
 	missing := name(t, "nope")
 	r := berth(t, "get", missing)
 	require.Equal(t, 1, r.code)
@@ -234,6 +236,7 @@ func TestCLIErrors(t *testing.T) {
 // TestCLIExecForwardsCtrlC: SIGINT to `berth exec` becomes a SIGINT of the
 // remote process group, and berth exits 130 like a local command would.
 func TestCLIExecForwardsCtrlC(t *testing.T) {
+	t.Parallel()
 	n := name(t, "clisig")
 	berthOK(t, "create", n, "--keep-alive")
 	defer berth(t, "rm", n)
@@ -268,6 +271,7 @@ func (s *syncBuffer) String() string {
 // exec --json runs in one round trip (nothing streams), yet Ctrl-C still
 // reaches the remote process once it runs.
 func TestCLIExecJSONForwardsCtrlC(t *testing.T) {
+	t.Parallel()
 	n := name(t, "clisigj")
 	berthOK(t, "create", n, "--keep-alive")
 	defer berth(t, "rm", n)

@@ -14,6 +14,7 @@ import (
 // answer says starting, the sandbox comes up on its own, and its first
 // exec finds it running. A repeated create is compared without the flag.
 func TestCreateWithStartBootsAtOnce(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 2*time.Minute)
 	n := name(t, "create-start")
 	t.Cleanup(func() { _, _ = stack.Client().Destroy(context.Background(), n) })

@@ -46,7 +46,7 @@ type devRun struct {
 // startDev runs `berth dev` with the given default image and waits (up to
 // ready) until its gateway answers /healthz. Its output goes to the test log
 // as it comes, so a long first run (an image build) shows its progress.
-func startDev(t *testing.T, defaultImage string, ready time.Duration) *devRun {
+func startDev(t *testing.T, defaultImage string, ready time.Duration, env ...string) *devRun {
 	t.Helper()
 	root, err := devserver.ModuleRoot()
 	require.NoError(t, err)
@@ -67,6 +67,7 @@ func startDev(t *testing.T, defaultImage string, ready time.Duration) *devRun {
 		"BERTH_DATA_DIR="+d.dataDir, "XDG_CONFIG_HOME="+d.configDir, "BERTH_HOST_ID="+d.hostID,
 		"BERTH_DEFAULT_IMAGE="+defaultImage, "BERTH_SUPERVISOR="+stack.Supervisor, "BERTH_LOG_LEVEL=info",
 		"BERTH_TOKEN=", "BERTH_SECRET=", "BERTH_URL=", "TEMPORAL_ADDRESS=", "BERTH_BACKUP_URL=")
+	d.cmd.Env = append(d.cmd.Env, env...)
 	if os.Getenv("BERTH_TEMPORAL_CLI") == "" {
 		d.cmd.Env = append(d.cmd.Env, "BERTH_TEMPORAL_CLI="+filepath.Join(root, ".berth", "bin", "temporal"))
 	}
@@ -184,6 +185,7 @@ func parentPID(t *testing.T, pid int) int {
 // `berth dev` writes the client config to the user's config directory too
 // (0700 dir, 0600 file), so the CLI finds the gateway from any directory.
 func TestDevWritesUserClientConfig(t *testing.T) {
+	t.Parallel()
 	d := startDev(t, stacktest.TestImage, 2*time.Minute)
 	dir := filepath.Join(d.configDir, "berth")
 	path := filepath.Join(dir, "client.json")
@@ -207,6 +209,7 @@ func TestDevWritesUserClientConfig(t *testing.T) {
 // same database and ports: the sandbox created before is still there and
 // lifecycle calls work; Ctrl-C then stops everything for good.
 func TestDevRestartsKilledTemporal(t *testing.T) {
+	t.Parallel()
 	d := startDev(t, stacktest.TestImage, 2*time.Minute)
 	n := name(t, "devheal")
 	sb := d.api.Client().Sandbox(n)
@@ -256,6 +259,7 @@ func TestDevRestartsKilledTemporal(t *testing.T) {
 // sandbox on that image runs a command. The image gets a fresh tag so the
 // shared berth/sandbox:latest is never touched.
 func TestDevBuildsMissingImage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a Debian image (about a minute)")
 	}
@@ -289,8 +293,8 @@ func TestDevBuildsMissingImage(t *testing.T) {
 // warm containers or volumes behind (a `berth worker` keeps them for the
 // next worker to adopt).
 func TestDevDropsItsWarmPoolOnExit(t *testing.T) {
-	t.Setenv("BERTH_WARM_POOL", "basic=1")
-	d := startDev(t, stacktest.TestImage, 2*time.Minute)
+	t.Parallel()
+	d := startDev(t, stacktest.TestImage, 2*time.Minute, "BERTH_WARM_POOL=basic=1")
 	ctx := context.Background()
 	docker, err := dockerrt.New()
 	require.NoError(t, err)

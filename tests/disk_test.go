@@ -22,6 +22,7 @@ func diskDir(n string) string { return filepath.Join(stack.Dir, "data", "disks",
 // /workspace and in its root file system, while another sandbox still
 // writes and the host gives no more than the disk's size.
 func TestDiskFullIsThatSandboxsAlone(t *testing.T) {
+	t.Parallel()
 	full, other := name(t, "full"), name(t, "other")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": full, "instanceType": typeSmallDisk, "keepAlive": true})
 	sbFull := stack.Client().Sandbox(full)

@@ -49,6 +49,7 @@ func egressEvents(t *testing.T, name string) []api.EgressPolicy {
 }
 
 func TestEgressPolicySetAtCreateIsShownRecordedAndKeptAcrossSleep(t *testing.T) {
+	t.Parallel()
 	n := name(t, "egc")
 	v := sandboxOf(t, stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "egress": githubOnly}))
 	want := api.EgressPolicy{Mode: "allowlist", Domains: []string{"api.github.com", "*.pypi.org"}, CIDRs: []string{"140.82.112.0/20"}}
@@ -89,6 +90,7 @@ func stacktestWaitEvents(t *testing.T, name string, n int) {
 }
 
 func TestEgressChangeWhileRunningIsEnforcedOrRefusedWhole(t *testing.T) {
+	t.Parallel()
 	n := name(t, "egr")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n})
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
@@ -123,6 +125,7 @@ func TestEgressChangeWhileRunningIsEnforcedOrRefusedWhole(t *testing.T) {
 }
 
 func TestBadEgressPoliciesAre400NamingTheEntry(t *testing.T) {
+	t.Parallel()
 	n := name(t, "egb")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n})
 	for _, c := range []struct {
@@ -161,6 +164,7 @@ const storedSecretValue = "ghp_StoredOnlyInTheStore0123456789abcdefXY"
 func init() { secretValues = append(secretValues, storedSecretValue) }
 
 func TestSecretsAPIIsWriteOnly(t *testing.T) {
+	t.Parallel()
 	sn := "team/gh-" + name(t, "s")
 	path := "/v1/secrets/" + sn
 	r := stack.Must(t, 201, "PUT", path, map[string]any{"value": storedSecretValue, "hosts": []string{"API.github.com"}})
@@ -209,6 +213,7 @@ func TestSecretsAPIIsWriteOnly(t *testing.T) {
 }
 
 func TestCLISecretsAndEgress(t *testing.T) {
+	t.Parallel()
 	sn := "cli-" + name(t, "s")
 	cmd := berthCmd(t, "secret", "set", sn, "--host", "api.github.com", "--host", "*.githubusercontent.com")
 	cmd.Stdin = strings.NewReader(storedSecretValue + "\n")

@@ -20,6 +20,8 @@ import (
 // image on Docker's default bridge, which no Berth rule touches. Figures
 // are logged, not asserted (the machine is shared).
 func TestEgressBenchmark(t *testing.T) {
+	t.Parallel()
+	holdLab(t)
 	if testing.Short() {
 		t.Skip("benchmark")
 	}

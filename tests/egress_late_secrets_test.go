@@ -18,6 +18,8 @@ import (
 // secret, one that did not) still get their HTTPS intercepted with the CA
 // they trust and the value substituted.
 func TestEgressSecretsWithoutRebootAndAcrossAWorkerRestart(t *testing.T) {
+	t.Parallel()
+	holdLab(t)
 	ctx := testCtx(t, 6*time.Minute)
 	in := newInternet(t)
 	s := egressStack(t, ctx, in)

@@ -18,6 +18,8 @@ import (
 // egress-refused events that match their JSON Schema, name the hosts and
 // the secret, and hold no secret value.
 func TestEgressRefusalsOnTheEventStream(t *testing.T) {
+	t.Parallel()
+	holdLab(t)
 	ctx := testCtx(t, 6*time.Minute)
 	in := newInternet(t)
 	s := egressStack(t, ctx, in)

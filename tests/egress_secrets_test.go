@@ -21,6 +21,8 @@ import (
 // leaves. The sandbox itself only ever holds the placeholder: the value is
 // in no file of the container, no process environment and no log.
 func TestEgressSecretsReachOnlyTheirHost(t *testing.T) {
+	t.Parallel()
+	holdLab(t)
 	ctx := testCtx(t, 6*time.Minute)
 	in := newInternet(t)
 	const value = "egress-secret-VALUE-5f2c81d0"

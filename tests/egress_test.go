@@ -105,6 +105,8 @@ func applyEgressWorkflow(ctx workflow.Context, hostQueue string, in contract.Egr
 // port and Host or SNI that do not match the destination are refused;
 // widening and then closing the policy apply at once.
 func TestEgressPolicyFromASandbox(t *testing.T) {
+	t.Parallel()
+	holdLab(t)
 	ctx := testCtx(t, 6*time.Minute)
 	in := newInternet(t)
 	s := egressStack(t, ctx, in)

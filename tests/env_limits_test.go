@@ -31,6 +31,7 @@ func envBatch(prefix string, n, size int) map[string]*string {
 // Update is refused by the workflow's validator, a Signal over the bound is
 // ignored, and the sandbox keeps working throughout.
 func TestEnvIsBoundedInTotal(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 3*time.Minute)
 	n := name(t, "envcap")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h", "env": map[string]string{"MODE": "dev"}})

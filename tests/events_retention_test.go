@@ -31,6 +31,7 @@ import (
 // (what retention does when its timer fires), because the dev server
 // refuses a retention under one hour for a local namespace.
 func TestEventStreamOutlivesDeletedRuns_FaultInjectedDelete(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits for Temporal to delete runs")
 	}

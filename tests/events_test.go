@@ -37,6 +37,7 @@ func shortTypes(evs []api.Event) []string {
 }
 
 func TestEventStreamOfAFullLifecycle(t *testing.T) {
+	t.Parallel()
 	n := name(t, "evt")
 	ctx := context.Background()
 	c := stack.Client()
@@ -180,6 +181,7 @@ func TestEventsSurviveRestartsAndResumeExactly(t *testing.T) {
 // The stack forces continue-as-new every 60 history events: enough
 // configure calls cross several runs while a follower streams.
 func TestEventsAcrossForcedContinueAsNewWhileFollowing(t *testing.T) {
+	t.Parallel()
 	n := name(t, "evc")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n})
 	const changes = 25

@@ -11,6 +11,7 @@ import (
 )
 
 func TestIdleSleepAndKeepAlive(t *testing.T) {
+	t.Parallel()
 	idle, keep := name(t, "idle"), name(t, "keep")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": idle, "sleepAfter": "2s"})
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": keep, "sleepAfter": "2s", "keepAlive": true})
@@ -54,6 +55,7 @@ func TestWorkerKilledMidBoot(t *testing.T) {
 }
 
 func TestContainerDeathIsNoticed(t *testing.T) {
+	t.Parallel()
 	n := name(t, "dead")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "keepAlive": true})
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)

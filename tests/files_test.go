@@ -45,6 +45,7 @@ func supervisorPID(t *testing.T, n string) int {
 }
 
 func TestFilesRoundTripAndWake(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 3*time.Minute)
 	n := name(t, "files")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h"})
@@ -129,6 +130,7 @@ func hexs(b []byte) string {
 }
 
 func TestArchiveTreeRoundTripAndEscapes(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 3*time.Minute)
 	n := name(t, "archive")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h"})

@@ -73,6 +73,7 @@ func noMoreChanges(t *testing.T, evs <-chan client.FileEvent, d time.Duration) {
 }
 
 func TestFilesWatch(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 3*time.Minute)
 	n := name(t, "watch")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h"})
@@ -126,6 +127,7 @@ func TestFilesWatch(t *testing.T) {
 
 // berth watch prints one escaped line per event and exits 0 on Ctrl-C.
 func TestCLIWatch(t *testing.T) {
+	t.Parallel()
 	n := name(t, "cliwatch")
 	berthOK(t, "create", n, "--keep-alive")
 	defer berth(t, "rm", n)

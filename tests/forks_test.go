@@ -66,6 +66,7 @@ func fork(t *testing.T, want int, name string, from map[string]any) string {
 }
 
 func TestForkSleepingRunningAndNamedBackup(t *testing.T) {
+	t.Parallel()
 	a := name(t, "fka")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": a, "keepAlive": true})
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+a+"/start", nil)
@@ -166,6 +167,7 @@ func TestForkSleepingRunningAndNamedBackup(t *testing.T) {
 }
 
 func TestForkRefusals(t *testing.T) {
+	t.Parallel()
 	a := name(t, "fkr")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": a, "keepAlive": true})
 	b := name(t, "fkrb")

@@ -44,6 +44,7 @@ echo "memory=$mem found=$found"
 // No process in a sandbox can read the supervisor's token, and the
 // supervisor still authenticates with it.
 func TestSupervisorTokenUnreadableInSandbox(t *testing.T) {
+	t.Parallel()
 	n := name(t, "token")
 	sb := newSandbox(t, n, map[string]any{"keepAlive": true})
 	ctx := testCtx(t, 2*time.Minute)

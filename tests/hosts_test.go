@@ -180,6 +180,7 @@ func TestHostsListLoadAndDrain(t *testing.T) {
 // stops itself (a sleep) is no news and signals nothing: it cost a history
 // event and a workflow task on every sleep.
 func TestKilledContainerSignalsContainerExited(t *testing.T) {
+	t.Parallel()
 	n := name(t, "exitsig")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "instanceType": "lite", "keepAlive": true})
 	t.Cleanup(func() { stack.Do(t, "DELETE", "/v1/sandboxes/"+n, nil) })

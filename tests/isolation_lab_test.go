@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,8 +40,28 @@ func sh(t *testing.T, args ...string) {
 	require.NoError(t, err, "%s: %s", strings.Join(args, " "), out)
 }
 
+// Labs take turns: each adds a route to the same link-local address and
+// picks its addresses from a few dozen, so two at once could collide. A
+// test holds the lab from holdLab (or newNetLab) until it ends; parallel
+// tests wait in holdLab, which they call before they start their clocks.
+var (
+	labMu     sync.Mutex
+	labHolder atomic.Pointer[testing.T]
+)
+
+func holdLab(t *testing.T) {
+	if labHolder.Load() == t {
+		return
+	}
+	labMu.Lock()
+	labHolder.Store(t)
+	// Registered before the lab's own cleanup, so it runs after it.
+	t.Cleanup(func() { labHolder.Store(nil); labMu.Unlock() })
+}
+
 // newNetLab builds the lab; everything it makes is removed at cleanup.
 func newNetLab(t *testing.T) *netLab {
+	holdLab(t)
 	r := 1 + rand.IntN(60)
 	id := fmt.Sprintf("%04x", rand.IntN(1<<16))
 	l := &netLab{

@@ -24,6 +24,8 @@ import (
 // worker restarts. Private, link-local and host destinations stay
 // unreachable by UDP under every policy.
 func TestEgressUDPOnlyUnderAnOpenPolicy(t *testing.T) {
+	t.Parallel()
+	holdLab(t)
 	ctx := testCtx(t, 8*time.Minute)
 	s, err := stacktest.Start(ctx, stacktest.Options{})
 	require.NoError(t, err)

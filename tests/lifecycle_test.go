@@ -31,6 +31,7 @@ func volumeExists(t *testing.T, name string) bool {
 }
 
 func TestLifecycleEndToEnd(t *testing.T) {
+	t.Parallel()
 	n := name(t, "life")
 	r := stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "instanceType": "lite", "sleepAfter": "1h"})
 	var sb struct {
@@ -108,6 +109,7 @@ func TestLifecycleEndToEnd(t *testing.T) {
 }
 
 func TestCreateClaimSemantics(t *testing.T) {
+	t.Parallel()
 	n := name(t, "claim")
 	body := map[string]any{"name": n, "env": map[string]string{"MODE": "test"}}
 	var wg sync.WaitGroup
@@ -135,6 +137,7 @@ func TestCreateClaimSemantics(t *testing.T) {
 }
 
 func TestSettingsAndEnv(t *testing.T) {
+	t.Parallel()
 	n := name(t, "cfg")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "env": map[string]string{"A": "1", "B": "2"}})
 	var sb struct {
@@ -155,6 +158,7 @@ func TestSettingsAndEnv(t *testing.T) {
 }
 
 func TestKillContinuesAsNewAndLeavesContainer(t *testing.T) {
+	t.Parallel()
 	n := name(t, "kill")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "keepAlive": true})
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)

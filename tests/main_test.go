@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,7 +53,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// name gives each test its own sandbox names.
+// name gives each test its own sandbox names: tests run in parallel, so
+// two calls never share a number (a counter from a time-based start, in
+// the same six digits as before).
 func name(t *testing.T, suffix string) string {
-	return fmt.Sprintf("%s-%s-%d", suffix, stack.HostID, time.Now().UnixNano()%1e6)
+	return fmt.Sprintf("%s-%s-%d", suffix, stack.HostID, (nameBase+nameSeq.Add(1))%1e6)
 }
+
+var (
+	nameBase = time.Now().UnixNano() % 1e6
+	nameSeq  atomic.Int64
+)

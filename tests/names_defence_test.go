@@ -26,6 +26,7 @@ import (
 // (the restore marker is <data>/restoring/<name>) fails at once: nothing is
 // written outside the data directory and nothing is created in Docker.
 func TestHandStartedWorkflowCannotEscapeDataDir(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 2*time.Minute)
 	dataDir := filepath.Join(stack.Dir, "data")
 	before := dirNames(t, stack.Dir)

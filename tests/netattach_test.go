@@ -83,6 +83,7 @@ func hexAddr(t *testing.T, addr string) string {
 // instead of removing it: removing it would reach the workflow as the
 // death of the boot it serves, and the sandbox would stop as it started.
 func TestBootAdoptsAContainerLeftUnattached_FaultInjected(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 5*time.Minute)
 	trigger := filepath.Join(t.TempDir(), "crash-on-attach")
 	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_WARM_POOL=0", "BERTH_FAULT_ATTACH_CRASH=" + trigger}})

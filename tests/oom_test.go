@@ -18,6 +18,7 @@ import (
 // The supervisor is exempt now, and its children are not: a shell dies,
 // the container and the supervisor stay, and the next command runs.
 func TestOOMKillsTheWorkloadNotTheSupervisor(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 3*time.Minute)
 	n := name(t, "oom")
 	sb := newSandbox(t, n, map[string]any{"instanceType": typeSmallMemory, "sleepAfter": "1h"})

@@ -54,6 +54,7 @@ func requireNoSleepSince(t *testing.T, n string, offset int64, during string) {
 // within previewSleepBound. Without the gateway recording preview traffic
 // as activity it sleeps after 1 s and each request wakes it again.
 func TestPreviewTrafficKeepsSandboxAwake(t *testing.T) {
+	t.Parallel()
 	n := name(t, "prevact")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": previewSleepAfter.String()})
 	ctx := testCtx(t, 4*time.Minute)

@@ -24,6 +24,7 @@ import (
 // sandbox, reached through its preview URL by host name and by path;
 // text and binary messages (one of 1 MiB) come back unchanged, in order.
 func TestPreviewWebSocketEchoByHostAndPath(t *testing.T) {
+	t.Parallel()
 	n := name(t, "prevws")
 	sb := newSandbox(t, n, nil)
 	ctx := testCtx(t, 3*time.Minute)
@@ -104,6 +105,7 @@ func h2cClient() *http.Client {
 // by host name and by path, is answered over HTTP/2 and its response
 // streams: the first chunk arrives before the server writes the next.
 func TestPreviewHTTP2RequestStreams(t *testing.T) {
+	t.Parallel()
 	n := name(t, "prevh2")
 	sb := newSandbox(t, n, nil)
 	ctx := testCtx(t, 3*time.Minute)
@@ -245,6 +247,7 @@ func TestPreviewDownloadAtLeastHalfFilesAPISpeed(t *testing.T) {
 // before the next is sent) and gets its trailer; any other HTTP/2 request
 // reaches the app over HTTP/1.1.
 func TestPreviewGRPCReachesTheAppOverHTTP2FullDuplex(t *testing.T) {
+	t.Parallel()
 	n := name(t, "prevgrpc")
 	sb := newSandbox(t, n, nil)
 	ctx := testCtx(t, 3*time.Minute)

@@ -35,6 +35,7 @@ func appGet(t *testing.T, ctx context.Context, c *http.Client, url string) (int,
 // port wakes it, waits for the service to listen, and gets its answer.
 // The same after an explicit start, for comparison.
 func TestPreviewWakesSleepingSandboxAndGetsItsServicesAnswer(t *testing.T) {
+	t.Parallel()
 	n := name(t, "prevwake")
 	sb := newSandbox(t, n, nil)
 	ctx := testCtx(t, 4*time.Minute)
@@ -101,6 +102,7 @@ func previewGateway(t *testing.T, n int, wait time.Duration) *stacktest.Replica 
 // that does not finish waking in the wait answers the same way while the
 // wake goes on.
 func TestPreviewWaitIsBoundedBySettingThen503WithRetryAfter(t *testing.T) {
+	t.Parallel()
 	const wait = 3 * time.Second
 	g := previewGateway(t, 41, wait)
 	n := name(t, "prevbound")
@@ -151,6 +153,7 @@ func TestPreviewWaitIsBoundedBySettingThen503WithRetryAfter(t *testing.T) {
 // cache is older than 3 s) wakes the sandbox and gets the service's
 // answer, instead of dialling the gone container's address.
 func TestPreviewNoticesASleepThroughAnotherGateway(t *testing.T) {
+	t.Parallel()
 	other := previewGateway(t, 43, 30*time.Second)
 	n := name(t, "prevstale")
 	sb := newSandbox(t, n, nil)

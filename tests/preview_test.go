@@ -55,6 +55,7 @@ func startHTTPD(t *testing.T, sb *client.Sandbox, port string) {
 }
 
 func TestPreviewURLsByHostAndPathWithTokensUnexposeAndSleep(t *testing.T) {
+	t.Parallel()
 	n := name(t, "prev")
 	sb := newSandbox(t, n, nil)
 	ctx := testCtx(t, 5*time.Minute)
@@ -184,6 +185,7 @@ func TestPreviewURLsByHostAndPathWithTokensUnexposeAndSleep(t *testing.T) {
 // flushes at once), and the request itself must be the one connection
 // the server accepts (the gateway's wait for the port makes no probe).
 func TestPreviewStreamsAndMakesNoProbeConnection(t *testing.T) {
+	t.Parallel()
 	n := name(t, "prevsse")
 	sb := newSandbox(t, n, nil)
 	ctx := testCtx(t, 3*time.Minute)
@@ -218,6 +220,7 @@ func TestPreviewStreamsAndMakesNoProbeConnection(t *testing.T) {
 }
 
 func TestCLIExposePrintsAWorkingURLAndPortsListsIt(t *testing.T) {
+	t.Parallel()
 	n := name(t, "prevcli")
 	sb := newSandbox(t, n, nil)
 	ctx := testCtx(t, 3*time.Minute)
@@ -251,6 +254,7 @@ func TestCLIExposePrintsAWorkingURLAndPortsListsIt(t *testing.T) {
 // TestSandboxViewListsExposedPorts: GET /v1/sandboxes/{name} carries the
 // exposed ports as GET .../ports lists them (URLs, a private one's token).
 func TestSandboxViewListsExposedPorts(t *testing.T) {
+	t.Parallel()
 	n := name(t, "prevview")
 	newSandbox(t, n, nil)
 	ctx := testCtx(t, time.Minute)

@@ -28,6 +28,7 @@ func watchAwake(t *testing.T, n string, since time.Time, limit time.Duration) ti
 }
 
 func TestProcessRunningKeepsSandboxAwake(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 2*time.Minute)
 	n := name(t, "pawake")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "2s"})
@@ -49,6 +50,7 @@ func TestProcessRunningKeepsSandboxAwake(t *testing.T) {
 // upload to an exited process, trickled slowly for 6 s, which the
 // supervisor reads to the end before answering 409.
 func TestProcessInFlightRequestKeepsSandboxAwake(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 2*time.Minute)
 	n := name(t, "pflight")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "2s"})

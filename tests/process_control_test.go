@@ -28,6 +28,7 @@ func sleepers(t *testing.T, ctx context.Context, sb *client.Sandbox, arg string)
 }
 
 func TestProcessKillReachesGrandchildren(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 2*time.Minute)
 	n := name(t, "pkill")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h"})
@@ -74,6 +75,7 @@ func TestProcessKillReachesGrandchildren(t *testing.T) {
 }
 
 func TestProcessTimeoutAndWaitTimeout(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 2*time.Minute)
 	n := name(t, "ptime")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h"})
@@ -121,6 +123,7 @@ func TestProcessTimeoutAndWaitTimeout(t *testing.T) {
 }
 
 func TestProcessStdin(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 2*time.Minute)
 	n := name(t, "pstdin")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h"})

@@ -43,6 +43,7 @@ func streamBytes(evs []client.LogEvent, typ string) []byte {
 }
 
 func TestProcessLogsBinaryFollowResume(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 2*time.Minute)
 	n := name(t, "plogs")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h"})
@@ -133,6 +134,7 @@ func TestProcessLogsBinaryFollowResume(t *testing.T) {
 }
 
 func TestProcessWaitForPortAndLog(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 2*time.Minute)
 	n := name(t, "pwait")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h"})
@@ -194,6 +196,7 @@ func TestProcessWaitForPortAndLog(t *testing.T) {
 }
 
 func TestProcessReadsNeverWake(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 2*time.Minute)
 	n := name(t, "pnowake")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h"})
@@ -240,6 +243,7 @@ func TestProcessReadsNeverWake(t *testing.T) {
 // growing towards the memory limit, where the OOM killer would take PID 1
 // and the container.
 func TestProcessLogsMemoryCappedInLiteSandbox(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 5*time.Minute)
 	n := name(t, "plogmem")
 	sb := newSandbox(t, n, map[string]any{"instanceType": "lite", "sleepAfter": "1h"})

@@ -44,6 +44,7 @@ func requireStale(t *testing.T, ctx context.Context, sb *client.Sandbox, p *clie
 }
 
 func TestProcessStaleHandlesAfterReplacement(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 3*time.Minute)
 	n := name(t, "pstale")
 	sb := newSandbox(t, n, map[string]any{"keepAlive": true})

@@ -17,6 +17,7 @@ import (
 // One-round-trip commands ("wait": true, the SDK's Run) must answer
 // exactly what Exec followed by Output answers for the same command.
 func TestProcessRunMatchesExecAndOutput(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 3*time.Minute)
 	n := name(t, "prun")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h"})

@@ -68,6 +68,7 @@ func procPath(n string, rest ...string) string {
 }
 
 func TestProcessExecImplicitStartAndOutput(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 2*time.Minute)
 	n := name(t, "pexec")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h"})
@@ -169,6 +170,7 @@ func envOf(t *testing.T, ctx context.Context, sb *client.Sandbox, env map[string
 }
 
 func TestProcessEnvLayers(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 2*time.Minute)
 	n := name(t, "penv")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h",
@@ -210,6 +212,7 @@ func TestProcessEnvLayers(t *testing.T) {
 }
 
 func TestProcessExecErrors(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 2*time.Minute)
 	n := name(t, "perr")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h"})

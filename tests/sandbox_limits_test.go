@@ -24,6 +24,7 @@ import (
 // to every supervisor; this test runs its own small stack with low limits
 // so it need not start a thousand processes.
 func TestSandboxLimitsOnProcessesTerminalsAndFollowers(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 4*time.Minute)
 	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{
 		"BERTH_MAX_PROCESSES=3", "BERTH_MAX_TERMINALS=2", "BERTH_MAX_LOG_FOLLOWERS=2"}})
@@ -158,6 +159,7 @@ func TestSandboxLimitsOnProcessesTerminalsAndFollowers(t *testing.T) {
 // INTERNAL), the supervisor stays up, and once the processes end the next
 // command runs.
 func TestForkAtThePidsLimitIsRefusedRetryably(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 3*time.Minute)
 	n := name(t, "pids")
 	sb := newSandbox(t, n, map[string]any{"instanceType": "lite", "sleepAfter": "1h"})

@@ -24,6 +24,7 @@ var secretValues = []string{
 }
 
 func TestSecretMaterialIsRejectedBeforeHistory(t *testing.T) {
+	t.Parallel()
 	n := name(t, "sec")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "env": map[string]string{"TOKEN": "getSecret(github)"}})
 	for _, v := range secretValues {

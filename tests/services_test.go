@@ -44,6 +44,7 @@ func boots(t *testing.T, ctx context.Context, sb *client.Sandbox) int {
 }
 
 func TestServiceRunsComesBackAfterKillAndAfterSleep(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 4*time.Minute)
 	n := name(t, "svc")
 	sb := newSandbox(t, n, map[string]any{"keepAlive": true})
@@ -95,6 +96,7 @@ func TestServiceRunsComesBackAfterKillAndAfterSleep(t *testing.T) {
 }
 
 func TestServiceValidation(t *testing.T) {
+	t.Parallel()
 	n := name(t, "svcv")
 	newSandbox(t, n, nil)
 	for _, tc := range []struct {
@@ -114,6 +116,7 @@ func TestServiceValidation(t *testing.T) {
 }
 
 func TestCLIServiceAddLsRm(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 2*time.Minute)
 	n := name(t, "svccli")
 	sb := newSandbox(t, n, map[string]any{"keepAlive": true})
@@ -136,6 +139,7 @@ func TestCLIServiceAddLsRm(t *testing.T) {
 // restarts, last exit, last error), and berth service ls shows it; once
 // the sandbox sleeps, only the declarations remain.
 func TestServiceListShowsHowServicesRun(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 3*time.Minute)
 	n := name(t, "svcstate")
 	sb := newSandbox(t, n, map[string]any{"keepAlive": true})
@@ -199,6 +203,7 @@ func TestServiceListShowsHowServicesRun(t *testing.T) {
 // once, and are part of the create: repeating it is 200, naming other
 // services 409; bad ones are refused before anything is claimed.
 func TestServicesDeclaredAtCreate(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 3*time.Minute)
 	n := name(t, "svccreate")
 	svcs := []map[string]any{

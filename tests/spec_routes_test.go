@@ -14,6 +14,7 @@ import (
 // file path, reading a directory, DELETE of a terminal) so that the spec
 // check of TestMain sees their real answers too.
 func TestSpecRoutesNoOtherTestUses(t *testing.T) {
+	t.Parallel()
 	stack.Must(t, 200, "GET", "/v1/healthz", nil)
 	stack.Must(t, 200, "GET", "/v1/openapi.yaml", nil)
 

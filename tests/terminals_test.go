@@ -30,6 +30,7 @@ func readUntil(t *testing.T, c *client.TerminalConn, out *bytes.Buffer, want str
 }
 
 func TestTerminalSessionThroughGateway(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 2*time.Minute)
 	n := name(t, "term")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h"})
@@ -74,6 +75,7 @@ func TestTerminalSessionThroughGateway(t *testing.T) {
 }
 
 func TestTerminalReconnectWithCursorLosesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 2*time.Minute)
 	n := name(t, "termre")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h"})
@@ -110,6 +112,7 @@ func TestTerminalReconnectWithCursorLosesNothing(t *testing.T) {
 }
 
 func TestTerminalOpenKeepsSandboxAwake(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 2*time.Minute)
 	n := name(t, "termawake")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "2s"})

@@ -59,6 +59,7 @@ func treeNodes(t *testing.T, root string) map[string]string {
 // hard link and a large file that is mostly a hole come back with the
 // same content, modes and links.
 func TestSDKTreeCopyRoundTrip(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 3*time.Minute)
 	n := name(t, "tree")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h"})

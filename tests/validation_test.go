@@ -8,6 +8,7 @@ import (
 )
 
 func TestBadInputGetsDocumented4xx(t *testing.T) {
+	t.Parallel()
 	existing := name(t, "val")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": existing})
 	defer stack.Must(t, 200, "DELETE", "/v1/sandboxes/"+existing, nil)
@@ -57,6 +58,7 @@ func TestBadInputGetsDocumented4xx(t *testing.T) {
 }
 
 func TestAuthOnEveryRouteButHealth(t *testing.T) {
+	t.Parallel()
 	for _, auth := range []string{"", "Bearer wrong", "Basic abc", "Bearer " + stack.Token + "x"} {
 		r := stack.DoAuth(t, auth, "GET", "/v1/sandboxes", nil)
 		require.Equal(t, 401, r.Status)

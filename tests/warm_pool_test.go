@@ -151,6 +151,7 @@ func runOut(t *testing.T, ctx context.Context, sb *client.Sandbox, argv ...strin
 // sleep, dies like any other when its container is killed, and nothing
 // warm is left behind once the pool's containers are claimed and gone.
 func TestWarmPoolClaimsACleanContainerPerSandbox(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 6*time.Minute)
 	s := warmStack(t, ctx, "2")
 	c := s.Client()
@@ -231,6 +232,7 @@ func TestWarmPoolClaimsACleanContainerPerSandbox(t *testing.T) {
 // A restarted worker adopts the pool it finds instead of leaking it or
 // making another; a warm container that dies is replaced.
 func TestWarmPoolSurvivesWorkerRestart(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 5*time.Minute)
 	s := warmStack(t, ctx, "2")
 	before := waitWarm(t, ctx, s, 2)
@@ -273,6 +275,7 @@ func TestWarmPoolSurvivesWorkerRestart(t *testing.T) {
 // boot id, so the container claimed for the lost one is removed, its warm
 // volume with it, and the sandbox boots anew.
 func TestWarmClaimSurvivesAWorkerCrash_FaultInjected(t *testing.T) {
+	t.Parallel()
 	t.Run("host-queue", func(t *testing.T) { warmClaimCrash(t, false) })
 	t.Run("local", func(t *testing.T) { warmClaimCrash(t, true) })
 }
@@ -353,6 +356,7 @@ func warmClaimCrash(t *testing.T, local bool) {
 // interface. The restarted worker attaches and keeps that container rather
 // than replacing it, and it serves a claim.
 func TestWarmPoolAdoptsAFillLeftUnattached_FaultInjected(t *testing.T) {
+	t.Parallel()
 	ctx := testCtx(t, 5*time.Minute)
 	trigger := filepath.Join(t.TempDir(), "crash-on-attach")
 	s := warmStack(t, ctx, "1", "BERTH_FAULT_ATTACH_CRASH="+trigger)

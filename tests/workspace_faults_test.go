@@ -176,6 +176,7 @@ type restoreMarker struct {
 // fault-injected marker from another host boot) must restore again rather
 // than serve a volume that may be torn.
 func TestWakeKilledRightAfterRestoreKeepsWorkspaceWhole(t *testing.T) {
+	t.Parallel()
 	// Its own stack: the background flush waits 10 minutes (fault
 	// injection), so the kill below surely lands before it.
 	stack, err := stacktest.Start(context.Background(), stacktest.Options{Env: []string{"BERTH_FAULT_RESTORE_FLUSH_DELAY=10m"}})

@@ -59,6 +59,7 @@ func emptyFiles(t *testing.T, dir string, n int) {
 // with BERTH_HEARTBEAT_TIMEOUT=1s (the knob exists for this test) and the
 // workspace holds 200,000 empty files, which take a few seconds to back up.
 func TestManyEmptyFilesSleepInOneAttempt(t *testing.T) {
+	t.Parallel()
 	st, err := stacktest.Start(context.Background(), stacktest.Options{Env: []string{"BERTH_HEARTBEAT_TIMEOUT=1s"}})
 	require.NoError(t, err)
 	t.Cleanup(st.Close)
@@ -93,6 +94,7 @@ func TestManyEmptyFilesSleepInOneAttempt(t *testing.T) {
 // snapshot did). The next snapshot must succeed and thaw it, instead of
 // failing on "already paused" for good.
 func TestSnapshotAfterOneInterruptedWithTheContainerPaused(t *testing.T) {
+	t.Parallel()
 	n := name(t, "frozen")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "keepAlive": true})
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
@@ -114,6 +116,7 @@ func TestSnapshotAfterOneInterruptedWithTheContainerPaused(t *testing.T) {
 // The same leftover must not keep a sandbox from idle-sleeping: a frozen
 // supervisor answers no idle check, so the check thaws it and asks again.
 func TestPausedContainerStillIdleSleeps(t *testing.T) {
+	t.Parallel()
 	n := name(t, "frozen-idle")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "sleepAfter": "2s"})
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)

@@ -89,6 +89,7 @@ func TestWorkspaceSurvivesSleepAndHostLossOnS3(t *testing.T) {
 }
 
 func TestSnapshotOfRunningSandbox(t *testing.T) {
+	t.Parallel()
 	n := name(t, "snap")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "keepAlive": true})
 	r := stack.Do(t, "POST", "/v1/sandboxes/"+n+"/backups", nil)
@@ -117,6 +118,7 @@ func TestSnapshotOfRunningSandbox(t *testing.T) {
 // an older backup; the corrupt one is marked bad, and a start naming the
 // older backup (API and CLI) brings that one back.
 func TestCorruptedBackupFailsStartAndAnOlderOneCanBeNamed(t *testing.T) {
+	t.Parallel()
 	n := name(t, "corrupt")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "keepAlive": true})
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)

@@ -69,6 +69,8 @@ type Stack struct {
 	checkedOnce sync.Once
 	checked     *http.Server // see CheckedURL
 	checkedURL  string
+
+	holdsBuilt bool // see build
 }
 
 // Start builds the binaries and the test image if needed and starts
@@ -85,15 +87,20 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	s := &Stack{Dir: dir, root: root, Token: randHex(16), Secret: randHex(32), HostID: "t" + randHex(4)}
 	s.Bin, s.Supervisor = filepath.Join(dir, "berth"), filepath.Join(dir, "berth-supervisor")
 	if err := s.build(ctx); err != nil {
+		os.RemoveAll(dir)
 		return nil, err
 	}
+	s.holdsBuilt = true
 	if s.Docker, err = dockerrt.New(); err != nil {
+		s.Close()
 		return nil, err
 	}
 	if err := s.ensureImage(ctx); err != nil {
+		s.Close()
 		return nil, err
 	}
 	if s.cli, err = temporalCLI(root); err != nil {
+		s.Close()
 		return nil, err
 	}
 	ip := o.ListenIP
@@ -101,6 +108,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		ip = "127.0.0.1"
 	}
 	if s.temporal, err = devserver.Start(ctx, devserver.Options{CLI: s.cli, Dir: filepath.Join(dir, "temporal"), IP: ip, UIPort: -1}); err != nil {
+		s.Close()
 		return nil, err
 	}
 	var hostsEnv []string
@@ -191,7 +199,61 @@ func RemoveHostObjects(ctx context.Context, d *dockerrt.Runtime, hostID string) 
 	}
 }
 
-func (s *Stack) build(ctx context.Context) error { return Build(ctx, s.root, s.Bin, s.Supervisor) }
+func (s *Stack) build(ctx context.Context) error {
+	built.mu.Lock()
+	defer built.mu.Unlock()
+	if built.dir == "" || built.root != s.root {
+		dir, err := os.MkdirTemp("", "berth-stacktest-bin-")
+		if err != nil {
+			return err
+		}
+		bin, sup := filepath.Join(dir, "berth"), filepath.Join(dir, "berth-supervisor")
+		if err := Build(ctx, s.root, bin, sup); err != nil {
+			os.RemoveAll(dir)
+			return err
+		}
+		if built.dir != "" {
+			os.RemoveAll(built.dir)
+		}
+		built.dir, built.root, built.bin, built.sup = dir, s.root, bin, sup
+	}
+	built.stacks++
+	for _, c := range [][2]string{{built.bin, s.Bin}, {built.sup, s.Supervisor}} {
+		if err := copyFile(c[0], c[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// built holds the binaries the first stack of a test process built; later
+// stacks of the same process copy them (a link of berth takes seconds on a
+// small machine, and a package's stacks all run the same source). The
+// copies are the stacks' own: a test may replace its stack's supervisor.
+// The directory goes when the last stack closes.
+var built struct {
+	mu                  sync.Mutex
+	dir, root, bin, sup string
+	stacks              int
+}
+
+// releaseBuilt is Close's half of build.
+func releaseBuilt() {
+	built.mu.Lock()
+	defer built.mu.Unlock()
+	if built.stacks--; built.stacks <= 0 && built.dir != "" {
+		os.RemoveAll(built.dir)
+		built.dir, built.stacks = "", 0
+	}
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o755)
+}
 
 // Build builds berth into bin and berth-supervisor into supervisor from
 // the module at root, the way every test stack runs them.
@@ -336,6 +398,10 @@ func (s *Stack) Close() {
 		s.Docker.Close()
 	}
 	os.RemoveAll(s.Dir)
+	if s.holdsBuilt {
+		s.holdsBuilt = false
+		releaseBuilt()
+	}
 }
 
 func (s *Stack) removeDockerObjects() {
