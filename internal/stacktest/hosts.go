@@ -27,8 +27,8 @@ const HostProxyPort = "7443"
 // Host is one more Docker host of a stack, as another machine would be:
 // its own network namespace (reaching the stack only through the hosts'
 // network, see hostNet), its own dockerd (own data, exec root, containerd
-// namespace, vfs storage) and its own `berth worker` with a host proxy on
-// BERTH_HOST_ADDR. Its sandboxes' bridge addresses are unreachable from the
+// namespace, vfs storage unless AddHostWith says otherwise) and its own
+// `berth worker` with a host proxy on BERTH_HOST_ADDR. Its sandboxes' bridge addresses are unreachable from the
 // stack's namespace, as they would be from another machine: the gateway
 // reaches them only through the route.
 type Host struct {
@@ -44,6 +44,7 @@ type Host struct {
 	ns, veth   string
 	dir, sock  string
 	cgroup     string // --cgroup-parent of its containers
+	driver     HostDriver
 	dockerd    *exec.Cmd
 	worker     *exec.Cmd
 	workerEnv  []string
@@ -72,8 +73,14 @@ func (s *Stack) ExposeToHosts(addr string) (string, error) {
 
 // AddHost brings up a host named name (a short [a-z0-9] word) on a stack
 // started with Options.Hosts; env is added to its worker's (e.g. its
-// capacity). The stack's Close removes it.
+// capacity). The stack's Close removes it. Its dockerd uses vfs.
 func (s *Stack) AddHost(ctx context.Context, name string, env ...string) (*Host, error) {
+	return s.AddHostWith(ctx, name, HostDriver{}, env...)
+}
+
+// AddHostWith is AddHost with the host's storage driver and the file
+// system under its data root (drivers.go).
+func (s *Stack) AddHostWith(ctx context.Context, name string, d HostDriver, env ...string) (*Host, error) {
 	if s.net == nil {
 		return nil, fmt.Errorf("the stack was started without Options.Hosts")
 	}
@@ -81,7 +88,7 @@ func (s *Stack) AddHost(ctx context.Context, name string, env ...string) (*Host,
 	k := s.net.claim()
 	h := &Host{ID: s.HostID + "-" + name, Name: name, IP: fmt.Sprintf("%s.%d", s.net.subnet, k+1), s: s,
 		ns: fmt.Sprintf("%sn%d", s.net.prefix, k), veth: fmt.Sprintf("%sv%d", s.net.prefix, k),
-		dir: filepath.Join(s.Dir, "h", name), cgroup: fmt.Sprintf("%sc%d", s.net.prefix, k)}
+		dir: filepath.Join(s.Dir, "h", name), cgroup: fmt.Sprintf("%sc%d", s.net.prefix, k), driver: d}
 	h.Route = net.JoinHostPort(h.IP, HostProxyPort)
 	h.sock = filepath.Join(h.dir, "docker.sock")
 	h.workerLogs = filepath.Join(h.dir, "worker.log")
@@ -90,6 +97,9 @@ func (s *Stack) AddHost(ctx context.Context, name string, env ...string) (*Host,
 		return nil, err
 	}
 	if err := h.plug(); err != nil {
+		return nil, err
+	}
+	if err := h.makeFS(); err != nil {
 		return nil, err
 	}
 	if err := h.startDockerd(ctx); err != nil {
@@ -149,10 +159,10 @@ func (h *Host) startDockerd(ctx context.Context) error {
 	}
 	var err error
 	h.dockerd, err = startLogged(filepath.Join(h.dir, "dockerd.log"), nil, h.inNS("dockerd",
-		"--config-file", conf, "--data-root", filepath.Join(h.dir, "docker"), "--exec-root", filepath.Join(h.dir, "x"),
+		"--config-file", conf, "--data-root", h.dataRoot(), "--exec-root", filepath.Join(h.dir, "x"),
 		"-H", "unix://"+h.sock, "--pidfile", filepath.Join(h.dir, "docker.pid"),
 		"--containerd-namespace", h.ns, "--containerd-plugins-namespace", h.ns+"p",
-		"--storage-driver=vfs", "--cgroup-parent=/"+h.cgroup)...)
+		"--storage-driver="+h.driver.driver(), "--cgroup-parent=/"+h.cgroup)...)
 	if err != nil {
 		return err
 	}

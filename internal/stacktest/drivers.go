@@ -1,0 +1,194 @@
+package stacktest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// HostDriver is a host's storage: its dockerd's storage driver and the
+// file system under its data root (AddHostWith).
+type HostDriver struct {
+	// Driver is dockerd's --storage-driver: "vfs" (the default),
+	// "overlay2" or "fuse-overlayfs".
+	Driver string
+	// FS, when set, is a file system made for the data root alone: "ext4",
+	// or "xfs" mounted with pquota (then overlay2 takes --storage-opt
+	// size). It is a sparse image file in the host's directory, loop-mounted,
+	// labelled with the host's namespace name; the host's close unmounts and
+	// removes it. Empty: the data root is a directory of the stack's.
+	FS string
+	// SizeMiB is the file system's size (sparse); default 2048.
+	SizeMiB int64
+}
+
+// String names the driver and its file system, e.g. "overlay2 on xfs".
+func (d HostDriver) String() string {
+	if d.FS == "" {
+		return d.driver()
+	}
+	return d.driver() + " on " + d.FS
+}
+
+func (d HostDriver) driver() string {
+	if d.Driver == "" {
+		return "vfs"
+	}
+	return d.Driver
+}
+
+// Missing lists what this machine lacks for d (tools, kernel file
+// systems); empty when a host with d can be brought up.
+func (d HostDriver) Missing() []string {
+	var missing []string
+	fss, _ := os.ReadFile("/proc/filesystems")
+	kernel := func(fs string) {
+		if !bytes.Contains(fss, []byte("\t"+fs+"\n")) {
+			missing = append(missing, fs+" in the kernel")
+		}
+	}
+	tool := func(name, pkg string) {
+		if _, err := exec.LookPath(name); err != nil {
+			missing = append(missing, name+" ("+pkg+")")
+		}
+	}
+	switch d.driver() {
+	case "vfs":
+	case "overlay2":
+		kernel("overlay")
+	case "fuse-overlayfs":
+		tool("fuse-overlayfs", "Debian's fuse-overlayfs")
+		if _, err := os.Stat("/dev/fuse"); err != nil {
+			missing = append(missing, "/dev/fuse")
+		}
+	default:
+		missing = append(missing, "storage driver "+d.Driver+" (not one of vfs, overlay2, fuse-overlayfs)")
+	}
+	switch d.FS {
+	case "":
+	case "ext4":
+		kernel("ext4")
+		tool("mkfs.ext4", "Debian's e2fsprogs")
+	case "xfs":
+		kernel("xfs")
+		tool("mkfs.xfs", "Debian's xfsprogs")
+	default:
+		missing = append(missing, "file system "+d.FS+" (not ext4 or xfs)")
+	}
+	if d.FS != "" {
+		if _, err := os.Stat("/dev/loop-control"); err != nil {
+			missing = append(missing, "loop devices (/dev/loop-control)")
+		}
+	}
+	return missing
+}
+
+// dataRoot is the host's --data-root: on its own file system when the
+// driver asks for one.
+func (h *Host) dataRoot() string {
+	if h.driver.FS != "" {
+		return filepath.Join(h.fsMount(), "docker")
+	}
+	return filepath.Join(h.dir, "docker")
+}
+
+func (h *Host) fsMount() string { return filepath.Join(h.dir, "fs") }
+
+// makeFS makes and mounts the data root's file system, if the driver asks
+// for one. Its image file and mount are under the host's directory, which
+// close unmounts (the loop device goes with the last unmount) and removes.
+func (h *Host) makeFS() error {
+	d := h.driver
+	if d.FS == "" {
+		return nil
+	}
+	if missing := d.Missing(); len(missing) > 0 {
+		return fmt.Errorf("host %s (%s) needs %s", h.Name, d, strings.Join(missing, ", "))
+	}
+	size := d.SizeMiB
+	if size == 0 {
+		size = 2048
+	}
+	img := filepath.Join(h.dir, "fs.img")
+	f, err := os.Create(img)
+	if err != nil {
+		return err
+	}
+	err = f.Truncate(size << 20)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	mountOpts := "loop"
+	switch d.FS {
+	case "ext4":
+		err = run("mkfs.ext4", "-q", "-F", "-L", h.ns, img)
+	case "xfs":
+		err = run("mkfs.xfs", "-q", "-f", "-L", h.ns, img)
+		mountOpts = "loop,pquota"
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(h.fsMount(), 0o755); err != nil {
+		return err
+	}
+	return run("mount", "-t", d.FS, "-o", mountOpts, img, h.fsMount())
+}
+
+// Driver is the host's storage driver and file system.
+func (h *Host) Driver() HostDriver { return h.driver }
+
+// DockerHost is the host's daemon for the docker CLI (DOCKER_HOST).
+func (h *Host) DockerHost() string { return "unix://" + h.sock }
+
+// LoadImages copies images from the machine's daemon into the host's (one
+// docker save, one load).
+func (h *Host) LoadImages(ctx context.Context, refs ...string) error {
+	rc, err := h.s.Docker.Client().ImageSave(ctx, refs)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	resp, err := h.Docker.ImageLoad(ctx, rc)
+	if err != nil {
+		return fmt.Errorf("load %v into host %s: %w", refs, h.Name, err)
+	}
+	defer resp.Body.Close()
+	var out bytes.Buffer
+	if _, err := out.ReadFrom(resp.Body); err != nil {
+		return err
+	}
+	if bytes.Contains(out.Bytes(), []byte(`"error"`)) {
+		return fmt.Errorf("load %v into host %s: %s", refs, h.Name, bytes.TrimSpace(out.Bytes()))
+	}
+	return nil
+}
+
+// StorageReport is what the host's worker said at start about bounding
+// its sandboxes' root file systems (dockerrt.RootBound): its log lines
+// about sandbox disks and storage drivers ("" if none yet).
+func (h *Host) StorageReport() string {
+	f, err := os.Open(h.workerLogs)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.Contains(l, "sandbox disks") || strings.Contains(l, "storage driver") || strings.Contains(l, "disk limits") {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
