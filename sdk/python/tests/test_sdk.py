@@ -1,0 +1,127 @@
+"""The Python SDK's methods beyond the shared scenarios, against the real stack:
+the async client, follow across a gateway restart, files, events, an agent loop."""
+
+import asyncio
+import secrets
+
+import pytest
+
+import berth
+from berth.aio import AsyncClient
+from conformance import restart_gateway
+
+
+def unique(prefix: str) -> str:
+    return f"py-{prefix}-{secrets.token_hex(3)}"
+
+
+@pytest.fixture()
+def sandbox(stack):
+    url, token = stack
+    with berth.Client(url, token) as c:
+        sb = c.create(unique("sdk"))
+        try:
+            yield sb
+        finally:
+            sb.destroy()
+
+
+def test_agent_loop(sandbox) -> None:
+    """Write code into a sandbox, run its tests, read the results."""
+    sandbox.write_file("/workspace/proj/calc.sh", "add() { echo $(($1 + $2)); }\n", mkdir=True)
+    sandbox.write_file(
+        "/workspace/proj/test.sh",
+        '. ./calc.sh\n[ "$(add 2 3)" = 5 ] && echo "PASS add" || { echo "FAIL add"; exit 1; }\n',
+    )
+    proc = sandbox.exec(["sh", "test.sh"], cwd="/workspace/proj")
+    out = proc.output()
+    assert (out.exit_code, out.stdout) == (0, "PASS add\n")
+    # The agent breaks the code; the test says so.
+    sandbox.write_file("/workspace/proj/calc.sh", "add() { echo $(($1 - $2)); }\n")
+    res = sandbox.run(["sh", "test.sh"], cwd="/workspace/proj")
+    assert (res.exit_code, res.stdout) == (1, "FAIL add\n")
+
+
+def test_logs_follow_resumes_across_a_gateway_restart(sandbox) -> None:
+    proc = sandbox.exec(["sh", "-c", "for i in 1 2 3 4 5 6; do echo $i; sleep 0.5; done"])
+    stream = proc.logs(follow=True)
+    got = []
+    for ev in stream:
+        got.append(ev.text if ev.type == "stdout" else ev.type)
+        if len(got) == 2:
+            restart_gateway()
+    assert got == ["1\n", "2\n", "3\n", "4\n", "5\n", "6\n", "exit"]
+    assert stream.cursor
+
+
+def test_stale_and_errors(sandbox) -> None:
+    proc = sandbox.exec(["sleep", "300"])
+    assert sandbox.get_process(proc.id) is not None
+    sandbox.sleep()
+    assert sandbox.get_process(proc.id) is None
+    with pytest.raises(berth.StaleProcessHandleError) as e:
+        proc.status()
+    assert e.value.status == 409 and not e.value.retryable and e.value.hint
+    with pytest.raises(berth.SandboxNotFoundError):
+        sandbox.client.sandbox(unique("ghost")).info()
+    with pytest.raises(berth.BerthError) as ce:
+        berth.Client("http://127.0.0.1:1", "x").list()
+    assert ce.value.retryable
+
+
+def test_files_and_events(sandbox) -> None:
+    data = bytes(range(256)) * 3
+    assert sandbox.write_file("/workspace/d/x.bin", data, mkdir=True).size == len(data)
+    assert sandbox.read_file("/workspace/d/x.bin") == data
+    assert sandbox.exists("/workspace/d/x.bin")
+    sandbox.move("/workspace/d/x.bin", "/workspace/d/y.bin")
+    assert [f.name for f in sandbox.list("/workspace/d")] == ["y.bin"]
+    sandbox.remove("/workspace/d", recursive=True)
+    assert not sandbox.exists("/workspace/d")
+    types = [ev.short_type for ev in sandbox.events()]
+    assert "create-requested" in types and "started" in types
+
+
+def test_async_client(stack) -> None:
+    url, token = stack
+
+    async def main() -> None:
+        async with AsyncClient(url, token) as c:
+            sb = await c.create(unique("aio"))
+            try:
+                proc = await sb.exec(["sh", "-c", "echo a; sleep 0.5; echo b >&2"])
+                events = [ev async for ev in proc.logs(follow=True)]
+                assert [(ev.type, ev.text) for ev in events[:-1]] == [("stdout", "a\n"), ("stderr", "b\n")]
+                assert events[-1].type == "exit" and events[-1].exit.code == 0
+                out = await proc.output()
+                assert (out.stdout, out.stderr) == ("a\n", "b\n")
+                # Two commands at once.
+                r1, r2 = await asyncio.gather(sb.run(["echo", "one"]), sb.run(["echo", "two"]))
+                assert (r1.stdout, r2.stdout) == ("one\n", "two\n")
+                with pytest.raises(berth.ExecutableNotFoundError):
+                    await sb.exec(["/no/such"])
+            finally:
+                await sb.destroy()
+
+    asyncio.run(main())
+
+
+def test_terminal(stack) -> None:
+    url, token = stack
+
+    async def main() -> None:
+        async with AsyncClient(url, token) as c:
+            sb = await c.create(unique("term"))
+            try:
+                t = await sb.create_terminal(["sh"], cols=80, rows=24)
+                conn = await sb.connect_terminal(t["id"])
+                await conn.send("echo $((6 * 7)); exit 3\n")
+                out = b""
+                async for chunk in conn:
+                    out += chunk
+                assert b"42" in out
+                assert conn.exit_code == 3
+            finally:
+                await sb.destroy()
+
+    asyncio.run(main())
