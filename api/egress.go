@@ -26,6 +26,9 @@ const (
 type SecretRequest struct {
 	Value string   `json:"value"`
 	Hosts []string `json:"hosts"`
+	// InURL lets the value be substituted into URL paths and queries too;
+	// by default it goes into headers only.
+	InURL bool `json:"inUrl,omitempty"`
 }
 
 // Secret is what the API says about a secret (the Secret schema): never its
@@ -34,6 +37,7 @@ type Secret struct {
 	Name      string    `json:"name"`
 	Hosts     []string  `json:"hosts"`
 	Version   int       `json:"version"`
+	InURL     bool      `json:"inUrl,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 }

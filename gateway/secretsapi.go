@@ -15,14 +15,14 @@ import (
 // SecretStore is the egress secret store as the API uses it: it writes
 // values and reads records, never values (Resolve is the egress proxy's).
 type SecretStore interface {
-	Put(name, value string, hosts []string) (secrets.Record, error)
+	PutWith(name, value string, hosts []string, opts secrets.Options) (secrets.Record, error)
 	Get(name string) (secrets.Record, error)
 	List() ([]secrets.Record, error)
 	Delete(name string) error
 }
 
 func secretView(r secrets.Record) api.Secret {
-	return api.Secret{Name: r.Name, Hosts: r.Hosts, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	return api.Secret{Name: r.Name, Hosts: r.Hosts, Version: r.Version, InURL: r.InURL, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
 // secretError turns a store error into the API's; its messages never hold
@@ -75,7 +75,7 @@ func (s *Server) putSecret(c echo.Context) error {
 	if err != nil && !errors.Is(err, secrets.ErrNotFound) {
 		return secretError(err, name)
 	}
-	rec, err := s.secrets.Put(name, req.Value, req.Hosts)
+	rec, err := s.secrets.PutWith(name, req.Value, req.Hosts, secrets.Options{InURL: req.InURL})
 	if err != nil {
 		return secretError(err, name)
 	}

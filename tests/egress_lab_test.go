@@ -29,6 +29,7 @@ type internet struct {
 	ip     string
 	caFile string // the internet's CA, for BERTH_EGRESS_EXTRA_CA
 	caPEM  []byte
+	root   *ca.CA // signs the internet's server certificates
 	mu     sync.Mutex
 	seen   []seenRequest
 	big    []byte // served at /big
@@ -46,7 +47,7 @@ func newInternet(t *testing.T) *internet {
 	in := &internet{lab: lab, ip: lab.public}
 	root, err := ca.New("egress test internet")
 	require.NoError(t, err)
-	in.caPEM = root.CertPEM()
+	in.caPEM, in.root = root.CertPEM(), root
 	in.caFile = filepath.Join(t.TempDir(), "internet-ca.pem")
 	require.NoError(t, os.WriteFile(in.caFile, in.caPEM, 0o644))
 
@@ -75,9 +76,7 @@ func newInternet(t *testing.T) *internet {
 		t.Cleanup(func() { srv.Close() })
 	}
 	ln := listenIn(t, lab.ns, "tcp4", in.ip+":443")
-	tsrv := &http.Server{Handler: handler, TLSConfig: &tls.Config{
-		GetCertificate: func(h *tls.ClientHelloInfo) (*tls.Certificate, error) { return root.Leaf(h.ServerName) },
-	}}
+	tsrv := &http.Server{Handler: handler, TLSConfig: in.tlsConfig()}
 	go tsrv.ServeTLS(ln, "", "")
 	t.Cleanup(func() { tsrv.Close() })
 
@@ -99,6 +98,13 @@ func newInternet(t *testing.T) *internet {
 		t.Cleanup(func() { srv.Shutdown() })
 	}
 	return in
+}
+
+// tlsConfig serves certificates of the internet's CA for any name.
+func (in *internet) tlsConfig() *tls.Config {
+	return &tls.Config{
+		GetCertificate: func(h *tls.ClientHelloInfo) (*tls.Certificate, error) { return in.root.Leaf(h.ServerName) },
+	}
 }
 
 // requests returns what reached the upstreams so far.

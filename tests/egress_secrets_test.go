@@ -41,9 +41,9 @@ func TestEgressSecretsReachOnlyTheirHost(t *testing.T) {
 	}
 	s := egressStack(t, ctx, in)
 	// Through the API, as a user would: the gateway seals it into the
-	// shared blob store the worker's proxy reads.
-	_, _, err := s.Client().SetSecret(ctx, "api-token", value, []string{"api.example.test"})
-	require.NoError(t, err)
+	// shared blob store the worker's proxy reads. It opts in to URLs (the
+	// query and git's credentials in the URL).
+	putSecret(t, s, "api-token", value, true)
 
 	sb := egressSandbox(t, s, "eg-sec", map[string]string{"TOKEN": `getSecret("api-token")`})
 	out := sandboxSh(t, ctx, sb,

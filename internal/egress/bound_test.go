@@ -16,6 +16,7 @@ func TestOpenPolicyInterceptsHostsASecretIsBoundTo(t *testing.T) {
 	if _, err := e.store.Put("github/token", tokenV1, []string{"api.allowed.test"}); err != nil {
 		t.Fatal(err)
 	}
+	e.lookup("api.allowed.test", "udp") // a value goes only to an address the name resolved to
 	e.proxy.Bound = func(host string) bool { h, _ := policy.NormalizeHost(host); return h == "api.allowed.test" }
 	code, body := e.get("https://api.allowed.test/late", http.Header{"Authorization": {`Bearer getSecret("github/token")`}})
 	if code != 200 {

@@ -15,6 +15,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/internal/egress/secrets"
 )
@@ -55,8 +56,13 @@ func (p *Proxy) serveHTTP(c net.Conn, info *conn) {
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme, pr.Out.URL.Host, pr.Out.Host = scheme, pr.In.Host, pr.In.Host
 		},
-		ErrorLog: log.New(io.Discard, "", 0),
+		ErrorLog:       log.New(io.Discard, "", 0),
+		ModifyResponse: info.redact.response,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if errors.Is(err, errCompressed) {
+				plain(w, http.StatusBadGateway, "berth egress: refused: the upstream answered in a content coding on a connection that carried secrets, so the answer could not be checked for them\n")
+				return
+			}
 			// The error may quote the URL, which may now hold a secret:
 			// neither the log nor the client gets its text.
 			if p.Log != nil && !errors.Is(err, context.Canceled) {
@@ -93,6 +99,12 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, info *conn, rp *
 		refuse("unknown source address", "")
 		return
 	}
+	if r.Method == http.MethodTrace {
+		// TRACE answers with the request as the upstream received it:
+		// substituted secrets included.
+		refuse("TRACE is not forwarded", "")
+		return
+	}
 	if info.tls {
 		if reason := p.checkName(e, info.sni, info.dst); reason != "" {
 			refuse(reason, "")
@@ -118,10 +130,13 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, info *conn, rp *
 			refuse("no secret store is configured; the request was not sent", "")
 			return
 		}
-		if info.sni != "" {
-			host, _ = policy.NormalizeHost(info.sni) // the name the client verified
+		if reason := p.secretRoute(e, info, r); reason != "" {
+			refuse(reason, "")
+			return
 		}
-		if _, err := secrets.Substitute(r, host, p.Secrets); err != nil {
+		host, _ = policy.NormalizeHost(info.sni) // the name the client verified
+		sub, err := secrets.Substitute(r, host, p.Secrets)
+		if err != nil {
 			var re *secrets.RefusalError
 			if errors.As(err, &re) {
 				refuse(re.Error(), re.Secret)
@@ -130,8 +145,49 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, info *conn, rp *
 			}
 			return
 		}
+		info.redact.add(sub.Sent)
+	}
+	if info.redact.patterns() != nil {
+		// Answers on this connection are searched for the values sent:
+		// ask for them uncompressed (one in a content coding is refused),
+		// and for WebSockets without per-message compression.
+		r.Header.Set("Accept-Encoding", "identity")
+		r.Header.Del("Sec-WebSocket-Extensions")
 	}
 	rp.ServeHTTP(w, r)
+}
+
+// secretRoute says why a request carrying a placeholder may not go where
+// its connection leads, or "". The value may only travel to the name the
+// client verified the certificate for (SNI) and that the secret is bound to
+// (Substitute checks the binding against that name), so:
+//   - the Host header and an absolute-form target must name it too, else a
+//     front end routing by Host (a CDN, virtual hosting) delivers the
+//     value to whoever owns the other name;
+//   - the destination must be an address this sandbox's resolver returned
+//     for it, else a client pinning the name to another address (curl
+//     --resolve, /etc/hosts) sends the value to any server whose
+//     certificate verifies for the name.
+//
+// Every policy mode, open included.
+func (p *Proxy) secretRoute(e *entry, info *conn, r *http.Request) string {
+	sni, ok := policy.NormalizeHost(info.sni)
+	if !ok || policy.IsIP(sni) {
+		return "getSecret placeholders are only substituted for a TLS server name; the request was not sent"
+	}
+	for _, h := range []string{r.Host, r.URL.Host} {
+		if h == "" {
+			continue
+		}
+		if n, _ := policy.NormalizeHost(h); n != sni {
+			c, _ := api.Clip(h, 256)
+			return fmt.Sprintf("a request carrying getSecret placeholders names host %q, not the TLS server name %q; it was not sent", c, sni)
+		}
+	}
+	if p.Resolutions == nil || !p.Resolutions.Has(e.ID, sni, info.dst.Addr()) {
+		return fmt.Sprintf("destination %s is not an address the sandbox's resolver returned for %s; a request carrying getSecret placeholders goes only there, it was not sent", info.dst.Addr(), sni)
+	}
+	return ""
 }
 
 func plain(w http.ResponseWriter, code int, body string) {

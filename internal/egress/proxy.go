@@ -87,6 +87,7 @@ type conn struct {
 	sni    string
 	tls    bool
 	refuse string // a refusal decided at connect time, answered per request after interception
+	redact redactor
 }
 
 func (p *Proxy) handle(c net.Conn) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/berthdev/berth/internal/egress/policy"
+	"github.com/berthdev/berth/internal/egress/secrets"
 )
 
 const (
@@ -19,10 +20,10 @@ var allowBoth = policy.Policy{Mode: policy.Allowlist, Domains: []string{"*.allow
 
 func secretEnv(t *testing.T, pol policy.Policy) *env {
 	e := newEnv(t, pol, true)
-	if _, err := e.store.Put("github/token", tokenV1, []string{"api.allowed.test"}); err != nil {
+	if _, err := e.store.PutWith("github/token", tokenV1, []string{"api.allowed.test"}, secrets.Options{InURL: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.store.Put("db-pass", passV1, []string{"*.allowed.test"}); err != nil {
+	if _, err := e.store.PutWith("db-pass", passV1, []string{"*.allowed.test"}, secrets.Options{InURL: true}); err != nil {
 		t.Fatal(err)
 	}
 	e.lookup("api.allowed.test", "udp")

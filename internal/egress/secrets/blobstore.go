@@ -68,6 +68,11 @@ func (s *BlobStore) ctx() (context.Context, context.CancelFunc) {
 }
 
 func (s *BlobStore) Put(name, value string, hosts []string) (Record, error) {
+	return s.PutWith(name, value, hosts, Options{})
+}
+
+// PutWith is Put with the secret's options.
+func (s *BlobStore) PutWith(name, value string, hosts []string, opts Options) (Record, error) {
 	if err := ValidName(name); err != nil {
 		return Record{}, err
 	}
@@ -81,7 +86,7 @@ func (s *BlobStore) Put(name, value string, hosts []string) (Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now().UTC()
-	rec := Record{Name: name, Hosts: hosts, Version: 1, CreatedAt: now, UpdatedAt: now}
+	rec := Record{Name: name, Hosts: hosts, Version: 1, InURL: opts.InURL, CreatedAt: now, UpdatedAt: now}
 	if old, err := s.read(name); err == nil {
 		rec.Version, rec.CreatedAt = old.Version+1, old.CreatedAt
 	} else if !errors.Is(err, ErrNotFound) {
@@ -160,12 +165,25 @@ func (s *BlobStore) Get(name string) (Record, error) {
 // Resolve reads the object on every call, so a rotation or a deletion made
 // through any gateway is seen by the next request.
 func (s *BlobStore) Resolve(name, host string) (string, error) {
+	return s.resolve(name, host, false)
+}
+
+// ResolveInURL is Resolve for a placeholder in a URL's path or query: only
+// secrets stored with InURL may go there (ErrNotInURL otherwise).
+func (s *BlobStore) ResolveInURL(name, host string) (string, error) {
+	return s.resolve(name, host, true)
+}
+
+func (s *BlobStore) resolve(name, host string, inURL bool) (string, error) {
 	if err := ValidName(name); err != nil {
 		return "", err
 	}
 	fr, err := s.read(name)
 	if err != nil {
 		return "", err
+	}
+	if inURL && !fr.InURL {
+		return "", fmt.Errorf("%w: %q is for headers only (store it with inUrl to allow the path and query)", ErrNotInURL, name)
 	}
 	if !boundTo(fr.Hosts, host) {
 		return "", fmt.Errorf("%w: %q is bound to %s, not %q", ErrNotBound, name, strings.Join(fr.Hosts, ", "), host)

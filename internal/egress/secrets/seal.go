@@ -32,13 +32,15 @@ type fileRecord struct {
 	Ciphertext []byte `json:"ciphertext"`
 }
 
-// additionalData binds a sealed value to its record.
+// additionalData binds a sealed value to its record. InURL is left out when
+// false, so objects sealed before it existed still open.
 func additionalData(r Record) []byte {
 	b, _ := json.Marshal(struct {
 		Name    string   `json:"name"`
 		Hosts   []string `json:"hosts"`
 		Version int      `json:"version"`
-	}{r.Name, r.Hosts, r.Version})
+		InURL   bool     `json:"inUrl,omitempty"`
+	}{r.Name, r.Hosts, r.Version, r.InURL})
 	return b
 }
 

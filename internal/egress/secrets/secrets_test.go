@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -107,8 +108,8 @@ func TestStoreWrongKeyOrTamperedFileDoesNotDecrypt(t *testing.T) {
 
 func TestSubstitute(t *testing.T) {
 	s, _ := newStore(t)
-	s.Put("tok", "s3cr/t v+1", []string{"api.example.com"})
-	s.Put("db/pass", "hunter2", []string{"api.example.com"})
+	s.PutWith("tok", "s3cr/t v+1", []string{"api.example.com"}, Options{InURL: true})
+	s.PutWith("db/pass", "hunter2", []string{"api.example.com"}, Options{InURL: true})
 	basic := base64.StdEncoding.EncodeToString([]byte(`user:getSecret("db/pass")`))
 	r, _ := http.NewRequest("GET", `https://api.example.com/v1/getSecret(%22tok%22)/x?key=getSecret("tok")&p=getSecret(db%2Fpass)`, nil)
 	r.Header.Set("Authorization", `Bearer getSecret("tok")`)
@@ -121,8 +122,13 @@ func TestSubstitute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(used) != 2 {
-		t.Errorf("used %v", used)
+	if len(used.Names) != 2 {
+		t.Errorf("used %v", used.Names)
+	}
+	for _, want := range []string{"s3cr/t v+1", "hunter2", "s3cr%2Ft%20v+1", "s3cr%2Ft+v%2B1", base64.StdEncoding.EncodeToString([]byte("user:hunter2"))} {
+		if !slices.Contains(used.Sent, want) {
+			t.Errorf("%q is not among the forms sent", want)
+		}
 	}
 	if got := r.Header.Get("Authorization"); got != "Bearer s3cr/t v+1" {
 		t.Errorf("authorization %q", got)
@@ -138,6 +144,30 @@ func TestSubstitute(t *testing.T) {
 	}
 	if q := r.URL.Query(); q.Get("key") != "s3cr/t v+1" || q.Get("p") != "hunter2" {
 		t.Errorf("query %q", r.URL.RawQuery)
+	}
+}
+
+// A secret stored without InURL goes into headers only: in the path or
+// the query it is refused, even when a header of the same request may
+// carry it.
+func TestSubstituteKeepsHeaderOnlySecretsOutOfURLs(t *testing.T) {
+	s, _ := newStore(t)
+	s.Put("tok", "the-value", []string{"api.example.com"})
+	for _, u := range []string{`https://api.example.com/x?key=getSecret("tok")`, `https://api.example.com/getSecret(%22tok%22)`} {
+		r, _ := http.NewRequest("GET", u, nil)
+		r.Header.Set("Authorization", `Bearer getSecret("tok")`)
+		_, err := Substitute(r, "api.example.com", s)
+		if !errors.Is(err, ErrNotInURL) || strings.Contains(err.Error(), "the-value") {
+			t.Errorf("%s: %v", u, err)
+		}
+		if strings.Contains(r.URL.String(), "the-value") {
+			t.Errorf("%s: the URL took the value: %s", u, r.URL)
+		}
+	}
+	r, _ := http.NewRequest("GET", "https://api.example.com/x", nil)
+	r.Header.Set("Authorization", `Bearer getSecret("tok")`)
+	if _, err := Substitute(r, "api.example.com", s); err != nil || r.Header.Get("Authorization") != "Bearer the-value" {
+		t.Errorf("header: %v %q", err, r.Header.Get("Authorization"))
 	}
 }
 

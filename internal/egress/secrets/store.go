@@ -15,9 +15,13 @@ import (
 
 // Record is what is known about a secret besides its value.
 type Record struct {
-	Name      string    `json:"name"`
-	Hosts     []string  `json:"hosts"`
-	Version   int       `json:"version"`
+	Name    string   `json:"name"`
+	Hosts   []string `json:"hosts"`
+	Version int      `json:"version"`
+	// InURL lets the value be substituted into a request's path and
+	// query too; by default only headers take it (URLs end up in server
+	// logs, redirects and Referer headers).
+	InURL     bool      `json:"inUrl,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 }
@@ -35,12 +39,19 @@ type Store interface {
 	Resolve(name, host string) (string, error)
 }
 
+// Options are a secret's settings besides its value and hosts.
+type Options struct {
+	// InURL: see Record.InURL.
+	InURL bool
+}
+
 var (
 	ErrNotFound     = errors.New("secret does not exist")
 	ErrNotBound     = errors.New("secret is not bound to this host")
 	ErrInvalidName  = errors.New("invalid secret name")
 	ErrInvalidValue = errors.New("invalid secret value")
 	ErrInvalidHosts = errors.New("invalid secret hosts")
+	ErrNotInURL     = errors.New("secret may not be put in a URL")
 )
 
 // MaxValue is the largest value accepted (tokens, passwords, keys).

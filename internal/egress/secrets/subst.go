@@ -29,6 +29,22 @@ type Resolver interface {
 	Resolve(name, host string) (string, error)
 }
 
+// URLResolver resolves placeholders found in a URL's path or query: only
+// secrets that opted in (Record.InURL) may go there. A Resolver without
+// it gets every URL placeholder refused.
+type URLResolver interface {
+	ResolveInURL(name, host string) (string, error)
+}
+
+// Substitution is what Substitute put into a request.
+type Substitution struct {
+	Names []string
+	// Sent holds every string written in place of a placeholder: the
+	// values, and the forms they took (escaped in a URL, Basic credentials
+	// re-encoded), so the proxy can keep all of them out of answers.
+	Sent []string
+}
+
 // RefusalError says why a request was refused: which secret, for which host.
 // It never holds a value.
 type RefusalError struct {
@@ -43,6 +59,8 @@ func (e *RefusalError) Error() string {
 		return fmt.Sprintf("secret %q is not bound to host %q: the request was not sent", e.Secret, e.Host)
 	case errors.Is(e.Err, ErrNotFound):
 		return fmt.Sprintf("secret %q does not exist (request to host %q was not sent)", e.Secret, e.Host)
+	case errors.Is(e.Err, ErrNotInURL):
+		return fmt.Sprintf("secret %q may only be sent in headers, not in the URL (store it with \"inUrl\": true to allow that): the request to host %q was not sent", e.Secret, e.Host)
 	case errors.Is(e.Err, ErrInvalidName):
 		return fmt.Sprintf("placeholder names an invalid secret %q (request to host %q was not sent)", e.Secret, e.Host)
 	}
@@ -72,54 +90,69 @@ func HasPlaceholder(r *http.Request) bool {
 
 // Substitute replaces the placeholders of r headed to host with the values
 // res gives, in place. Headers (Authorization's Basic credentials are decoded,
-// substituted and re-encoded), the path and the query are rewritten; bodies
-// are not. It returns the names used, or a *RefusalError for the first
-// placeholder that cannot be used, in which case r must not be sent. Values
-// are looked up for this request only.
-func Substitute(r *http.Request, host string, res Resolver) ([]string, error) {
+// substituted and re-encoded), the path and the query (only secrets res
+// allows in URLs, see URLResolver) are rewritten; bodies are not. It returns
+// what it substituted, or a *RefusalError for the first placeholder that
+// cannot be used, in which case r must not be sent. Values are looked up for
+// this request only.
+func Substitute(r *http.Request, host string, res Resolver) (Substitution, error) {
 	s := substituter{host: host, res: res, values: map[string]string{}}
+	sub, err := s.substitute(r)
+	if err != nil {
+		return Substitution{}, err
+	}
+	return sub, nil
+}
+
+func (s *substituter) substitute(r *http.Request) (Substitution, error) {
 	for k, vs := range r.Header {
 		for i, v := range vs {
 			if isAuth(k) {
 				nv, err := s.basic(v)
 				if err != nil {
-					return nil, err
+					return Substitution{}, err
 				}
 				v = nv
 			}
-			nv, err := s.replace(v, headerPlaceholder, headerName, func(v string) string { return v })
+			nv, err := s.replace(v, headerPlaceholder, headerName, identity)
 			if err != nil {
-				return nil, err
+				return Substitution{}, err
 			}
 			vs[i] = nv
 		}
 	}
+	s.inURL = true
 	if p := r.URL.EscapedPath(); urlPlaceholder.MatchString(p) {
 		np, err := s.replace(p, urlPlaceholder, urlName, url.PathEscape)
 		if err != nil {
-			return nil, err
+			return Substitution{}, err
 		}
 		dec, err := url.PathUnescape(np)
 		if err != nil {
-			return nil, err
+			return Substitution{}, err
 		}
 		r.URL.Path, r.URL.RawPath = dec, np
 	}
 	if q := r.URL.RawQuery; urlPlaceholder.MatchString(q) {
 		nq, err := s.replace(q, urlPlaceholder, urlName, url.QueryEscape)
 		if err != nil {
-			return nil, err
+			return Substitution{}, err
 		}
 		r.URL.RawQuery = nq
 	}
-	return s.used, nil
+	return Substitution{Names: s.used, Sent: s.sent}, nil
 }
+
+func identity(v string) string { return v }
 
 type substituter struct {
 	host   string
 	res    Resolver
+	inURL  bool              // placeholders now come from the URL
 	values map[string]string // this request's values only
+	urlOK  map[string]bool   // names res allowed in URLs
 	used   []string
+	sent   []string
 }
 
 func headerName(m []string) string { return schemas.PlaceholderName(m) }
@@ -143,12 +176,37 @@ func (s *substituter) replace(in string, re *regexp.Regexp, name func([]string) 
 			}
 			return m
 		}
-		return escape(v)
+		out := escape(v)
+		s.sent = append(s.sent, v, out)
+		return out
 	})
 	return out, firstErr
 }
 
 func (s *substituter) value(name string) (string, error) {
+	if s.inURL && !s.urlOK[name] {
+		// Asked once per name: the store says whether it may go in a URL.
+		if err := ValidName(name); err != nil {
+			return "", &RefusalError{Secret: name, Host: s.host, Err: err}
+		}
+		ur, ok := s.res.(URLResolver)
+		if !ok {
+			return "", &RefusalError{Secret: name, Host: s.host, Err: ErrNotInURL}
+		}
+		v, err := ur.ResolveInURL(name, s.host)
+		if err != nil {
+			return "", &RefusalError{Secret: name, Host: s.host, Err: err}
+		}
+		if s.urlOK == nil {
+			s.urlOK = map[string]bool{}
+		}
+		s.urlOK[name] = true
+		if _, seen := s.values[name]; !seen {
+			s.used = append(s.used, name)
+		}
+		s.values[name] = v
+		return v, nil
+	}
 	if v, ok := s.values[name]; ok {
 		return v, nil
 	}
@@ -179,11 +237,13 @@ func (s *substituter) basic(v string) (string, error) {
 	if err != nil || !headerPlaceholder.Match(dec) {
 		return v, nil
 	}
-	nd, err := s.replace(string(dec), headerPlaceholder, headerName, func(v string) string { return v })
+	nd, err := s.replace(string(dec), headerPlaceholder, headerName, identity)
 	if err != nil {
 		return "", err
 	}
-	return scheme + " " + base64.StdEncoding.EncodeToString([]byte(nd)), nil
+	enc := base64.StdEncoding.EncodeToString([]byte(nd))
+	s.sent = append(s.sent, enc)
+	return scheme + " " + enc, nil
 }
 
 func basicPlaceholder(v string) bool {
