@@ -59,6 +59,10 @@ const (
 	// workspace older than the one on a lost host: the newest backup, or
 	// none (an empty workspace).
 	EventWorkspaceRolledBack = eventPrefix + "workspace-rolled-back"
+	// EventStartFailed: a start (start-requested) did not boot: refused
+	// before any container (ROLLBACK_NEEDED, NO_CAPACITY) or failed
+	// (RESTORE_FAILED, BOOT_FAILED). The sandbox keeps the status it had.
+	EventStartFailed = eventPrefix + "start-failed"
 )
 
 // EventTypes lists every event type of the catalogue in the order a
@@ -70,7 +74,7 @@ func EventTypes() []string {
 		EventBackupFailed, EventStopped, EventConfigured, EventKillRequested,
 		EventDestroyRequested, EventDestroyed, EventEgressPolicyChanged,
 		EventEgressRefused, EventServicesChanged, EventPortsChanged,
-		EventHostLost, EventWorkspaceRolledBack,
+		EventHostLost, EventWorkspaceRolledBack, EventStartFailed,
 	}
 }
 

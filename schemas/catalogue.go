@@ -30,6 +30,8 @@ func NewPayload(typ string) any {
 		return &HostLost{}
 	case api.EventWorkspaceRolledBack:
 		return &WorkspaceRolledBack{}
+	case api.EventStartFailed:
+		return &StartFailed{}
 	}
 	if api.IsKnownEventType(typ) {
 		return &Empty{}

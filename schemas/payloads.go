@@ -75,6 +75,14 @@ type WorkspaceRolledBack struct {
 	BackupID string `json:"backupId,omitempty"`
 }
 
+// StartFailed is the outcome of a start that did not boot: Code is the
+// error code the start answered (ROLLBACK_NEEDED, NO_CAPACITY,
+// RESTORE_FAILED, BOOT_FAILED) and Error its message.
+type StartFailed struct {
+	Code  string `json:"code"`
+	Error string `json:"error"`
+}
+
 // WorkspaceRestored names the backup restored into a fresh container.
 type WorkspaceRestored struct {
 	BackupID string `json:"backupId"`

@@ -52,6 +52,8 @@ func goodPayloads() map[string]any {
 		api.EventHostLost: HostLost{Host: "h2", LastSeen: ptr(time.Unix(5, 0).UTC()), Reason: "not seen for 30s",
 			NewerDataAtRisk: true, LastBackupID: "b-20240101-1"},
 		api.EventWorkspaceRolledBack: WorkspaceRolledBack{LostHost: "h2", BackupID: "b-20240101-1"},
+		api.EventStartFailed: StartFailed{Code: "ROLLBACK_NEEDED",
+			Error: "host h1 is lost since 2026-01-02T03:04:05Z: pass allowRollback to start from backup b-20240101-1"},
 	}
 }
 
@@ -70,7 +72,7 @@ func TestEveryTypeHasASchemaFile(t *testing.T) {
 		assert.NotNil(t, NewPayload(typ), typ)
 	}
 	assert.Empty(t, names, "schema files without an event type")
-	assert.Len(t, api.EventTypes(), 19)
+	assert.Len(t, api.EventTypes(), 20)
 }
 
 func TestGoodPayloadsValidate(t *testing.T) {

@@ -106,19 +106,9 @@ func (s *sandbox) boot(ctx workflow.Context, req *contract.StartRequest) error {
 	}
 	if err != nil {
 		s.setStatus(ctx, from)
-		s.publish(ctx)
-		var app *temporal.ApplicationError
-		if errors.As(err, &app) {
-			switch app.Type() {
-			case contract.ErrRestore:
-				// Not worth retrying: the backup is bad. The caller can
-				// name an older one.
-				return temporal.NewNonRetryableApplicationError("restore failed: "+rootCause(err), contract.ErrRestore, nil)
-			case contract.ErrRollbackNeeded, contract.ErrNoCapacity:
-				return err
-			}
-		}
-		return temporal.NewNonRetryableApplicationError("boot failed: "+rootCause(err), contract.ErrBoot, nil)
+		err = bootFailure(err)
+		s.recordStartFailed(ctx, err)
+		return err
 	}
 	res := p.res
 	c := res.Container
