@@ -110,7 +110,10 @@ func (b *berth) readProcessLogs(ctx context.Context, req *mcp.ReadResourceReques
 	text := text(out)
 	if exit != nil {
 		b, _ := json.Marshal(exit)
-		text += "\n[exit " + string(b) + "]\n"
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		text += "[exit " + string(b) + "]\n"
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: text}}}, nil
 }
