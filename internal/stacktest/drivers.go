@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 )
 
 // HostDriver is a host's storage: its dockerd's storage driver and the
@@ -18,10 +20,12 @@ type HostDriver struct {
 	// "overlay2" or "fuse-overlayfs".
 	Driver string
 	// FS, when set, is a file system made for the data root alone: "ext4",
-	// or "xfs" mounted with pquota (then overlay2 takes --storage-opt
-	// size). It is a sparse image file in the host's directory, loop-mounted,
-	// labelled with the host's namespace name; the host's close unmounts and
-	// removes it. Empty: the data root is a directory of the stack's.
+	// "xfs" mounted with pquota (then overlay2 takes --storage-opt size;
+	// needs a kernel built with XFS quota), or "xfs-noquota" (xfs mounted
+	// without it: Docker refuses the size option). It is a sparse image
+	// file in the host's directory, loop-mounted, labelled with the host's
+	// namespace name; the host's close unmounts and removes it. Empty: the
+	// data root is a directory of the stack's.
 	FS string
 	// SizeMiB is the file system's size (sparse); default 2048.
 	SizeMiB int64
@@ -29,11 +33,19 @@ type HostDriver struct {
 
 // String names the driver and its file system, e.g. "overlay2 on xfs".
 func (d HostDriver) String() string {
-	if d.FS == "" {
+	switch d.FS {
+	case "":
 		return d.driver()
+	case "xfs":
+		return d.driver() + " on xfs (pquota)"
+	case "xfs-noquota":
+		return d.driver() + " on xfs without pquota"
 	}
 	return d.driver() + " on " + d.FS
 }
+
+// fsType is the file system's type for mkfs and mount.
+func (d HostDriver) fsType() string { return strings.TrimSuffix(d.FS, "-noquota") }
 
 func (d HostDriver) driver() string {
 	if d.Driver == "" {
@@ -74,9 +86,14 @@ func (d HostDriver) Missing() []string {
 	case "ext4":
 		kernel("ext4")
 		tool("mkfs.ext4", "Debian's e2fsprogs")
-	case "xfs":
+	case "xfs", "xfs-noquota":
 		kernel("xfs")
 		tool("mkfs.xfs", "Debian's xfsprogs")
+		if d.FS == "xfs" && len(missing) == 0 {
+			if err := xfsQuota(); err != nil {
+				missing = append(missing, "XFS quota in the kernel (mount -o pquota: "+err.Error()+")")
+			}
+		}
 	default:
 		missing = append(missing, "file system "+d.FS+" (not ext4 or xfs)")
 	}
@@ -126,21 +143,67 @@ func (h *Host) makeFS() error {
 	if err != nil {
 		return err
 	}
-	mountOpts := "loop"
-	switch d.FS {
-	case "ext4":
-		err = run("mkfs.ext4", "-q", "-F", "-L", h.ns, img)
-	case "xfs":
-		err = run("mkfs.xfs", "-q", "-f", "-L", h.ns, img)
-		mountOpts = "loop,pquota"
-	}
-	if err != nil {
+	if err := mkfs(d.fsType(), h.ns, img); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(h.fsMount(), 0o755); err != nil {
 		return err
 	}
-	return run("mount", "-t", d.FS, "-o", mountOpts, img, h.fsMount())
+	mountOpts := "loop"
+	if d.FS == "xfs" {
+		mountOpts = "loop,pquota"
+	}
+	return run("mount", "-t", d.fsType(), "-o", mountOpts, img, h.fsMount())
+}
+
+func mkfs(fsType, label, img string) error {
+	if fsType == "xfs" {
+		return run("mkfs.xfs", "-q", "-f", "-L", label, img)
+	}
+	return run("mkfs.ext4", "-q", "-F", "-L", label, img)
+}
+
+var (
+	xfsQuotaOnce sync.Once
+	xfsQuotaErr  error
+)
+
+// xfsQuota tries, once, whether this kernel mounts an xfs with pquota
+// (CONFIG_XFS_QUOTA; a kernel without it refuses the option).
+func xfsQuota() error {
+	xfsQuotaOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "berth-xfs-probe-")
+		if err != nil {
+			xfsQuotaErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		img, mnt := filepath.Join(dir, "fs.img"), filepath.Join(dir, "mnt")
+		if xfsQuotaErr = os.Mkdir(mnt, 0o755); xfsQuotaErr != nil {
+			return
+		}
+		if xfsQuotaErr = os.WriteFile(img, nil, 0o600); xfsQuotaErr != nil {
+			return
+		}
+		if xfsQuotaErr = os.Truncate(img, 300<<20); xfsQuotaErr != nil { // xfs's smallest
+			return
+		}
+		if xfsQuotaErr = mkfs("xfs", "berthprobe", img); xfsQuotaErr != nil {
+			return
+		}
+		out, err := exec.Command("mount", "-t", "xfs", "-o", "loop,pquota", img, mnt).CombinedOutput()
+		if err != nil {
+			xfsQuotaErr = fmt.Errorf("%v: %s", err, firstLine(out))
+			return
+		}
+		_ = syscall.Unmount(mnt, 0)
+	})
+	return xfsQuotaErr
+}
+
+func firstLine(b []byte) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	return l
 }
 
 // Driver is the host's storage driver and file system.
