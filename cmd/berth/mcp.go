@@ -40,6 +40,9 @@ func mcpCmd(g *globals) *cobra.Command {
 		Example: "  berth mcp                        # an MCP client runs this\n" +
 			"  BERTH_MCP_TOKEN=$(openssl rand -hex 16) berth mcp --http --listen 127.0.0.1:8765",
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("listen") && !httpMode {
+				return usageError{errors.New("--listen needs --http (without it, berth mcp speaks over stdin and stdout)")}
+			}
 			c, err := g.client()
 			if err != nil {
 				return err
