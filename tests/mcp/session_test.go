@@ -150,33 +150,43 @@ func session(t *testing.T, ctx context.Context, cs *mcp.ClientSession, sb string
 	}
 }
 
-// backgroundLogs starts a process that writes over a few seconds and reads
-// its output from cursor to cursor: each read returns only what is new,
-// and together they are the whole output, ending with the exit.
+// backgroundLogs starts a process that writes a line, waits for a file
+// the test then writes, and writes the rest; its output is read from
+// cursor to cursor: each read returns only what is new, and together the
+// reads are the whole output, ending with the exit.
 func backgroundLogs(t *testing.T, ctx context.Context, cs *mcp.ClientSession, sb string) {
 	var p struct {
 		ProcessID, State, LogsURI string
 	}
-	call(t, ctx, cs, "start_process", map[string]any{"sandbox": sb,
-		"argv": []string{"sh", "-c", "echo one; sleep 1; echo two >&2; sleep 1; echo three; exit 4"}}, &p)
+	call(t, ctx, cs, "start_process", map[string]any{"sandbox": sb, "argv": []string{"sh", "-c",
+		"echo one; while [ ! -e go ]; do sleep 0.1; done; echo two >&2; sleep 0.2; echo three; exit 4"}}, &p)
 	if p.ProcessID == "" || p.LogsURI == "" {
 		t.Fatalf("start_process: %+v", p)
 	}
-	var stdout, stderr string
-	cursor, reads := "", 0
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var r struct {
-			Stdout, Stderr, Cursor string
-			Exited                 bool
-			Exit                   *struct{ Code int }
-		}
-		args := map[string]any{"sandbox": sb, "processId": p.ProcessID, "waitSeconds": 5}
+	type logs struct {
+		Stdout, Stderr, Cursor string
+		Exited                 bool
+		Exit                   *struct{ Code int }
+	}
+	read := func(cursor string) logs {
+		var r logs
+		args := map[string]any{"sandbox": sb, "processId": p.ProcessID, "waitSeconds": 10}
 		if cursor != "" {
 			args["cursor"] = cursor
 		}
 		call(t, ctx, cs, "read_logs", args, &r)
-		reads++
+		return r
+	}
+	// The process waits for the file: what is there is the first line.
+	first := read("")
+	if first.Stdout != "one\n" || first.Stderr != "" || first.Exited || first.Cursor == "" {
+		t.Fatalf("read_logs from the start: %+v, want the first line and a cursor", first)
+	}
+	call(t, ctx, cs, "write_file", map[string]any{"sandbox": sb, "path": "go", "content": ""}, &struct{}{})
+	stdout, stderr, cursor := "", "", first.Cursor
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := read(cursor)
 		stdout, stderr, cursor = stdout+r.Stdout, stderr+r.Stderr, r.Cursor
 		if r.Exited {
 			if r.Exit == nil || r.Exit.Code != 4 {
@@ -188,11 +198,8 @@ func backgroundLogs(t *testing.T, ctx context.Context, cs *mcp.ClientSession, sb
 			t.Fatalf("read_logs: no exit after 30s (stdout %q, stderr %q)", stdout, stderr)
 		}
 	}
-	if stdout != "one\nthree\n" || stderr != "two\n" {
-		t.Fatalf("read_logs from cursor to cursor: stdout %q, stderr %q", stdout, stderr)
-	}
-	if reads < 2 {
-		t.Errorf("the output arrived in %d read, want it to span reads (the test reads while it runs)", reads)
+	if stdout != "three\n" || stderr != "two\n" {
+		t.Fatalf("read_logs after the first cursor: stdout %q, stderr %q, want only what came after it", stdout, stderr)
 	}
 
 	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: p.LogsURI})
