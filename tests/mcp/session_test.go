@@ -90,7 +90,15 @@ func session(t *testing.T, ctx context.Context, cs *mcp.ClientSession, sb string
 		t.Fatalf("list_files: %+v", list)
 	}
 
+	// Bytes that are not UTF-8 go both ways as base64, byte for byte.
+	call(t, ctx, cs, "write_file", map[string]any{"sandbox": sb, "path": "blob.bin", "content": "AP/+gA==", "encoding": "base64"}, &written)
+	call(t, ctx, cs, "read_file", map[string]any{"sandbox": sb, "path": "blob.bin"}, &file)
+	if file.Content != "AP/+gA==" || file.Encoding != "base64" || file.Size != 4 {
+		t.Fatalf("read_file of binary bytes: %+v, want them as base64", file)
+	}
+
 	backgroundLogs(t, ctx, cs, sb)
+	killed(t, ctx, cs, sb)
 
 	// Sleep and start: the workspace survives, as the tools' descriptions
 	// tell the model.
@@ -210,5 +218,21 @@ func backgroundLogs(t *testing.T, ctx context.Context, cs *mcp.ClientSession, sb
 	t.Logf("<- resources/read %s: %q", p.LogsURI, text)
 	if !strings.HasPrefix(text, "one\ntwo\nthree\n") || !strings.Contains(text, `"code":4`) {
 		t.Errorf("logs resource: %q, want the output in order and the exit", text)
+	}
+}
+
+// killed: a background process that would run for minutes ends when
+// kill_process signals it, and its logs say so.
+func killed(t *testing.T, ctx context.Context, cs *mcp.ClientSession, sb string) {
+	var p struct{ ProcessID, State string }
+	call(t, ctx, cs, "start_process", map[string]any{"sandbox": sb, "argv": []string{"sleep", "600"}}, &p)
+	call(t, ctx, cs, "kill_process", map[string]any{"sandbox": sb, "processId": p.ProcessID}, &p)
+	var r struct {
+		Exited bool
+		Exit   *struct{ Code, Signal int }
+	}
+	call(t, ctx, cs, "read_logs", map[string]any{"sandbox": sb, "processId": p.ProcessID, "waitSeconds": 10}, &r)
+	if !r.Exited || r.Exit == nil || r.Exit.Signal != 15 {
+		t.Fatalf("read_logs after kill_process: %+v, want an exit by SIGTERM", r)
 	}
 }
