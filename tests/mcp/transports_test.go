@@ -106,12 +106,14 @@ func startHTTP(t *testing.T, env ...string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	found, read := make(chan string, 1), make(chan struct{})
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
+		<-read // stderr read to its end before Wait closes it, and nothing logged after the test
 		_ = cmd.Wait()
 	})
-	found := make(chan string, 1)
 	go func() {
+		defer close(read)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			line := sc.Text()
