@@ -217,8 +217,7 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 		return err
 	}
 	out := r.Clone(context.WithValue(ctx, previewWaitKey{}, pw))
-	out.Header.Del(previewTokenHeader)
-	stripCookie(out, previewCookie)
+	stripGateway(out)
 	out.URL.Path, out.URL.RawPath = path, ""
 	// The sandbox runs: the request counts as its activity until it ends
 	// (a WebSocket's until it closes: ServeHTTP returns then).

@@ -6,6 +6,7 @@
 //	/ws             a WebSocket echo: each message is sent back as it came
 //	/stream?n=&gap= n chunks, gap apart, each flushed as written
 //	/file?path=     the file at path (http.ServeContent: length, ranges)
+//	/headers        the request's headers as received, one per line
 //	/echo           the request body back as it arrives (full duplex), the
 //	                protocol it came over in X-Proto, a Grpc-Status trailer
 package main
@@ -38,6 +39,7 @@ func serve(port string) error {
 	mux.HandleFunc("/hello", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "hello from previewapp on %s over %s", port, r.Proto)
 	})
+	mux.HandleFunc("/headers", func(w http.ResponseWriter, r *http.Request) { r.Header.Write(w) })
 	mux.HandleFunc("/ws", echo)
 	mux.HandleFunc("/stream", stream)
 	mux.HandleFunc("/echo", echoBody)
