@@ -38,6 +38,16 @@ const (
 	CodeHostLive               Code = "HOST_LIVE"                // 409 only a lost host can be forgotten
 	CodeHostInUse              Code = "HOST_IN_USE"              // 409 sandboxes there are not yet stopped by its loss
 	CodeInternal               Code = "INTERNAL"                 // 500 a bug or an OS failure
+	CodeRequestTimeout         Code = "REQUEST_TIMEOUT"          // 408 the request body did not arrive in time
+	CodeRangeNotSatisfiable    Code = "RANGE_NOT_SATISFIABLE"    // 416 a Range outside the file
+	CodeHeadersTooLarge        Code = "HEADERS_TOO_LARGE"        // 431 the request line and headers are over the limit
+	CodeTooManyConnections     Code = "TOO_MANY_CONNECTIONS"     // 503 one client address holds too many connections
+	// Images (a create's image, a boot's pull).
+	CodeImageNotAllowed  Code = "IMAGE_NOT_ALLOWED" // 403 outside BERTH_IMAGES
+	CodeImageNotFound    Code = "IMAGE_NOT_FOUND"   // 404 no registry knows the ref
+	CodeImageAuthFailed  Code = "IMAGE_AUTH_FAILED" // 401 a registry refused the credentials (BERTH_REGISTRY_AUTH)
+	CodeImageUnsupported Code = "IMAGE_UNSUPPORTED" // 422 an image Berth cannot run as a sandbox
+	CodeImagePullFailed  Code = "IMAGE_PULL_FAILED" // 503 a registry could not be reached: retry
 )
 
 // Codes of processes and terminals (the supervisor).
@@ -86,6 +96,7 @@ func Codes() []Code {
 		CodeNameConflict, CodeSandboxDestroyed, CodeSandboxNotRunning, CodePayloadTooLarge, CodeEnvTooLarge,
 		CodeContainerUnavailable, CodeBootFailed, CodeBackupFailed, CodeBackupStoreUnavailable,
 		CodeBackupNotFound, CodeRestoreFailed, CodeTemporalUnavailable, CodeUnavailable, CodeTimeout, CodeEgressUnavailable, CodeSecretNotFound, CodePortNotExposed, CodeNoCapacity, CodeRollbackNeeded, CodeHostNotFound, CodeHostLive, CodeHostInUse, CodeInternal,
+		CodeRequestTimeout, CodeRangeNotSatisfiable, CodeHeadersTooLarge, CodeTooManyConnections,
 
 		CodeProcessNotFound, CodeTerminalNotFound, CodeStaleHandle, CodeInvalidCursor, CodeInvalidTerminalCursor,
 		CodeUpgradeRequired, CodeWaitTimeout, CodeExecutableNotFound, CodeInvalidCwd, CodeExecFailed,

@@ -42,20 +42,22 @@ func Run(ctx context.Context, cfg config.Config, c client.Client, backups blob.S
 	gw := New(Options{
 		Temporal: c, Namespace: cfg.Namespace, Token: cfg.Token, Secret: cfg.Secret, Backups: backups,
 		InstanceTypes: types, Log: log.Named("gateway"), ContinueAsNewAfter: continueAsNewAfter(),
-		HTTP: httpLimits, Secrets: store, Preview: cfg.Preview,
+		HTTP: httpLimits, Secrets: store, Preview: cfg.Preview, Images: cfg.Images,
 	})
 	return gw.Serve(ctx, ln)
 }
 
 // httpLimitsFromEnv reads BERTH_HTTP_READ_HEADER_TIMEOUT,
-// BERTH_HTTP_IDLE_TIMEOUT (Go durations) and BERTH_HTTP_MAX_HEADER_BYTES;
-// unset ones keep the defaults.
+// BERTH_HTTP_IDLE_TIMEOUT, BERTH_HTTP_BODY_TIMEOUT (Go durations),
+// BERTH_HTTP_MAX_HEADER_BYTES, BERTH_HTTP_MIN_BODY_RATE (bytes a second)
+// and BERTH_HTTP_MAX_CONNS_PER_ADDR; unset ones keep the defaults.
 func httpLimitsFromEnv() (HTTPLimits, error) {
 	var l HTTPLimits
 	for _, d := range []struct {
 		env string
 		dst *time.Duration
-	}{{"BERTH_HTTP_READ_HEADER_TIMEOUT", &l.ReadHeaderTimeout}, {"BERTH_HTTP_IDLE_TIMEOUT", &l.IdleTimeout}} {
+	}{{"BERTH_HTTP_READ_HEADER_TIMEOUT", &l.ReadHeaderTimeout}, {"BERTH_HTTP_IDLE_TIMEOUT", &l.IdleTimeout},
+		{"BERTH_HTTP_BODY_TIMEOUT", &l.BodyTimeout}} {
 		if v := os.Getenv(d.env); v != "" {
 			t, err := time.ParseDuration(v)
 			if err != nil || t <= 0 {
@@ -70,6 +72,18 @@ func httpLimitsFromEnv() (HTTPLimits, error) {
 			return l, fmt.Errorf("BERTH_HTTP_MAX_HEADER_BYTES=%q: want an integer >= 1024", v)
 		}
 		l.MaxHeaderBytes = n
+	}
+	for _, n := range []struct {
+		env string
+		dst *int
+	}{{"BERTH_HTTP_MIN_BODY_RATE", &l.MinBodyRate}, {"BERTH_HTTP_MAX_CONNS_PER_ADDR", &l.MaxConnsPerAddr}} {
+		if v := os.Getenv(n.env); v != "" {
+			i, err := strconv.Atoi(v)
+			if err != nil || i < 1 {
+				return l, fmt.Errorf("%s=%q: want a positive integer", n.env, v)
+			}
+			*n.dst = i
+		}
 	}
 	return l, nil
 }

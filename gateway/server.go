@@ -61,6 +61,14 @@ type HTTPLimits struct {
 	IdleTimeout time.Duration
 	// MaxHeaderBytes bounds the request line and headers; more is 431.
 	MaxHeaderBytes int
+	// BodyTimeout and MinBodyRate bound an API request's body: from its
+	// first read it may take BodyTimeout plus one second per MinBodyRate
+	// bytes read; past that, 408 (server_bodies.go).
+	BodyTimeout time.Duration
+	MinBodyRate int
+	// MaxConnsPerAddr bounds the open connections of one client address;
+	// more are answered 503 and closed (server_conns.go).
+	MaxConnsPerAddr int
 }
 
 // Defaults of HTTPLimits.
@@ -68,6 +76,9 @@ const (
 	DefaultReadHeaderTimeout = 10 * time.Second
 	DefaultIdleTimeout       = 2 * time.Minute
 	DefaultMaxHeaderBytes    = 64 << 10
+	DefaultBodyTimeout       = 15 * time.Second
+	DefaultMinBodyRate       = 8 << 10
+	DefaultMaxConnsPerAddr   = 1024
 )
 
 func (l HTTPLimits) withDefaults() HTTPLimits {
@@ -79,6 +90,15 @@ func (l HTTPLimits) withDefaults() HTTPLimits {
 	}
 	if l.MaxHeaderBytes <= 0 {
 		l.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if l.BodyTimeout <= 0 {
+		l.BodyTimeout = DefaultBodyTimeout
+	}
+	if l.MinBodyRate <= 0 {
+		l.MinBodyRate = DefaultMinBodyRate
+	}
+	if l.MaxConnsPerAddr <= 0 {
+		l.MaxConnsPerAddr = DefaultMaxConnsPerAddr
 	}
 	return l
 }
@@ -133,6 +153,8 @@ func New(o Options) *Server {
 	// Auth as a root middleware, not a group's: a group middleware makes Echo
 	// answer 404 instead of 405 for a wrong method.
 	e.Use(s.previewMiddleware) // preview URLs take their own tokens, not the API's
+	e.Use(envelopeErrors)      // API routes only: a preview's answers are its app's
+	e.Use(s.boundBodies)
 	e.Use(s.auth)
 	e.GET("/healthz", s.health)
 	e.GET("/v1/healthz", s.health)
@@ -192,7 +214,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{Handler: s.echo, ReadHeaderTimeout: l.ReadHeaderTimeout, IdleTimeout: l.IdleTimeout,
 		MaxHeaderBytes: l.MaxHeaderBytes, Protocols: serverProtocols()}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(s.guardListener(ln)) }()
 	select {
 	case err := <-errc:
 		return err

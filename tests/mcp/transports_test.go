@@ -57,6 +57,25 @@ func TestStdioSession(t *testing.T) {
 	}
 }
 
+// TestGatewayUnreachable: with no gateway where BERTH_URL points, a tool
+// call is a tool error the model can act on, not a broken session.
+func TestGatewayUnreachable(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.Command(stack.Bin, "mcp")
+	cmd.Env = append(os.Environ(), "BERTH_URL=http://127.0.0.1:1", "BERTH_TOKEN=x")
+	cs, err := newClient().Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	e := callErr(t, ctx, cs, "list_sandboxes", map[string]any{})
+	if e.Code != "UNREACHABLE" || !e.Retryable || !strings.Contains(e.Hint, "BERTH_URL") {
+		t.Errorf("list_sandboxes without a gateway: %+v, want UNREACHABLE, retryable, with a hint", e)
+	}
+}
+
 // TestHTTPSession: `berth mcp --http` serves streamable HTTP on loopback,
 // only to requests carrying its token.
 func TestHTTPSession(t *testing.T) {
@@ -82,6 +101,29 @@ func TestHTTPSession(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("Authorization %q: %s, want 401", auth, resp.Status)
+		}
+	}
+
+	// With the token, still refused: a page of another site (a browser
+	// says so in Sec-Fetch-Site), and a loopback request naming a foreign
+	// host (DNS rebinding).
+	for _, h := range []struct{ key, value string }{{"Sec-Fetch-Site", "cross-site"}, {"Host", "evil.example"}} {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, endpoint,
+			strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set(h.key, h.value)
+		if h.key == "Host" {
+			req.Host = h.value
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: %s: %s, want 403", h.key, h.value, resp.Status)
 		}
 	}
 
