@@ -86,9 +86,14 @@ func (s *Server) listPorts(c echo.Context) error {
 	return c.JSON(http.StatusOK, s.exposedPorts(c, name, d.view))
 }
 
-// exposedPorts is a view's ports in their API form, never nil.
+// exposedPorts is a view's ports in their API form, never nil. A
+// destroyed sandbox has none: its state keeps the ports it had (its
+// preview URLs answer 410), but nothing answers at them any more.
 func (s *Server) exposedPorts(c echo.Context, name string, v contract.View) []api.ExposedPort {
 	out := []api.ExposedPort{}
+	if v.Status == contract.StatusDestroyed {
+		return out
+	}
 	for _, p := range v.Ports {
 		out = append(out, s.exposedPort(c, name, p))
 	}

@@ -1,0 +1,36 @@
+package tests
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/berthdev/berth/api"
+)
+
+// TestDestroyedSandboxListsNoPorts: a sandbox destroyed with exposed ports
+// lists none, in its view and in its ports, and the URLs it had answer 410.
+func TestDestroyedSandboxListsNoPorts(t *testing.T) {
+	t.Parallel()
+	n := name(t, "prevgone")
+	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n})
+	ctx := testCtx(t, time.Minute)
+	c := stack.Client()
+	_, err := c.Expose(ctx, n, 8000, true)
+	require.NoError(t, err)
+	_, err = c.Expose(ctx, n, 8001, false)
+	require.NoError(t, err)
+
+	stack.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)
+	var sb api.Sandbox
+	require.NoError(t, json.Unmarshal(stack.Must(t, 200, "GET", "/v1/sandboxes/"+n, nil).Body, &sb))
+	require.Equal(t, "destroyed", sb.Status)
+	require.Empty(t, sb.Ports, "a destroyed sandbox lists no ports")
+	ports, err := c.Ports(ctx, n)
+	require.NoError(t, err)
+	require.Empty(t, ports)
+	st, body, _ := previewGet(t, "", "/v1/preview/"+n+"/8000/", nil)
+	require.Equal(t, 410, st, body)
+}
