@@ -124,6 +124,11 @@ import (
 //	                 with the "exit-container-id" marker, a one-round-trip
 //	                 exec, the container killed (the events watcher's
 //	                 signal names it: stopped), destroy
+//	start-failed     (da083d5) recorded on the real stack: create with
+//	                 env, start, sleep (a backup), the backup's archive
+//	                 damaged and the volume removed, two starts refused
+//	                 (RESTORE_FAILED), each recording start-failed with
+//	                 the "start-failed" marker, destroy (two runs)
 //
 // To record a new history (do it whenever you add a path to the workflow,
 // and keep the old files: they are what running workflows look like):
