@@ -29,14 +29,17 @@ type Activities struct {
 	Secret         string // derives supervisor tokens; never in history
 	SupervisorPath string // host path of the supervisor binary to mount
 	DefaultImage   string
-	InstanceTypes  config.InstanceTypes
-	Version        string
-	HTTP           *http.Client // to supervisors
-	Log            *zap.Logger
-	DataDir        string     // worker-local state (restore markers)
-	Backups        blob.Store // where workspaces are backed up
-	BackupTTL      time.Duration
-	BackupKeep     int // newest backups kept per sandbox
+	// RegistryAuth are the credentials image pulls present, by registry
+	// (BERTH_REGISTRY_AUTH); never in history or logs.
+	RegistryAuth  dockerrt.RegistryAuth
+	InstanceTypes config.InstanceTypes
+	Version       string
+	HTTP          *http.Client // to supervisors
+	Log           *zap.Logger
+	DataDir       string     // worker-local state (restore markers)
+	Backups       blob.Store // where workspaces are backed up
+	BackupTTL     time.Duration
+	BackupKeep    int // newest backups kept per sandbox
 	// SupervisorEnv is added to every supervisor's environment: the
 	// per-sandbox limits (BERTH_MAX_PROCESSES=…) an operator set.
 	SupervisorEnv []string

@@ -160,7 +160,7 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 	if claimOnly {
 		return "", "", "", "", errNotClaimed
 	}
-	it, image, imageID, err := a.instanceImage(ctx, in.InstanceType)
+	it, img, err := a.instanceImage(ctx, in)
 	if err != nil {
 		return "", "", "", "", err
 	}
@@ -171,11 +171,12 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 	// cut short half-way.
 	var g errgroup.Group
 	g.Go(func() error { return a.ensureSandboxNetwork(ctx) })
-	g.Go(func() (err error) { restored, err = a.prepareWorkspace(ctx, in); return err })
+	var fresh bool
+	g.Go(func() (err error) { restored, fresh, err = a.prepareWorkspace(ctx, in); return err })
 	var eb EgressBoot
 	if b := a.egressBooter(); b != nil {
 		g.Go(func() (err error) {
-			if eb, err = b.PrepareBoot(ctx, in, imageID); err != nil {
+			if eb, err = b.PrepareBoot(ctx, in, img.ID); err != nil {
 				return fmt.Errorf("egress: %w", err)
 			}
 			return nil
@@ -189,42 +190,25 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 	if restored != "" {
 		labels[labelRestored] = restored // a retried boot that adopts this container still reports it
 	}
-	id, ip, err = a.runContainer(ctx, name, VolumeName(in.Sandbox), in.BootID, it, image, labels, eb)
+	// Content the image has in /workspace seeds the first boot only, as
+	// Docker copies it into a fresh named volume; never over a restored,
+	// forked or kept workspace, even an empty one.
+	img.seed = fresh && restored == ""
+	id, ip, err = a.runContainer(ctx, name, VolumeName(in.Sandbox), in.BootID, it, img, labels, eb)
 	return ip, id, in.BootID, restored, err
 }
 
 // prepareWorkspace restores the workspace when the boot needs it, then
 // makes sure its volume (with its disk) exists.
-func (a *Activities) prepareWorkspace(ctx context.Context, in contract.BootInput) (restored string, err error) {
+// fresh says the volume was created empty by this boot.
+func (a *Activities) prepareWorkspace(ctx context.Context, in contract.BootInput) (restored string, fresh bool, err error) {
 	if restored, err = a.prepareVolume(ctx, in); err != nil {
-		return "", err
+		return "", false, err
 	}
-	if _, err := a.Docker.EnsureVolume(ctx, VolumeName(in.Sandbox), a.volumeLabels(in)); err != nil {
-		return "", fmt.Errorf("workspace volume: %w", err)
+	if fresh, err = a.Docker.EnsureVolume(ctx, VolumeName(in.Sandbox), a.volumeLabels(in)); err != nil {
+		return "", false, fmt.Errorf("workspace volume: %w", err)
 	}
-	return restored, nil
-}
-
-// instanceImage is an instance type, the image its containers run, which
-// must be on this host, and that image's id.
-func (a *Activities) instanceImage(ctx context.Context, instanceType string) (it config.InstanceType, image, id string, err error) {
-	it, ok := a.InstanceTypes[instanceType]
-	if !ok {
-		return it, "", "", temporal.NewNonRetryableApplicationError("unknown instance type "+instanceType, "UNKNOWN_INSTANCE_TYPE", nil)
-	}
-	image = it.Image
-	if image == "" {
-		image = a.DefaultImage
-	}
-	info, err := a.Docker.Client().ImageInspect(ctx, image)
-	if err != nil {
-		if dockerrt.IsNotFound(err) {
-			return it, "", "", temporal.NewNonRetryableApplicationError(
-				fmt.Sprintf("image %s is not on host %s: build it with `task image` or set BERTH_DEFAULT_IMAGE", image, a.HostID), "IMAGE_NOT_FOUND", nil)
-		}
-		return it, "", "", err
-	}
-	return it, image, info.ID, nil
+	return restored, fresh, nil
 }
 
 // ensureSandboxNetwork makes sure the sandbox network and its guard are in
@@ -247,14 +231,14 @@ func (a *Activities) ensureSandboxNetwork(ctx context.Context) error {
 // runContainer starts a container of instance type it whose supervisor
 // serves boot bootID, with /workspace on volume. A container that fails
 // to start is removed, and the error says why it died when it did.
-func (a *Activities) runContainer(ctx context.Context, name, volume, bootID string, it config.InstanceType, image string,
+func (a *Activities) runContainer(ctx context.Context, name, volume, bootID string, it config.InstanceType, img bootImage,
 	labels map[string]string, eb EgressBoot) (id, ip string, err error) {
 	id, ip, err = a.Docker.Run(ctx, dockerrt.Spec{
-		Name: name, Image: image, Volume: volume, SupervisorHost: a.SupervisorPath,
-		Env: append(append([]string{
+		Name: name, Image: img.Ref, Volume: volume, SupervisorHost: a.SupervisorPath, SeedWorkspace: img.seed,
+		Env: append(append(append([]string{
 			"BERTH_BOOT_ID=" + bootID,
 			"BERTH_SUPERVISOR_LISTEN=:" + contract.SupervisorPort,
-		}, a.SupervisorEnv...), eb.Env...),
+		}, img.supervisorEnv()...), a.SupervisorEnv...), eb.Env...),
 		ReadOnly: eb.ReadOnly, BeforeStart: eb.BeforeStart,
 		// Never in the environment: that stays readable in /proc/1/environ.
 		Files:    []dockerrt.File{{Path: tokenPath, Mode: 0o400, Data: []byte(auth.SupervisorToken(a.Secret, bootID))}},
@@ -264,6 +248,7 @@ func (a *Activities) runContainer(ctx context.Context, name, volume, bootID stri
 	if err == nil && !setCPUBurst(id, it.NanoCPUs()) {
 		a.Log.Debug("no CFS burst for the container's cgroup", zap.String("container", name))
 	}
+	err = imageRunError(img, err)
 	if err != nil && id != "" {
 		if exitErr := a.exited(ctx, id); exitErr != nil {
 			err = exitErr // it died at once: say why

@@ -212,10 +212,11 @@ func (p *WarmPool) add(instanceType string, w warm) {
 // supervisor answers.
 func (p *WarmPool) fill(ctx context.Context, instanceType string) error {
 	a := p.a
-	it, image, imageID, err := a.instanceImage(ctx, instanceType)
+	it, img, err := a.instanceImage(ctx, contract.BootInput{InstanceType: instanceType})
 	if err != nil {
 		return err
 	}
+	img.seed = true // a fresh volume, as a sandbox's first boot
 	if err := a.ensureSandboxNetwork(ctx); err != nil {
 		return err
 	}
@@ -228,14 +229,14 @@ func (p *WarmPool) fill(ctx context.Context, instanceType string) error {
 	}
 	var eb EgressBoot
 	if e := a.egressPool(); e != nil {
-		if eb, err = e.PoolBoot(w.Name, imageID); err != nil {
+		if eb, err = e.PoolBoot(w.Name, img.ID); err != nil {
 			p.discard(w)
 			return err
 		}
 	}
 	labels = p.labels(instanceType)
 	labels[dockerrt.LabelBoot] = w.BootID
-	if w.ID, w.IP, err = a.runContainer(ctx, w.Name, w.Name, w.BootID, it, image, labels, eb); err != nil {
+	if w.ID, w.IP, err = a.runContainer(ctx, w.Name, w.Name, w.BootID, it, img, labels, eb); err != nil {
 		p.discard(w)
 		return err
 	}

@@ -67,7 +67,7 @@ type claimRecord struct {
 // before the restore removes what it took and says ok false too: a normal
 // boot is still possible. A failed restore is the boot's error.
 func (a *Activities) claimWarm(ctx context.Context, in contract.BootInput) (ip, id, boot, restored string, ok bool, err error) {
-	if a.Pool == nil || in.ForceRestore || in.RestoreBackupID != "" && a.Backups == nil {
+	if a.Pool == nil || in.ForceRestore || in.RestoreBackupID != "" && a.Backups == nil || !a.poolRuns(ctx, in) {
 		return "", "", "", "", false, nil
 	}
 	if exists, err := a.Docker.VolumeExists(ctx, VolumeName(in.Sandbox)); err != nil || exists {

@@ -59,6 +59,9 @@ const (
 	// workspace older than the one on a lost host: the newest backup, or
 	// none (an empty workspace).
 	EventWorkspaceRolledBack = eventPrefix + "workspace-rolled-back"
+	// EventImagePulling: a boot is pulling the sandbox's image onto its
+	// host (bytes done of total), a few events per pull.
+	EventImagePulling = eventPrefix + "image-pulling"
 	// EventStartFailed: a start (start-requested) did not boot: refused
 	// before any container (ROLLBACK_NEEDED, NO_CAPACITY) or failed
 	// (RESTORE_FAILED, BOOT_FAILED). The sandbox keeps the status it had.
@@ -74,7 +77,7 @@ func EventTypes() []string {
 		EventBackupFailed, EventStopped, EventConfigured, EventKillRequested,
 		EventDestroyRequested, EventDestroyed, EventEgressPolicyChanged,
 		EventEgressRefused, EventServicesChanged, EventPortsChanged,
-		EventHostLost, EventWorkspaceRolledBack, EventStartFailed,
+		EventHostLost, EventWorkspaceRolledBack, EventImagePulling, EventStartFailed,
 	}
 }
 

@@ -36,6 +36,9 @@ type ExecRequest struct {
 	Env     Env       `json:"env,omitempty"`
 	Timeout *Duration `json:"timeout,omitempty"`
 	Stdin   string    `json:"stdin,omitempty"` // "" or "null": /dev/null; "pipe"
+	// User runs the command as another user than the image's USER (the
+	// default): a name, a uid, either with ":group"; "root" always works.
+	User string `json:"user,omitempty"`
 	// Wait answers only once the process exited, with its output (a
 	// ProcessResult, 200) instead of the started process (201): a short
 	// command in one round trip. MaxBytes and Encoding are those of the

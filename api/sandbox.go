@@ -11,9 +11,14 @@ type Sandbox struct {
 	SleepAfter   string            `json:"sleepAfter"`
 	KeepAlive    bool              `json:"keepAlive"`
 	Env          map[string]string `json:"env"`
-	LastBackupID string            `json:"lastBackupId,omitempty"`
-	Host         string            `json:"host,omitempty"`
-	LastEvent    string            `json:"lastEvent,omitempty"`
+	// Image is the sandbox's own image as its create named it, and
+	// ImageDigest what that resolved to then, which every boot runs; both
+	// absent when the sandbox runs its instance type's image.
+	Image        string `json:"image,omitempty"`
+	ImageDigest  string `json:"imageDigest,omitempty"`
+	LastBackupID string `json:"lastBackupId,omitempty"`
+	Host         string `json:"host,omitempty"`
+	LastEvent    string `json:"lastEvent,omitempty"`
 	// HostLost is set while the host holding the workspace is lost: the
 	// sandbox is stopped, and when NewerDataAtRisk its next start needs
 	// allowRollback.

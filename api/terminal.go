@@ -23,6 +23,7 @@ type TerminalRequest struct {
 	Argv []string `json:"argv,omitempty"`
 	Cwd  string   `json:"cwd,omitempty"`
 	Env  Env      `json:"env,omitempty"`
+	User string   `json:"user,omitempty"` // as ExecRequest.User
 	Cols int      `json:"cols,omitempty"`
 	Rows int      `json:"rows,omitempty"`
 }

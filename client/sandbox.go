@@ -37,6 +37,9 @@ type ExecOptions struct {
 	Timeout time.Duration
 	// Stdin opens a pipe for WriteStdin/CloseStdin instead of /dev/null.
 	Stdin bool
+	// User runs the command as another user than the image's USER: a
+	// name or uid, either with ":group" ("root" always works).
+	User string
 }
 
 // Exec starts argv (no shell is added: use []string{"sh", "-c", "..."} for
@@ -52,7 +55,7 @@ func (s *Sandbox) Exec(ctx context.Context, argv []string, opts ExecOptions) (*P
 }
 
 func execBody(argv []string, opts ExecOptions) api.ExecRequest {
-	body := api.ExecRequest{Argv: argv, Cwd: opts.Cwd, Env: opts.Env}
+	body := api.ExecRequest{Argv: argv, Cwd: opts.Cwd, Env: opts.Env, User: opts.User}
 	if opts.Timeout > 0 {
 		t := api.Duration(opts.Timeout)
 		body.Timeout = &t

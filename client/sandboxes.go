@@ -21,8 +21,11 @@ type SandboxInfo struct {
 	SleepAfter   time.Duration
 	KeepAlive    bool
 	Env          map[string]string
-	LastBackupID string
-	Host         string
+	// Image and ImageDigest: the sandbox's own image and what it resolved
+	// to at create ("" for its instance type's image).
+	Image, ImageDigest string
+	LastBackupID       string
+	Host               string
 	// HostLost is set while the host holding the workspace is lost; when
 	// its NewerDataAtRisk, Start needs StartOptions.AllowRollback.
 	HostLost *HostLoss
@@ -57,7 +60,7 @@ func (s *SandboxInfo) UnmarshalJSON(b []byte) error {
 	}
 	*s = SandboxInfo{
 		Name: w.Name, InstanceType: w.InstanceType, Status: w.Status, SleepAfter: d,
-		KeepAlive: w.KeepAlive, Env: w.Env, LastBackupID: w.LastBackupID, Host: w.Host,
+		KeepAlive: w.KeepAlive, Env: w.Env, Image: w.Image, ImageDigest: w.ImageDigest, LastBackupID: w.LastBackupID, Host: w.Host,
 		HostLost: w.HostLost, Egress: w.Egress, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
 	}
 	return nil
@@ -82,9 +85,12 @@ func parseDurationJSON(raw json.RawMessage) (time.Duration, error) {
 type CreateRequest struct {
 	Name         string
 	InstanceType string
-	SleepAfter   time.Duration
-	KeepAlive    bool
-	Env          map[string]string
+	// Image is the sandbox's own image (any ref Docker can pull, or an
+	// image the workers have), fixed for its life; "" runs its type's.
+	Image      string
+	SleepAfter time.Duration
+	KeepAlive  bool
+	Env        map[string]string
 	// Egress is the egress policy; nil is the default (open).
 	Egress *EgressPolicy
 	// Services are declared at create; every boot starts them.
@@ -98,6 +104,9 @@ func (r CreateRequest) MarshalJSON() ([]byte, error) {
 	w := map[string]any{"name": r.Name}
 	if r.InstanceType != "" {
 		w["instanceType"] = r.InstanceType
+	}
+	if r.Image != "" {
+		w["image"] = r.Image
 	}
 	if r.SleepAfter != 0 {
 		w["sleepAfter"] = durationString(r.SleepAfter)

@@ -23,6 +23,8 @@ import (
 type createRequest struct {
 	Name         string             `json:"name"`
 	InstanceType string             `json:"instanceType"`
+	// Image is the sandbox's own image (a ref); "" runs its type's.
+	Image      string `json:"image"`
 	SleepAfter   optDuration        `json:"sleepAfter"`
 	KeepAlive    *bool              `json:"keepAlive"`
 	Env          map[string]*string `json:"env"`
@@ -74,9 +76,17 @@ func (s *Server) spec(req createRequest) (schemas.CreateRequested, *api.Error) {
 	if err := checkEnv(req.Env, false); err != nil {
 		return schemas.CreateRequested{}, err
 	}
+	if req.Image != "" {
+		if req.From != nil {
+			return schemas.CreateRequested{}, badRequest("image: a fork runs its origin's image; leave image out")
+		}
+		if err := s.checkImage(req.Image); err != nil {
+			return schemas.CreateRequested{}, err
+		}
+	}
 	keep := req.KeepAlive != nil && *req.KeepAlive
 	spec := schemas.CreateRequested{Path: req.Name, InstanceType: req.InstanceType,
-		SleepAfter: req.SleepAfter.D.String(), KeepAlive: &keep}
+		SleepAfter: req.SleepAfter.D.String(), KeepAlive: &keep, Image: req.Image}
 	if len(req.Env) > 0 {
 		spec.Env = map[string]string{}
 		for k, v := range req.Env {
@@ -131,8 +141,18 @@ func (s *Server) create(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		origin, copied = &o, cp
+		origin, copied = &o.ForkOrigin, cp
 		memo[contract.MemoSpecFrom] = forkMemo{From: *req.From, BackupID: o.BackupID}
+		spec.Image, spec.ImageDigest = o.Image, o.ImageDigest // a fork runs its origin's image
+		memo[contract.MemoSpec] = spec
+	} else if spec.Image != "" {
+		// Before the claim: an image no registry knows claims no name.
+		digest, err := s.resolveImage(ctx, spec.Image)
+		if err != nil {
+			return err
+		}
+		spec.ImageDigest = digest
+		memo[contract.MemoSpec] = spec
 	}
 	err := s.callTemporal(ctx, func(ctx context.Context) error {
 		_, err := s.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
@@ -179,6 +199,9 @@ func (s *Server) create(c echo.Context) error {
 // the claim was an identical create, 409 for another config, 410 once
 // destroyed.
 func (s *Server) answerClaimed(c echo.Context, d described, spec schemas.CreateRequested, egress *policy.Policy, req createRequest) error {
+	// The same ref is the same create, whatever it resolves to now: the
+	// sandbox keeps the digest of its own create.
+	spec.ImageDigest = d.spec.ImageDigest
 	switch {
 	case d.view.Status == contract.StatusDestroyed:
 		return api.NewError(http.StatusGone, api.CodeSandboxDestroyed, fmt.Sprintf("sandbox %q was destroyed; names are never reused, pick a new one", spec.Path))
@@ -198,6 +221,7 @@ func viewFromSpec(spec schemas.CreateRequested, egress *policy.Policy, at time.T
 	d, _ := time.ParseDuration(spec.SleepAfter)
 	return contract.View{Name: spec.Path, InstanceType: spec.InstanceType, Status: contract.StatusCreated,
 		SleepAfter: d.String(), KeepAlive: spec.KeepAlive != nil && *spec.KeepAlive, Env: env,
+		Image: spec.Image, ImageDigest: spec.ImageDigest,
 		Egress: egress, CreatedAt: at, UpdatedAt: at}
 }
 

@@ -84,6 +84,8 @@ func fromTemporal(err error, name string) *api.Error {
 			e := api.NewError(http.StatusServiceUnavailable, api.CodeNoCapacity, app.Message())
 			e.Retryable, e.RetryAfterMs = true, noCapacityRetryAfter.Milliseconds()
 			return e
+		case contract.ErrImageNotFound, contract.ErrImagePullFailed, contract.ErrImageAuthFailed, contract.ErrImageUnsupported:
+			return imageError(app)
 		case contract.ErrBackup:
 			e := api.NewError(http.StatusServiceUnavailable, api.CodeBackupFailed, app.Message())
 			e.Retryable = true

@@ -52,7 +52,7 @@ func checkFrom(from api.ForkFrom, name string) *api.Error {
 // it into name's backups. copied is false when the copy was there already
 // (an earlier attempt of the same fork), so a caller that loses the name
 // to another create knows whether the copy is its to remove.
-func (s *Server) resolveFork(ctx context.Context, from api.ForkFrom, name string) (origin contract.ForkOrigin, copied bool, err error) {
+func (s *Server) resolveFork(ctx context.Context, from api.ForkFrom, name string) (origin forkSource, copied bool, err error) {
 	d, err := s.describe(ctx, from.Sandbox)
 	if err != nil {
 		return origin, false, err
@@ -94,8 +94,15 @@ func (s *Server) resolveFork(ctx context.Context, from api.ForkFrom, name string
 	if err != nil {
 		return origin, false, unavailableStore(err)
 	}
-	return contract.ForkOrigin{Sandbox: from.Sandbox, BackupID: m.BackupID,
-		Size: contract.BackupSize{Bytes: m.Bytes, Files: m.Files}}, copied, nil
+	return forkSource{ForkOrigin: contract.ForkOrigin{Sandbox: from.Sandbox, BackupID: m.BackupID,
+		Size: contract.BackupSize{Bytes: m.Bytes, Files: m.Files}}, Image: d.view.Image, ImageDigest: d.view.ImageDigest}, copied, nil
+}
+
+// forkSource is a fork's origin and the image it runs, which the fork
+// keeps (the digest, not the ref: a tag moved since changes nothing).
+type forkSource struct {
+	contract.ForkOrigin
+	Image, ImageDigest string
 }
 
 // copyBackup copies backup m into sandbox to's backups under the same id:

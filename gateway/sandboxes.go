@@ -24,7 +24,7 @@ import (
 // publicView is the API form of the workflow's view.
 func publicView(v contract.View) api.Sandbox {
 	return api.Sandbox{Name: v.Name, InstanceType: v.InstanceType, Status: string(v.Status), SleepAfter: v.SleepAfter,
-		KeepAlive: v.KeepAlive, Env: v.Env, LastBackupID: v.LastBackupID, Host: v.Host,
+		KeepAlive: v.KeepAlive, Env: v.Env, Image: v.Image, ImageDigest: v.ImageDigest, LastBackupID: v.LastBackupID, Host: v.Host,
 		LastEvent: v.LastEvent, HostLost: publicHostLoss(v.HostLost), Egress: wirePolicy(v.Egress),
 		CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}
 }

@@ -47,6 +47,9 @@ type Options struct {
 	// before the workflow is asked again whether that boot still runs
 	// (in the background); 0 takes DefaultTargetRecheck.
 	TargetRecheck time.Duration
+	// Images are the image refs a create may name (BERTH_IMAGES); empty
+	// allows any.
+	Images []string
 }
 
 // HTTPLimits protect the gateway from clients that hold connections
@@ -111,6 +114,7 @@ type Server struct {
 	token              string
 	secret             string
 	types              config.InstanceTypes
+	images             []string // Options.Images
 	log                *zap.Logger
 	continueAsNewAfter int
 	httpLimits         HTTPLimits
@@ -136,7 +140,7 @@ func New(o Options) *Server {
 	}
 	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
 		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter, backups: o.Backups,
-		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets}
+		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets, images: o.Images}
 	s.targetRecheck = o.TargetRecheck
 	if s.targetRecheck <= 0 {
 		s.targetRecheck = DefaultTargetRecheck

@@ -28,6 +28,8 @@ func NewPayload(typ string) any {
 		return &PortsChanged{}
 	case api.EventHostLost:
 		return &HostLost{}
+	case api.EventImagePulling:
+		return &ImagePulling{}
 	case api.EventWorkspaceRolledBack:
 		return &WorkspaceRolledBack{}
 	case api.EventStartFailed:

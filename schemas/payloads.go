@@ -17,6 +17,8 @@ type SandboxConfig struct {
 	SleepAfter   string            `json:"sleepAfter"`
 	KeepAlive    bool              `json:"keepAlive"`
 	Env          map[string]string `json:"env,omitempty"`
+	Image        string            `json:"image,omitempty"`
+	ImageDigest  string            `json:"imageDigest,omitempty"`
 }
 
 // CreateRequested lands on the catalogue stream: the atomic name claim.
@@ -26,6 +28,11 @@ type CreateRequested struct {
 	SleepAfter   string            `json:"sleepAfter,omitempty"`
 	KeepAlive    *bool             `json:"keepAlive,omitempty"`
 	Env          map[string]string `json:"env,omitempty"`
+	// Image is the sandbox's own image as the create named it; ImageDigest
+	// is what it resolved to then, which every boot runs (a tag that moves
+	// later changes nothing). Both absent: the instance type's image.
+	Image       string `json:"image,omitempty"`
+	ImageDigest string `json:"imageDigest,omitempty"`
 }
 
 // Created confirms the sandbox exists; no container is running yet.
@@ -106,3 +113,10 @@ type ExposedPort struct {
 
 // Empty is the payload of every event that carries no fields.
 type Empty struct{}
+
+// ImagePulling is a boot pulling the sandbox's image onto its host.
+type ImagePulling struct {
+	Image      string `json:"image"`
+	BytesDone  int64  `json:"bytesDone"`
+	BytesTotal int64  `json:"bytesTotal"`
+}

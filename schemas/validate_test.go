@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,6 +53,7 @@ func goodPayloads() map[string]any {
 		api.EventHostLost: HostLost{Host: "h2", LastSeen: ptr(time.Unix(5, 0).UTC()), Reason: "not seen for 30s",
 			NewerDataAtRisk: true, LastBackupID: "b-20240101-1"},
 		api.EventWorkspaceRolledBack: WorkspaceRolledBack{LostHost: "h2", BackupID: "b-20240101-1"},
+		api.EventImagePulling:        ImagePulling{Image: "127.0.0.1:5000/app@sha256:" + strings.Repeat("ab", 32), BytesDone: 1 << 20, BytesTotal: 100 << 20},
 		api.EventStartFailed: StartFailed{Code: "ROLLBACK_NEEDED",
 			Error: "host h1 is lost since 2026-01-02T03:04:05Z: pass allowRollback to start from backup b-20240101-1"},
 	}
@@ -72,7 +74,7 @@ func TestEveryTypeHasASchemaFile(t *testing.T) {
 		assert.NotNil(t, NewPayload(typ), typ)
 	}
 	assert.Empty(t, names, "schema files without an event type")
-	assert.Len(t, api.EventTypes(), 20)
+	assert.Len(t, api.EventTypes(), 21)
 }
 
 func TestGoodPayloadsValidate(t *testing.T) {
@@ -84,6 +86,9 @@ func TestGoodPayloadsValidate(t *testing.T) {
 	}
 	// Optional fields of create-requested may be left out.
 	assert.NoError(t, Validate(envelopeOf(t, api.EventCreateRequested, CreateRequested{Path: "b", InstanceType: "lite"})))
+	// A sandbox with its own image records the ref and its digest.
+	assert.NoError(t, Validate(envelopeOf(t, api.EventCreateRequested, CreateRequested{Path: "b", InstanceType: "lite",
+		Image: "python:3.12", ImageDigest: "docker.io/library/python@sha256:" + strings.Repeat("cd", 32)})))
 	// A fork's created event names its origin.
 	assert.NoError(t, Validate(envelopeOf(t, api.EventCreated, Created{
 		Config: SandboxConfig{Name: "b", InstanceType: "lite", SleepAfter: "10m0s"},

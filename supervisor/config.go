@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/berthdev/berth/supervisor/internal/child"
 )
 
 // Environment variables read once at start and then removed from the
@@ -36,6 +38,10 @@ const (
 	// EnvKillGrace is the delay between SIGTERM and SIGKILL, both for an exec
 	// timeout and for the supervisor's own shutdown. Go duration syntax.
 	EnvKillGrace = "BERTH_KILL_GRACE"
+	// EnvRunAs is the image's USER: whom commands, terminals and services
+	// run as, and who owns /workspace and the files the API writes. The
+	// supervisor itself runs as root so that `user: root` stays possible.
+	EnvRunAs = "BERTH_RUN_AS"
 )
 
 // Config is the supervisor's whole configuration.
@@ -48,7 +54,8 @@ type Config struct {
 	MaxExited      int
 	DefaultCwd     string
 	KillGrace      time.Duration
-	Limits         Limits // per-sandbox limits (limits.go)
+	RunAs          child.Identity // EnvRunAs, resolved in the container
+	Limits         Limits         // per-sandbox limits (limits.go)
 	// BaseEnv is the image environment (the supervisor's own environment
 	// minus the variables above): the lowest layer of every spawn's env.
 	BaseEnv []string
@@ -118,6 +125,14 @@ func ConfigFromEnv() (Config, error) {
 			errs = append(errs, fmt.Sprintf("%s=%q: want a duration like 2s", EnvKillGrace, v))
 		}
 		c.KillGrace = d
+	}
+	c.RunAs = child.Root
+	if v := take(EnvRunAs); v != "" {
+		id, err := child.ResolveUser(v)
+		if err != nil {
+			errs = append(errs, "the image's USER: "+err.Error())
+		}
+		c.RunAs = id
 	}
 	var limitErrs []string
 	c.Limits, limitErrs = limitsFromEnv(take)

@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/berthdev/berth/supervisor/internal/child"
 )
 
 // Run is the whole life of the supervisor: become the reaper, serve the API,
@@ -25,6 +27,7 @@ func Run(cfg Config, log io.Writer) error {
 	if err := becomeSubreaper(); err != nil {
 		fmt.Fprintf(log, "berth-supervisor: cannot become child subreaper (%v); orphans will not be reaped\n", err)
 	}
+	ownWorkspace(cfg.RunAs)
 	limitHeap()
 	limitProcs()
 	reserveThreads(spareThreads)
@@ -95,5 +98,21 @@ func (s *Server) stopAll(sig syscall.Signal) {
 		for end := time.Now().Add(time.Second); !allGone() && time.Now().Before(end); {
 			time.Sleep(10 * time.Millisecond)
 		}
+	}
+}
+
+// WorkspaceDir is the sandbox's workspace in the container.
+const WorkspaceDir = "/workspace"
+
+// ownWorkspace gives /workspace to the image's USER when root still owns
+// it (a fresh volume): that user's commands work in it. Only the directory
+// itself: what a restore or the image put inside keeps its owners.
+func ownWorkspace(id child.Identity) {
+	if id.IsRoot() || os.Getpid() != 1 {
+		return
+	}
+	var st syscall.Stat_t
+	if err := syscall.Lstat(WorkspaceDir, &st); err == nil && st.Uid == 0 && st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
+		os.Lchown(WorkspaceDir, int(id.Cred.Uid), int(id.Cred.Gid))
 	}
 }

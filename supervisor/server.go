@@ -38,8 +38,8 @@ func NewServer(cfg Config) *Server {
 	act := newActivity(now)
 	tag := api.BootTag(cfg.BootID)
 	lim := cfg.Limits.withDefaults()
-	s := &Server{cfg: cfg, started: now.UTC(), act: act, files: files.New()}
-	launcher := child.Launcher{DefaultCwd: cfg.DefaultCwd, BaseEnv: cfg.BaseEnv, SandboxEnv: s.sandboxEnv}
+	s := &Server{cfg: cfg, started: now.UTC(), act: act, files: files.New(cfg.RunAs.Cred)}
+	launcher := child.Launcher{DefaultCwd: cfg.DefaultCwd, BaseEnv: cfg.BaseEnv, SandboxEnv: s.sandboxEnv, User: cfg.RunAs}
 	s.procs = process.New(process.Options{
 		Tag: tag, Launcher: launcher,
 		LogBufferBytes: cfg.LogBufferBytes, LogTotalBytes: logTotal(cfg), MaxExited: cfg.MaxExited,

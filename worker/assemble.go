@@ -64,8 +64,13 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 		return err
 	}
 	go RunRetention(ctx, backups, cfg.BackupKeep, time.Hour, log.Named("retention"))
+	auth, err := dockerrt.LoadRegistryAuth(cfg.RegistryAuth)
+	if err != nil {
+		return err
+	}
 	acts := &activities.Activities{
-		Docker: docker, HostID: cfg.HostID, Namespace: cfg.Namespace, Secret: cfg.Secret, SupervisorPath: sup,
+		RegistryAuth: auth,
+		Docker:       docker, HostID: cfg.HostID, Namespace: cfg.Namespace, Secret: cfg.Secret, SupervisorPath: sup,
 		DefaultImage: cfg.DefaultImage, InstanceTypes: types, Version: version,
 		HTTP: supervisorHTTPClient(), Log: log.Named("activities"),
 		DataDir: cfg.DataDir, Backups: backups, BackupTTL: cfg.BackupTTL, BackupKeep: cfg.BackupKeep,

@@ -48,6 +48,7 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 	shared, err := startPolling(ctx, acts.Log, "shared", func() sdkworker.Worker {
 		w := sdkworker.New(c, contract.SharedQueue, sdkworker.Options{})
 		w.RegisterWorkflowWithOptions(workflows.Sandbox, workflow.RegisterOptions{Name: contract.WorkflowType})
+		w.RegisterWorkflowWithOptions(workflows.ResolveImage, workflow.RegisterOptions{Name: contract.WorkflowResolveImage})
 		w.RegisterActivity(acts)
 		return w
 	})

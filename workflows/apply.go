@@ -81,7 +81,7 @@ func (s *sandbox) boot(ctx workflow.Context, req *contract.StartRequest) error {
 	var bootID string
 	_ = workflow.SideEffect(ctx, func(workflow.Context) any { return uuid.NewString() }).Get(&bootID)
 	in := contract.BootInput{Sandbox: s.st.Config.Name, InstanceType: s.st.Config.InstanceType,
-		BootID: bootID, Env: s.st.Config.Env, VolumeHost: s.st.Host, RestoreBackupID: s.st.LastBackupID,
+		Image: s.st.Config.ImageDigest, BootID: bootID, Env: s.st.Config.Env, VolumeHost: s.st.Host, RestoreBackupID: s.st.LastBackupID,
 		Egress: s.st.Config.Egress}
 	if s.servicesOn(ctx) {
 		in.Services = s.st.Config.Services

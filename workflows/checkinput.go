@@ -55,6 +55,9 @@ func checkSpec(ctx workflow.Context, spec *schemas.CreateRequested) error {
 	if err := checkName(ctx, spec.Path); err != nil {
 		return err
 	}
+	if len(spec.Image) > maxImageRef || len(spec.ImageDigest) > maxImageRef || (spec.Image == "") != (spec.ImageDigest == "") {
+		return contract.ValidationError("image and imageDigest: both or neither, each at most 512 bytes")
+	}
 	if workflow.GetVersion(ctx, envBoundsVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return nil
 	}

@@ -24,7 +24,7 @@ func (s *sandbox) recordCreated(ctx workflow.Context) {
 	c := s.st.Config
 	s.record(ctx, api.EventCreated, schemas.Created{Config: schemas.SandboxConfig{
 		Name: c.Name, InstanceType: c.InstanceType, SleepAfter: c.SleepAfter.String(),
-		KeepAlive: c.KeepAlive, Env: c.Env,
+		KeepAlive: c.KeepAlive, Env: c.Env, Image: c.Image, ImageDigest: c.ImageDigest,
 	}, From: s.forkOrigin()})
 	if len(c.Env) > 0 {
 		env := make(map[string]*string, len(c.Env))

@@ -44,6 +44,7 @@ func Sandbox(ctx workflow.Context, in contract.Input) error {
 	if err := s.register(ctx); err != nil {
 		return err
 	}
+	s.recordImagePulls(ctx)
 	if in.State == nil {
 		s.recordCreated(ctx)
 		if in.Start {
@@ -84,7 +85,7 @@ func initialState(ctx workflow.Context, spec *schemas.CreateRequested) *contract
 	keep := spec.KeepAlive != nil && *spec.KeepAlive
 	return &contract.State{
 		Config: contract.Config{Name: spec.Path, InstanceType: spec.InstanceType, SleepAfter: sleepAfter,
-			KeepAlive: keep, Env: copyEnv(spec.Env)},
+			KeepAlive: keep, Env: copyEnv(spec.Env), Image: spec.Image, ImageDigest: spec.ImageDigest},
 		Status: contract.StatusCreated, NextOffset: 1, CreatedAt: now, UpdatedAt: now,
 	}
 }

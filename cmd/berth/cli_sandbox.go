@@ -25,6 +25,8 @@ type sandboxView struct {
 	SleepAfter   string               `json:"sleepAfter"`
 	KeepAlive    bool                 `json:"keepAlive"`
 	Env          map[string]string    `json:"env"`
+	Image        string               `json:"image,omitempty"`
+	ImageDigest  string               `json:"imageDigest,omitempty"`
 	LastBackupID string               `json:"lastBackupId,omitempty"`
 	Host         string               `json:"host,omitempty"`
 	Egress       *client.EgressPolicy `json:"egress,omitempty"`
@@ -38,11 +40,11 @@ func viewOf(s *client.SandboxInfo) sandboxView {
 		env = map[string]string{}
 	}
 	return sandboxView{Name: s.Name, InstanceType: s.InstanceType, Status: s.Status, SleepAfter: s.SleepAfter.String(),
-		KeepAlive: s.KeepAlive, Env: env, LastBackupID: s.LastBackupID, Host: s.Host, Egress: s.Egress, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+		KeepAlive: s.KeepAlive, Env: env, Image: s.Image, ImageDigest: s.ImageDigest, LastBackupID: s.LastBackupID, Host: s.Host, Egress: s.Egress, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
 }
 
 func createCmd(g *globals) *cobra.Command {
-	var typ, sleepAfter string
+	var typ, image, sleepAfter string
 	var keepAlive, start bool
 	var env []string
 	var egress string
@@ -51,7 +53,7 @@ func createCmd(g *globals) *cobra.Command {
 		Example: "  berth create demo --sleep-after 5m --env MODE=dev\n  berth create demo --start",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req := client.CreateRequest{Name: args[0], InstanceType: typ, KeepAlive: keepAlive, Start: start}
+			req := client.CreateRequest{Name: args[0], InstanceType: typ, Image: image, KeepAlive: keepAlive, Start: start}
 			if sleepAfter != "" {
 				d, err := parseDuration(sleepAfter)
 				if err != nil {
@@ -99,6 +101,7 @@ func createCmd(g *globals) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&typ, "type", "", "instance type: lite, basic (default), standard-1 … standard-4, or a custom one")
+	f.StringVar(&image, "image", "", "the sandbox's own image (any ref Docker can pull, e.g. python:3.12), fixed for its life; default: the type's image")
 	f.StringVar(&sleepAfter, "sleep-after", "", "idle time before the sandbox sleeps (30s, 3m, 1h; default 10m)")
 	f.BoolVar(&keepAlive, "keep-alive", false, "never sleep when idle")
 	f.BoolVar(&start, "start", false, "boot the sandbox now, without waiting for it")
@@ -188,6 +191,9 @@ func printSandbox(w io.Writer, v sandboxView) {
 	fmt.Fprintf(tw, "name:\t%s\n", e(v.Name))
 	fmt.Fprintf(tw, "status:\t%s\n", e(v.Status))
 	fmt.Fprintf(tw, "instance type:\t%s\n", e(v.InstanceType))
+	if v.Image != "" {
+		fmt.Fprintf(tw, "image:\t%s (%s)\n", e(v.Image), e(v.ImageDigest))
+	}
 	if v.KeepAlive {
 		fmt.Fprintf(tw, "sleeps:\tnever (keep-alive)\n")
 	} else {

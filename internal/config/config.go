@@ -62,6 +62,13 @@ type Config struct {
 	// stops (`berth dev` leaves nothing running); a `berth worker` keeps
 	// them for the next one to adopt.
 	DropWarmOnExit bool
+	// Images (BERTH_IMAGES, comma-separated patterns like
+	// "ghcr.io/acme/*,python:3.*") are the image refs a create may name;
+	// empty allows any (see AllowsImage).
+	Images []string
+	// RegistryAuth (BERTH_REGISTRY_AUTH) is a Docker config.json whose
+	// "auths" a worker presents to registries when it resolves and pulls.
+	RegistryAuth string
 }
 
 // DefaultImage is the Debian-based image `task image` builds.
@@ -94,6 +101,8 @@ func FromEnv() Config {
 		HostAddr:          os.Getenv("BERTH_HOST_ADDR"),
 		Preview:           previewFromEnv(),
 		WarmPool:          os.Getenv("BERTH_WARM_POOL"),
+		Images:            splitList(os.Getenv("BERTH_IMAGES")),
+		RegistryAuth:      os.Getenv("BERTH_REGISTRY_AUTH"),
 	}
 	if d, err := time.ParseDuration(os.Getenv("BERTH_BACKUP_TTL")); err == nil && d > 0 {
 		c.BackupTTL = d

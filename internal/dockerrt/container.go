@@ -31,9 +31,12 @@ const WorkspacePath = "/workspace"
 
 // Spec describes one sandbox container.
 type Spec struct {
-	Name           string // container name, deterministic per sandbox
-	Image          string
-	Volume         string // workspace volume name
+	Name   string // container name, deterministic per sandbox
+	Image  string
+	Volume string // workspace volume name
+	// SeedWorkspace lets Docker copy the image's /workspace into the
+	// volume (a fresh one only: Docker copies into an empty volume).
+	SeedWorkspace  bool
 	SupervisorHost string // host path of the supervisor binary
 	Env            []string
 	Labels         map[string]string
@@ -43,8 +46,8 @@ type Spec struct {
 	// DiskBytes bounds the root file system where the storage driver
 	// has quotas; elsewhere the root's writes go to the volume's disk.
 	DiskBytes int64
-	// Files are put into the container before it starts, owned by the
-	// image's user (the supervisor's token: never in its environment).
+	// Files are put into the container before it starts, owned by root
+	// (the supervisor's token: never in its environment).
 	Files []File
 	// ReadOnly are host directories mounted read-only (a sandbox's egress
 	// CA certificate and trust bundle): root in the container cannot
@@ -112,10 +115,14 @@ func (r *Runtime) runOnce(ctx context.Context, s Spec) (id, ip string, err error
 		Labels:     labels,
 		WorkingDir: WorkspacePath,
 		Hostname:   "sandbox",
+		// The supervisor runs as root whatever the image's USER, which it
+		// runs the sandbox's commands as (BERTH_RUN_AS); Docker resolving
+		// that user here would fail for a uid without a passwd entry.
+		User: "0:0",
 	}
 	host := &container.HostConfig{
 		Mounts: []mount.Mount{
-			{Type: mount.TypeVolume, Source: s.Volume, Target: WorkspacePath},
+			{Type: mount.TypeVolume, Source: s.Volume, Target: WorkspacePath, VolumeOptions: &mount.VolumeOptions{NoCopy: !s.SeedWorkspace}},
 			{Type: mount.TypeBind, Source: s.SupervisorHost, Target: SupervisorPath, ReadOnly: true},
 		},
 		NetworkMode:   network.NetworkNone, // attached by the worker: see netattach.go
@@ -149,14 +156,14 @@ func (r *Runtime) runOnce(ctx context.Context, s Spec) (id, ip string, err error
 	if err != nil {
 		return "", "", fmt.Errorf("create container %s: %w", s.Name, err)
 	}
-	upper, user := "", ""
+	upper := ""
 	if d, ok := r.volumeDisk(ctx, s.Volume); ok && bound == RootOnDisk {
 		r.dropLayers(ctx, d, created.ID)
-		if upper, user, err = r.bindLayer(ctx, created.ID, d); err != nil {
+		if upper, err = r.bindLayer(ctx, created.ID, d); err != nil {
 			return created.ID, "", err
 		}
 	}
-	if upper != "" && r.layerProven.Load() && isRoot(user) {
+	if upper != "" && r.layerProven.Load() {
 		// Docker has been seen writing through the move: skip its
 		// mount-copy-unmount of the root file system (~50 ms a boot).
 		err = writeLayerFiles(upper, s.Files)
@@ -185,7 +192,7 @@ func (r *Runtime) runOnce(ctx context.Context, s Spec) (id, ip string, err error
 	return created.ID, addr.String(), nil
 }
 
-// putFiles copies files into a created container, owned by its user. When
+// putFiles copies files into a created container, owned by root. When
 // the writable layer was moved onto a disk (upper is its directory there),
 // it also proves that Docker writes through the move: a worker outside
 // dockerd's mount namespace would leave the root unbounded.
@@ -218,7 +225,9 @@ func (r *Runtime) putFiles(ctx context.Context, id string, files []File, upper s
 	if err := tw.Close(); err != nil {
 		return err
 	}
-	if err := r.cli.CopyToContainer(ctx, id, "/", &buf, container.CopyToContainerOptions{CopyUIDGID: true}); err != nil {
+	// Root's, as the supervisor that reads them (CopyUIDGID would have
+	// Docker look the user up in the image's passwd, which may not exist).
+	if err := r.cli.CopyToContainer(ctx, id, "/", &buf, container.CopyToContainerOptions{}); err != nil {
 		return fmt.Errorf("put files into container: %w", err)
 	}
 	if upper != "" {

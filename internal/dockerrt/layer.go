@@ -3,7 +3,6 @@ package dockerrt
 import (
 	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -86,33 +85,30 @@ func isQuotaUnsupported(err error) bool {
 // and WorkDir, which must stay on one file system) is copied onto the disk
 // and bind-mounted over the original. Docker unmounts it when it removes
 // the container. It returns the upper directory on the disk ("" when the
-// storage driver keeps its layer elsewhere) and the container's user.
-func (r *Runtime) bindLayer(ctx context.Context, id string, d disk) (upper, user string, err error) {
+// storage driver keeps its layer elsewhere).
+func (r *Runtime) bindLayer(ctx context.Context, id string, d disk) (upper string, err error) {
 	info, err := r.cli.ContainerInspect(ctx, id)
 	if err != nil {
-		return "", "", err
-	}
-	if info.Config != nil {
-		user = info.Config.User
+		return "", err
 	}
 	var work string
 	if info.GraphDriver.Data != nil {
 		upper, work = info.GraphDriver.Data["UpperDir"], info.GraphDriver.Data["WorkDir"]
 	}
 	if upper == "" || work == "" || filepath.Dir(upper) != filepath.Dir(work) {
-		return "", user, nil
+		return "", nil
 	}
 	src, dst := filepath.Dir(upper), filepath.Join(d.layers(), id)
 	if err := os.RemoveAll(dst); err != nil {
-		return "", "", err
+		return "", err
 	}
-	if err := copyTree(src, dst); err != nil {
-		return "", "", fmt.Errorf("copy the writable layer onto the sandbox disk: %w", err)
+	if err := copyLayer(src, dst); err != nil {
+		return "", err
 	}
 	if err := syscall.Mount(dst, src, "", syscall.MS_BIND, ""); err != nil {
-		return "", "", fmt.Errorf("bind the writable layer onto the sandbox disk: %w", err)
+		return "", fmt.Errorf("bind the writable layer onto the sandbox disk: %w", err)
 	}
-	return filepath.Join(dst, filepath.Base(upper)), user, nil
+	return filepath.Join(dst, filepath.Base(upper)), nil
 }
 
 // writeLayerFiles puts root-owned files straight into a container's upper
@@ -129,13 +125,6 @@ func writeLayerFiles(upper string, files []File) error {
 		}
 	}
 	return nil
-}
-
-// isRoot reports whether a container's user (image USER or Config.User)
-// is root.
-func isRoot(user string) bool {
-	name, _, _ := strings.Cut(user, ":")
-	return name == "" || name == "root" || name == "0"
 }
 
 // dropLayers deletes the layers on a disk of containers that are gone.
@@ -159,67 +148,4 @@ func (r *Runtime) diskOfContainer(ctx context.Context, c *container.InspectRespo
 		}
 	}
 	return disk{}, false
-}
-
-// copyTree copies a small directory tree (a fresh layer: a few empty
-// directories and two short files) with modes and owners.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		to := filepath.Join(dst, rel)
-		info, err := e.Info()
-		if err != nil {
-			return err
-		}
-		st, _ := info.Sys().(*syscall.Stat_t)
-		switch {
-		case e.IsDir():
-			if err := os.Mkdir(to, info.Mode().Perm()); err != nil {
-				return err
-			}
-		case info.Mode().IsRegular():
-			if err := copyFile(path, to, info.Mode().Perm()); err != nil {
-				return err
-			}
-		case info.Mode()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(path)
-			if err != nil {
-				return err
-			}
-			if err := os.Symlink(target, to); err != nil {
-				return err
-			}
-		default:
-			return fmt.Errorf("%s: unexpected file type %v", path, info.Mode().Type())
-		}
-		if st != nil {
-			if err := os.Lchown(to, int(st.Uid), int(st.Gid)); err != nil {
-				return err
-			}
-		}
-		if info.Mode()&fs.ModeSymlink == 0 {
-			return os.Chmod(to, info.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky))
-		}
-		return nil
-	})
-}
-
-func copyFile(src, dst string, perm fs.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

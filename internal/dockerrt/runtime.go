@@ -22,6 +22,7 @@ import (
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/api/types/volume"
 	"github.com/docker/docker/client"
+	"golang.org/x/sync/singleflight"
 )
 
 // Labels every Berth object carries.
@@ -71,6 +72,9 @@ type Runtime struct {
 	// layerProven: a file put into a container through Docker showed up
 	// in its layer on the disk, so dockerd sees the worker's mounts.
 	layerProven atomic.Bool
+
+	pulls      singleflight.Group // image -> its one pull at a time (images.go)
+	pullsByRef sync.Map           // image -> *pullState
 }
 
 // New connects using the standard DOCKER_* environment.

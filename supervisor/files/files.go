@@ -50,7 +50,7 @@ func (s *Service) files(w http.ResponseWriter, r *http.Request) error {
 	case http.MethodPost:
 		switch op := q.Get("op"); op {
 		case "mkdir":
-			return makeDir(w, r, p)
+			return s.makeDir(w, r, p)
 		case "move":
 			return moveFile(w, r, p)
 		default:
@@ -140,7 +140,7 @@ func removeFile(w http.ResponseWriter, r *http.Request, p string) error {
 
 // makeDir is mkdir -p: 201 when created, 200 when it already was a
 // directory, 409 NOT_A_DIRECTORY when something else is in the way.
-func makeDir(w http.ResponseWriter, r *http.Request, p string) error {
+func (s *Service) makeDir(w http.ResponseWriter, r *http.Request, p string) error {
 	mode, haveMode, aerr := parseMode(r)
 	if aerr != nil {
 		return aerr
@@ -156,7 +156,7 @@ func makeDir(w http.ResponseWriter, r *http.Request, p string) error {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return fsError(p, err)
 	case err != nil:
-		if err := os.MkdirAll(p, 0o755); err != nil {
+		if err := s.mkdirAll(p, 0o755); err != nil {
 			return fsError(p, err)
 		}
 		if err := os.Chmod(p, unixmode.ToFS(mode)); err != nil {

@@ -67,7 +67,7 @@ func (s *Service) writeFile(w http.ResponseWriter, r *http.Request, p string) er
 	}
 	dir := filepath.Dir(target)
 	if mkdir {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := s.mkdirAll(dir, 0o755); err != nil {
 			return fsError(dir, err)
 		}
 	}
@@ -117,6 +117,9 @@ func (s *Service) writeFile(w http.ResponseWriter, r *http.Request, p string) er
 		}
 	default:
 		mode = 0o644
+	}
+	if old == nil {
+		s.own(tmp.Name()) // before chmod, as above
 	}
 	if err := tmp.Chmod(unixmode.ToFS(mode)); err != nil {
 		return fsError(p, err)

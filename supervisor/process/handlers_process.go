@@ -38,7 +38,7 @@ func (s *Service) createProcess(w http.ResponseWriter, r *http.Request) error {
 	if err := checkWait(&req, pipe); err != nil {
 		return err
 	}
-	cmd, aerr := s.launcher.Prepare(req.Argv, req.Cwd, req.Env, nil)
+	cmd, aerr := s.launcher.PrepareAs(req.User, req.Argv, req.Cwd, req.Env, nil)
 	if aerr != nil {
 		return aerr
 	}

@@ -83,7 +83,7 @@ func (t *table) spawn(s spawnSpec) (*process, *httpapi.Error) {
 			Env:   s.Env,
 			Files: []uintptr{uintptr(inChild), uintptr(outW), uintptr(errW)},
 			// Own process group: kill and timeouts reach grandchildren too.
-			Sys: &syscall.SysProcAttr{Setpgid: true},
+			Sys: &syscall.SysProcAttr{Setpgid: true, Credential: s.Cred},
 		})
 		if err != nil {
 			return nil, 0, err

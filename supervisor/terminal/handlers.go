@@ -50,7 +50,7 @@ func (s *Service) createTerminal(w http.ResponseWriter, r *http.Request) error {
 		return httpapi.BadRequest("argv[0] must name the executable")
 	}
 	term := "xterm-256color"
-	cmd, aerr := s.launcher.Prepare(argv, req.Cwd, req.Env, api.Env{"TERM": &term})
+	cmd, aerr := s.launcher.PrepareAs(req.User, argv, req.Cwd, req.Env, api.Env{"TERM": &term})
 	if aerr != nil {
 		return aerr
 	}

@@ -81,7 +81,7 @@ func (ts *terminals) spawn(s terminalSpec) (*terminal, *httpapi.Error) {
 			Files: []uintptr{sfd, sfd, sfd},
 			// A new session whose controlling terminal is the PTY (Ctty is the
 			// child's fd 0): job control, ^C and hangup work as in a real tty.
-			Sys: &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0},
+			Sys: &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0, Credential: s.Cred},
 		})
 		if err != nil {
 			return nil, 0, err

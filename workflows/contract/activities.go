@@ -27,10 +27,13 @@ type Container struct {
 
 // BootInput asks for a container for a sandbox.
 type BootInput struct {
-	Sandbox      string            `json:"sandbox"`
-	InstanceType string            `json:"instanceType"`
-	BootID       string            `json:"bootId"`
-	Env          map[string]string `json:"env,omitempty"`
+	Sandbox      string `json:"sandbox"`
+	InstanceType string `json:"instanceType"`
+	// Image is the sandbox's own image, by digest (fixed at create); ""
+	// runs its instance type's image.
+	Image  string            `json:"image,omitempty"`
+	BootID string            `json:"bootId"`
+	Env    map[string]string `json:"env,omitempty"`
 	// VolumeHost last ran the sandbox: its local volume is the freshest copy.
 	VolumeHost string `json:"volumeHost,omitempty"`
 	// RestoreBackupID is the newest good backup, restored when this host's

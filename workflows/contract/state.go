@@ -29,6 +29,9 @@ type Config struct {
 	SleepAfter   time.Duration     `json:"sleepAfter"`
 	KeepAlive    bool              `json:"keepAlive"`
 	Env          map[string]string `json:"env,omitempty"`
+	// Image and ImageDigest: schemas.CreateRequested's, fixed for life.
+	Image       string `json:"image,omitempty"`
+	ImageDigest string `json:"imageDigest,omitempty"`
 	// Egress is the egress policy; nil is the default (open), which is
 	// also what states recorded before policies existed mean.
 	Egress *policy.Policy `json:"egress,omitempty"`
@@ -50,6 +53,8 @@ type View struct {
 	SleepAfter   string            `json:"sleepAfter"`
 	KeepAlive    bool              `json:"keepAlive"`
 	Env          map[string]string `json:"env"`
+	Image        string            `json:"image,omitempty"`
+	ImageDigest  string            `json:"imageDigest,omitempty"`
 	LastBackupID string            `json:"lastBackupId,omitempty"`
 	Host         string            `json:"host,omitempty"`
 	Container    *Container        `json:"container,omitempty"`
@@ -146,6 +151,7 @@ func (s *State) View() View {
 	v := View{
 		Name: s.Config.Name, InstanceType: s.Config.InstanceType, Status: s.Status,
 		SleepAfter: s.Config.SleepAfter.String(), KeepAlive: s.Config.KeepAlive, Env: env,
+		Image: s.Config.Image, ImageDigest: s.Config.ImageDigest,
 		LastBackupID: s.LastBackupID, Host: s.Host, Container: s.Container,
 		LastEvent: s.LastEvent, HostLost: s.HostLost, Egress: s.Config.Egress, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt,
 		Services: s.Config.Services,

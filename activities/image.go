@@ -1,0 +1,162 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/workflows/contract"
+)
+
+// bootImage is the image a container runs, as this host has it, and what
+// the supervisor must know of it: the supervisor is the container's
+// entrypoint and runs as root, so the image's ENTRYPOINT and CMD are not
+// run, and its USER and WORKDIR become the defaults of what the sandbox
+// runs (docs/ARCHITECTURE.md, "Images").
+type bootImage struct {
+	Ref     string // what Docker is asked to run
+	ID      string // the image id on this host
+	User    string // the image's USER ("" for root)
+	Workdir string // the image's WORKDIR ("" or "/" for none)
+	seed    bool   // the image's /workspace content seeds the volume (see adoptOrRun)
+}
+
+// supervisorEnv tells the supervisor the image's user and working directory.
+func (img bootImage) supervisorEnv() []string {
+	var env []string
+	if img.User != "" {
+		env = append(env, "BERTH_RUN_AS="+img.User)
+	}
+	if img.Workdir != "" && img.Workdir != "/" {
+		env = append(env, "BERTH_DEFAULT_CWD="+img.Workdir)
+	}
+	return env
+}
+
+// instanceImage is a boot's instance type and image: the sandbox's own
+// (fixed at create) or else its type's, which must be on this host.
+func (a *Activities) instanceImage(ctx context.Context, in contract.BootInput) (config.InstanceType, bootImage, error) {
+	it, ok := a.InstanceTypes[in.InstanceType]
+	if !ok {
+		return it, bootImage{}, temporal.NewNonRetryableApplicationError("unknown instance type "+in.InstanceType, "UNKNOWN_INSTANCE_TYPE", nil)
+	}
+	ref := in.Image
+	if ref == "" {
+		ref = a.typeImage(it)
+	} else if err := a.Docker.EnsureImage(ctx, ref, a.RegistryAuth, a.pullProgress(ctx, in.Sandbox, ref)); err != nil {
+		return it, bootImage{}, imageError(ref, err)
+	}
+	img, err := a.localImage(ctx, ref)
+	return it, img, err
+}
+
+// typeImage is the image of an instance type.
+func (a *Activities) typeImage(it config.InstanceType) string {
+	if it.Image != "" {
+		return it.Image
+	}
+	return a.DefaultImage
+}
+
+// localImage inspects an image this host must have.
+func (a *Activities) localImage(ctx context.Context, ref string) (bootImage, error) {
+	info, err := a.Docker.Client().ImageInspect(ctx, ref)
+	if err != nil {
+		if dockerrt.IsNotFound(err) {
+			return bootImage{}, temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("image %s is not on host %s: build it with `task image` or set BERTH_DEFAULT_IMAGE", ref, a.HostID), "IMAGE_NOT_FOUND", nil)
+		}
+		return bootImage{}, err
+	}
+	img := bootImage{Ref: ref, ID: info.ID}
+	if info.Config != nil {
+		img.User, img.Workdir = info.Config.User, info.Config.WorkingDir
+	}
+	return img, nil
+}
+
+// imageRunError turns what an image's shape makes fail into a
+// non-retryable IMAGE_UNSUPPORTED naming the path and the reason.
+func imageRunError(img bootImage, err error) error {
+	if err == nil {
+		return nil
+	}
+	var lce *dockerrt.LayerCopyError
+	if errors.As(err, &lce) {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("image %s: %v", img.Ref, err), contract.ErrImageUnsupported, err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "/workspace") && strings.Contains(msg, "not a directory") {
+		return temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("image %s: /workspace is not a directory in the image, so the workspace cannot be mounted there (%v)", img.Ref, err),
+			contract.ErrImageUnsupported, err)
+	}
+	return err
+}
+
+// ResolveImage is contract.ActivityResolveImage: it fixes a create's
+// image ref to a digest and, when this host has the image, refuses a shape
+// Berth cannot run before the name is claimed.
+func (a *Activities) ResolveImage(ctx context.Context, in contract.ResolveImageInput) (contract.ResolveImageResult, error) {
+	r, err := a.Docker.ResolveImage(ctx, in.Ref, a.RegistryAuth)
+	if err != nil {
+		return contract.ResolveImageResult{}, imageError(in.Ref, err)
+	}
+	if r.Local {
+		if err := a.checkImageShape(ctx, r.Digest); err != nil {
+			return contract.ResolveImageResult{}, err
+		}
+	}
+	return contract.ResolveImageResult{Digest: r.Digest}, nil
+}
+
+// checkImageShape refuses an image whose /workspace is neither a directory
+// nor a symlink (one to a directory works: Docker mounts where it points).
+func (a *Activities) checkImageShape(ctx context.Context, ref string) error {
+	kind, err := a.Docker.PathKind(ctx, ref, dockerrt.WorkspacePath)
+	if err != nil {
+		return err
+	}
+	switch kind {
+	case "", "dir", "symlink":
+		return nil
+	}
+	return temporal.NewNonRetryableApplicationError(
+		fmt.Sprintf("image %s: /workspace is a %s in the image; Berth mounts the workspace there, so it must be a directory or absent", ref, kind),
+		contract.ErrImageUnsupported, nil)
+}
+
+// imageError maps the runtime's image errors to the API's codes. The
+// registry's own words are kept (they name the registry and the ref,
+// never the credentials).
+func imageError(ref string, err error) error {
+	switch {
+	case errors.Is(err, dockerrt.ErrImageNotFound):
+		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrImageNotFound, nil)
+	case errors.Is(err, dockerrt.ErrImageAuth):
+		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrImageAuthFailed, nil)
+	case errors.Is(err, dockerrt.ErrImagePull):
+		return temporal.NewApplicationError(err.Error(), contract.ErrImagePullFailed)
+	}
+	return fmt.Errorf("image %s: %w", ref, err)
+}
+
+// poolRuns reports whether the warm containers of a boot's instance type
+// run the boot's image: a sandbox with an image of its own claims one only
+// when that is the type's image too.
+func (a *Activities) poolRuns(ctx context.Context, in contract.BootInput) bool {
+	if in.Image == "" {
+		return true
+	}
+	it, ok := a.InstanceTypes[in.InstanceType]
+	if !ok {
+		return false
+	}
+	own, err1 := a.Docker.Client().ImageInspect(ctx, in.Image)
+	pool, err2 := a.Docker.Client().ImageInspect(ctx, a.typeImage(it))
+	return err1 == nil && err2 == nil && own.ID == pool.ID
+}
