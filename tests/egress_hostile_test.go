@@ -26,6 +26,7 @@ import (
 // reaches the sandbox without the value. Each refusal sends nothing.
 func TestEgressHostileTraffic(t *testing.T) {
 	t.Parallel()
+	holdLab(t)
 	ctx := testCtx(t, 8*time.Minute)
 	in := newInternet(t)
 	const value = "hostile-secret-VALUE-93ab41c7"
