@@ -60,7 +60,7 @@ def test_stale_and_errors(sandbox) -> None:
     sandbox.sleep()
     assert sandbox.get_process(proc.id) is None
     with pytest.raises(berth.StaleProcessHandleError) as e:
-        proc.status()
+        proc.output()
     assert e.value.status == 409 and not e.value.retryable and e.value.hint
     with pytest.raises(berth.SandboxNotFoundError):
         sandbox.client.sandbox(unique("ghost")).info()
@@ -79,7 +79,7 @@ def test_files_and_events(sandbox) -> None:
     sandbox.remove("/workspace/d", recursive=True)
     assert not sandbox.exists("/workspace/d")
     types = [ev.short_type for ev in sandbox.events()]
-    assert "create-requested" in types and "started" in types
+    assert "created" in types and "started" in types
 
 
 def test_async_client(stack) -> None:

@@ -139,9 +139,9 @@ test("files: write, read, stat, list, move, mkdir, remove, exists, streams, arch
 test("events: the sandbox's and the catalogue's, and follow", async () => {
   const types = [];
   for await (const ev of sandbox.events()) types.push(ev.type.split("/").pop());
-  assert.ok(types.includes("create-requested") && types.includes("started"), types.join(","));
+  assert.ok(types.includes("created") && types.includes("started"), types.join(","));
   let mine = false;
-  for await (const ev of client.events()) if (ev.payload?.name === name || ev.path.endsWith(name)) mine = true;
+  for await (const ev of client.events()) if (ev.type.endsWith("/create-requested") && ev.payload.path === name) mine = true;
   assert.ok(mine, "the catalogue has this sandbox's claim");
   // Following: a configured event arrives while we wait.
   const ac = new AbortController();
@@ -151,7 +151,7 @@ test("events: the sandbox's and the catalogue's, and follow", async () => {
       if (ev.type.endsWith("/configured")) return ev;
     }
   })();
-  await sandbox.update({ keepAlive: true });
+  await sandbox.setEnvVars({ FOLLOWED: "1" });
   const ev = await got;
   ac.abort();
   assert.ok(ev.offset > last);
@@ -172,6 +172,7 @@ test("backups, ports and lifecycle", async () => {
   assert.ok(port.url && port.pathUrl);
   assert.ok((await sandbox.ports()).some((x) => x.port === 8080));
   await sandbox.unexposePort(8080);
+  assert.equal((await sandbox.update({ keepAlive: true })).keepAlive, true);
   const list = await client.listSandboxes();
   assert.ok(list.some((s) => s.name === name));
 });

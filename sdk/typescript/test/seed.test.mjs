@@ -23,15 +23,15 @@ let name;
 async function installNode(sb) {
   const node = realpathSync("/usr/bin/node");
   const libs = new Set();
-  for (const bin of [node, "/bin/bash"]) {
+  for (const bin of [node, "/bin/bash", "/usr/bin/env"]) {
     for (const line of execFileSync("ldd", [bin], { encoding: "utf8" }).split("\n")) {
       const m = line.match(/(\/\S+) \(0x/);
       if (m) libs.add(m[1]);
     }
   }
   const rel = (list) => list.map((p) => p.replace(/^\//, ""));
-  // The binaries and libraries with their symlinks followed (-h) ...
-  const bins = execFileSync("tar", ["-chf", "-", "-C", "/", ...rel([node, "/bin/bash", ...libs])], { maxBuffer: 512 << 20 });
+  // The binaries (env: npm's #!/usr/bin/env node) and libraries with their symlinks followed (-h) ...
+  const bins = execFileSync("tar", ["-chf", "-", "-C", "/", ...rel([node, "/bin/bash", "/usr/bin/env", ...libs])], { maxBuffer: 512 << 20 });
   await sb.uploadArchive("/", new Uint8Array(bins));
   // ... and npm as it is, with /usr/bin/npm a symlink into its tree.
   const npm = execFileSync("tar", ["-cf", "-", "-C", "/", ...rel(["/usr/lib/node_modules/npm", "/usr/bin/npm"])], { maxBuffer: 512 << 20 });
@@ -42,7 +42,8 @@ before(async () => {
   const { url, token } = stack();
   client = new Berth({ url, token });
   name = uniqueName("seed");
-  await client.createSandbox(name, { keepAlive: true });
+  // An image with Node would have /usr/bin on its PATH; the test image's is /bin.
+  await client.createSandbox(name, { keepAlive: true, env: { PATH: "/usr/local/bin:/usr/bin:/bin" } });
   sandbox = getSandbox(client, name);
   await installNode(sandbox);
   await sandbox.writeFile("/workspace/app/package.json", JSON.stringify({ name: "app", version: "1.0.0", scripts: { test: "node test.js" } }), { mkdir: true });
@@ -175,7 +176,7 @@ test("seed: continueJob across a container replacement", async () => {
   // The container goes away (sleep); the old handle fails closed, and the
   // job relaunches in the next container.
   await sandbox.sleep();
-  await assert.rejects(first.status(), StaleProcessHandleError);
+  await assert.rejects(first.output(), StaleProcessHandleError);
   const relaunched = await continueJob(sandbox, job);
   assert.notEqual(relaunched.id, first.id, "case 2: a new process in the new container");
   assert.equal(job.processId, relaunched.id);
