@@ -3,7 +3,6 @@ package egress
 import (
 	"context"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -53,31 +52,16 @@ type Proxy struct {
 	// added after boot (an env change, an exec's own env) is substituted.
 	// nil intercepts nothing more.
 	Bound func(host string) bool
+	// MaxConnsPerSandbox bounds one sandbox's open connections; past it a
+	// new one is refused (and reported). 0 means DefaultMaxConnsPerSandbox.
+	MaxConnsPerSandbox int
 
 	transports transports
+	conns      connCounts
 }
 
 // CloseIdle closes the proxy's idle upstream connections.
 func (p *Proxy) CloseIdle() { p.transports.Close() }
-
-// Serve accepts redirected connections on ln until it is closed.
-func (p *Proxy) Serve(ln net.Listener) error {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				time.Sleep(10 * time.Millisecond)
-				continue
-			}
-			return err
-		}
-		go p.handle(c)
-	}
-}
 
 // conn is what is known about one client connection.
 type conn struct {
@@ -103,6 +87,16 @@ func (p *Proxy) handle(c net.Conn) {
 		return
 	}
 	info.sbID = e.ID
+	max := p.MaxConnsPerSandbox
+	if max <= 0 {
+		max = DefaultMaxConnsPerSandbox
+	}
+	release, why := p.conns.acquire(e.ID, max)
+	if why != "" {
+		refuse(why)
+		return
+	}
+	defer release()
 	dst, err := p.origDst(c)
 	if err != nil {
 		refuse(err.Error())
