@@ -97,6 +97,7 @@ func Codes() []Code {
 		CodeContainerUnavailable, CodeBootFailed, CodeBackupFailed, CodeBackupStoreUnavailable,
 		CodeBackupNotFound, CodeRestoreFailed, CodeTemporalUnavailable, CodeUnavailable, CodeTimeout, CodeEgressUnavailable, CodeSecretNotFound, CodePortNotExposed, CodeNoCapacity, CodeRollbackNeeded, CodeHostNotFound, CodeHostLive, CodeHostInUse, CodeInternal,
 		CodeRequestTimeout, CodeRangeNotSatisfiable, CodeHeadersTooLarge, CodeTooManyConnections,
+		CodeImageNotAllowed, CodeImageNotFound, CodeImageAuthFailed, CodeImageUnsupported, CodeImagePullFailed,
 
 		CodeProcessNotFound, CodeTerminalNotFound, CodeStaleHandle, CodeInvalidCursor, CodeInvalidTerminalCursor,
 		CodeUpgradeRequired, CodeWaitTimeout, CodeExecutableNotFound, CodeInvalidCwd, CodeExecFailed,

@@ -25,6 +25,12 @@ const (
 	ErrPortNotExposed      = api.CodePortNotExposed         // 404 never exposed, 410 unexposed since
 	ErrRollbackNeeded      = api.CodeRollbackNeeded         // 409: the host with the newest workspace is lost; start with AllowRollback to accept an older one
 	ErrNoCapacity          = api.CodeNoCapacity             // 503, retryable: no live host has room for the sandbox
+	// A sandbox's own image (CreateRequest.Image) and its pulls.
+	ErrImageNotAllowed  = api.CodeImageNotAllowed  // 403: outside the operator's BERTH_IMAGES
+	ErrImageNotFound    = api.CodeImageNotFound    // 404: no registry knows the ref
+	ErrImageAuthFailed  = api.CodeImageAuthFailed  // 401: a registry refused the workers' credentials
+	ErrImageUnsupported = api.CodeImageUnsupported // 422: the image cannot run as a sandbox (the message says why)
+	ErrImagePullFailed  = api.CodeImagePullFailed  // 503, retryable: a registry could not be reached
 	// Per-sandbox limits: 429, retryable, with RetryAfter.
 	ErrTooManyProcesses = api.CodeTooManyProcesses // running processes
 	ErrTooManyTerminals = api.CodeTooManyTerminals // open terminals

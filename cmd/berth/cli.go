@@ -247,6 +247,11 @@ func hintFor(code client.ErrorCode) string {
 // errorHints say what to do about each lifecycle and process error code.
 var errorHints = map[client.ErrorCode]string{
 	client.ErrValidation:           "the gateway rejected the request as invalid; check the arguments (`berth <command> --help`)",
+	client.ErrImageNotAllowed:      "the operator allows only the images BERTH_IMAGES names; pick one of those (or leave --image out for the type's image)",
+	client.ErrImageNotFound:        "no registry knows that image: check its name and tag (`docker pull` it on a worker to see the registry's answer)",
+	client.ErrImageAuthFailed:      "the registry refused the workers' credentials: fix its entry in the workers' BERTH_REGISTRY_AUTH (a Docker config.json)",
+	client.ErrImageUnsupported:     "Berth cannot run this image as a sandbox (the message says why); fix the image and create a new sandbox",
+	client.ErrImagePullFailed:      "the registry could not be reached; retry in a few seconds (nothing was created)",
 	client.ErrUnauthorized:         "the token is missing or wrong: set BERTH_TOKEN to the token `berth dev` printed (it is in .berth/token)",
 	client.ErrSandboxNotFound:      "list sandboxes with `berth ls`, or create this one with `berth create NAME`",
 	client.ErrProcessNotFound:      "the sandbox's current container has no such process; list them with `berth ps NAME`",
