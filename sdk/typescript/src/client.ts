@@ -1,6 +1,7 @@
 import { ProcessNotFoundError, StaleProcessHandleError } from "./errors.js";
 import { Reconnector, Transport, decodeError, seconds, sseEvents } from "./http.js";
 import { ProcessHandle } from "./process.js";
+import { TerminalConnection, connectTerminal } from "./terminal.js";
 import type {
   Backup,
   EgressPolicy,
@@ -340,7 +341,7 @@ export class Sandbox {
     return this.t.call("PUT", this.path("/archive"), { query: { path: p }, body: tar as BodyInit, headers: { "Content-Type": "application/x-tar" } });
   }
 
-  // --- terminals (the REST half; attaching needs a WebSocket) ---
+  // --- terminals ---
 
   /** createTerminal opens a PTY session (a shell by default). */
   createTerminal(o: { argv?: string[]; cwd?: string; env?: Record<string, string | null>; cols?: number; rows?: number } = {}): Promise<Record<string, unknown>> {
@@ -349,6 +350,15 @@ export class Sandbox {
   /** terminals lists the current container's terminals (never wakes). */
   terminals(): Promise<Record<string, unknown>[]> {
     return this.t.call("GET", this.path("/terminals"));
+  }
+  /**
+   * connectTerminal attaches to a terminal over a WebSocket (in Node; see
+   * TerminalConnection). A cursor from an earlier connection replays what
+   * was missed.
+   */
+  connectTerminal(id: string, o: { cursor?: string; cols?: number; rows?: number } = {}): Promise<TerminalConnection> {
+    const url = this.t.url(this.path("/terminals/" + encodeURIComponent(id) + "/connect"), { cursor: o.cursor, cols: o.cols, rows: o.rows });
+    return connectTerminal(url, this.t.bearer);
   }
   /** closeTerminal ends a terminal's process group. */
   closeTerminal(id: string): Promise<Record<string, unknown>> {

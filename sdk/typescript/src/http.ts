@@ -27,6 +27,11 @@ export class Transport {
     this.extraHeaders = headers;
   }
 
+  /** @internal: the bearer token, for the WebSocket upgrade. */
+  get bearer(): string {
+    return this.token;
+  }
+
   url(path: string, query?: Query): string {
     let u = this.baseURL + path;
     if (query) {

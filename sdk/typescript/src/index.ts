@@ -6,6 +6,7 @@ export { Berth, Sandbox, getSandbox } from "./client.js";
 export type { ClientOptions, CreateOptions, ExecOptions, RunOptions, EventsOptions } from "./client.js";
 export { ProcessHandle, LogStream } from "./process.js";
 export type { OutputOptions, LogsOptions, WaitOptions, PortOptions, LogWaitOptions } from "./process.js";
+export { TerminalConnection } from "./terminal.js";
 export { BerthError, ConnectionError } from "./base.js";
 export * from "./errors.js";
 export type {
