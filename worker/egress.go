@@ -114,7 +114,8 @@ func newEgressHost(ctx context.Context, cfg config.Config, docker *dockerrt.Runt
 		h.sealed = bs
 		h.proxy.Bound = (&boundHosts{store: bs, log: log}).Match
 	}
-	h.dns = &egress.DNSServer{Registry: h.reg, Resolutions: h.res, Upstream: upstream, Log: log, OnRefusal: refusals.Add}
+	h.dns = &egress.DNSServer{Registry: h.reg, Resolutions: h.res, Upstream: upstream, Log: log, OnRefusal: refusals.Add,
+		Bound: h.proxy.Bound} // open sandboxes' resolutions matter only for hosts a secret is bound to
 	ln, err := net.Listen("tcp4", net.JoinHostPort(gw, "0"))
 	if err != nil {
 		return nil, fmt.Errorf("egress proxy: listen on the sandbox bridge %s: %w", gw, err)

@@ -30,6 +30,10 @@ type DNSServer struct {
 	// CacheSize bounds the cache of upstream answers; 0 means
 	// DNSCacheSize, negative turns the cache off.
 	CacheSize int
+	// Bound tells whether some secret is bound to a name. Under an open
+	// policy only such names' addresses are remembered (the proxy checks
+	// them only when it substitutes a secret); nil remembers every name.
+	Bound func(host string) bool
 
 	servers   []*dns.Server
 	cacheOnce sync.Once
@@ -101,6 +105,12 @@ func (s *DNSServer) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 		return
 	}
 	q := req.Question[0]
+	switch q.Qtype {
+	case dns.TypeANY, dns.TypeAXFR, dns.TypeIXFR:
+		// Amplification and zone walking; no client needs them.
+		refuse(e.ID, q.Name, "ANY, AXFR and IXFR queries are not answered", dns.RcodeRefused)
+		return
+	}
 	name, ok := policy.NormalizeHost(strings.TrimSuffix(q.Name, "."))
 	switch {
 	case e.m.Mode() == policy.None:
@@ -117,6 +127,10 @@ func (s *DNSServer) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 	cache := s.answers()
 	if cache != nil {
 		if resp := cache.get(req, tcp); resp != nil {
+			if onlyForbidden(e, resp) {
+				refuse(e.ID, name, "the name resolves only to private or special-purpose addresses", dns.RcodeRefused)
+				return
+			}
 			s.remember(e, name, resp)
 			w.WriteMsg(resp)
 			return
@@ -139,6 +153,12 @@ func (s *DNSServer) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 	if cache != nil {
 		cache.put(req, resp, tcp)
 	}
+	if onlyForbidden(e, resp) {
+		// A public name for an inside address (DNS rebinding, a leaked
+		// internal name): the sandbox could not reach it anyway.
+		refuse(e.ID, name, "the name resolves only to private or special-purpose addresses", dns.RcodeRefused)
+		return
+	}
 	s.remember(e, name, resp)
 	w.WriteMsg(resp)
 }
@@ -159,6 +179,9 @@ func (s *DNSServer) answers() *dnsCache {
 // remember records the public addresses of the answer under the name asked
 // (CNAME chains included: every A/AAAA answers the question).
 func (s *DNSServer) remember(e *entry, name string, resp *dns.Msg) {
+	if e.m.Mode() == policy.Open && s.Bound != nil && !s.Bound(name) {
+		return
+	}
 	var addrs []netip.Addr
 	ttl := uint32(1 << 31)
 	for _, rr := range resp.Answer {
@@ -179,6 +202,27 @@ func (s *DNSServer) remember(e *entry, name string, resp *dns.Msg) {
 	if len(addrs) > 0 {
 		s.Resolutions.Record(e.ID, name, addrs, time.Duration(ttl)*time.Second)
 	}
+}
+
+// onlyForbidden tells whether resp has addresses and none of them public.
+func onlyForbidden(e *entry, resp *dns.Msg) bool {
+	n := 0
+	for _, rr := range resp.Answer {
+		var a netip.Addr
+		switch r := rr.(type) {
+		case *dns.A:
+			a, _ = netip.AddrFromSlice(r.A.To4())
+		case *dns.AAAA:
+			a, _ = netip.AddrFromSlice(r.AAAA.To16())
+		default:
+			continue
+		}
+		if a.IsValid() && !e.m.Forbidden(a) {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 func (s *DNSServer) timeout() time.Duration {
