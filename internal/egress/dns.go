@@ -35,9 +35,10 @@ type DNSServer struct {
 	// them only when it substitutes a secret); nil remembers every name.
 	Bound func(host string) bool
 
-	servers   []*dns.Server
-	cacheOnce sync.Once
-	cache     *dnsCache
+	servers     []*dns.Server
+	refusalLogs logLimiter
+	cacheOnce   sync.Once
+	cache       *dnsCache
 }
 
 // Serve answers on pc (UDP) and ln (TCP); either may be nil. It returns
@@ -83,7 +84,7 @@ func (s *DNSServer) Close() {
 // ServeDNS implements dns.Handler.
 func (s *DNSServer) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 	src, _ := netip.ParseAddrPort(w.RemoteAddr().String())
-	rep := reporter{log: s.Log, on: s.OnRefusal}
+	rep := reporter{log: s.Log, on: s.OnRefusal, limit: &s.refusalLogs}
 	refuse := func(sandbox, name, reason string, rcode int) {
 		rep.refuse(Refusal{Sandbox: sandbox, Source: src.Addr().Unmap(), Host: name, Kind: "dns", Reason: reason})
 		m := new(dns.Msg)

@@ -56,8 +56,9 @@ type Proxy struct {
 	// new one is refused (and reported). 0 means DefaultMaxConnsPerSandbox.
 	MaxConnsPerSandbox int
 
-	transports transports
-	conns      connCounts
+	transports  transports
+	conns       connCounts
+	refusalLogs logLimiter
 }
 
 // CloseIdle closes the proxy's idle upstream connections.
@@ -241,4 +242,6 @@ func (p *Proxy) origDst(c net.Conn) (netip.AddrPort, error) {
 	return OriginalDst(c)
 }
 
-func (p *Proxy) reporter() reporter { return reporter{log: p.Log, on: p.OnRefusal} }
+func (p *Proxy) reporter() reporter {
+	return reporter{log: p.Log, on: p.OnRefusal, limit: &p.refusalLogs}
+}

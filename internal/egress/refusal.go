@@ -2,6 +2,7 @@ package egress
 
 import (
 	"net/netip"
+	"time"
 
 	"go.uber.org/zap"
 )
@@ -19,26 +20,40 @@ type Refusal struct {
 }
 
 type reporter struct {
-	log *zap.Logger
-	on  func(Refusal)
+	log   *zap.Logger
+	on    func(Refusal)
+	limit *logLimiter // nil logs every refusal
 }
 
 func (r reporter) refuse(f Refusal) {
 	if r.log != nil {
-		fields := []zap.Field{zap.String("sandbox", f.Sandbox), zap.Stringer("source", f.Source),
-			zap.String("kind", f.Kind), zap.String("reason", f.Reason)}
-		if f.Destination.IsValid() {
-			fields = append(fields, zap.Stringer("destination", f.Destination))
+		logged, suppressed := true, 0
+		if r.limit != nil {
+			logged, suppressed = r.limit.allow(f.Sandbox, time.Now())
 		}
-		if f.Host != "" {
-			fields = append(fields, zap.String("host", f.Host))
+		if logged {
+			r.logRefusal(f, suppressed)
 		}
-		if f.Secret != "" {
-			fields = append(fields, zap.String("secret", f.Secret))
-		}
-		r.log.Warn("egress refused", fields...)
 	}
 	if r.on != nil {
 		r.on(f)
 	}
+}
+
+func (r reporter) logRefusal(f Refusal, suppressed int) {
+	fields := []zap.Field{zap.String("sandbox", f.Sandbox), zap.Stringer("source", f.Source),
+		zap.String("kind", f.Kind), zap.String("reason", f.Reason)}
+	if f.Destination.IsValid() {
+		fields = append(fields, zap.Stringer("destination", f.Destination))
+	}
+	if f.Host != "" {
+		fields = append(fields, zap.String("host", f.Host))
+	}
+	if f.Secret != "" {
+		fields = append(fields, zap.String("secret", f.Secret))
+	}
+	if suppressed > 0 {
+		fields = append(fields, zap.Int("notLoggedBefore", suppressed))
+	}
+	r.log.Warn("egress refused", fields...)
 }
