@@ -29,7 +29,9 @@ frontend_port=$((7233 + offset))
 run=$dir/run
 mkdir -p "$dir" "$run"
 dir=$(cd "$dir" && pwd)
-# PostgreSQL runs as its own user and must pass through DIR to its data.
+# PostgreSQL runs as its own user and must pass through DIR to its data;
+# when DIR's parents are private (.berth/ after `berth dev`), postgres.sh
+# keeps the data in the postgres user's home instead (DIR/pgdata links it).
 chmod 711 "$dir"
 chmod 700 "$run"
 # Env files and logs hold the database password and Berth's token: private.
@@ -176,7 +178,7 @@ Berth on a three-node Temporal cluster is up.
   token:      $(cat "$dir/token")   (also in $dir/token)
   Temporal:   $(addresses)  (mutual TLS, server name "temporal")
   UI:         $ui
-  PostgreSQL: 127.0.0.1:$pg_port, role temporal, password in $dir/postgres.password
+  PostgreSQL: 127.0.0.1:$pg_port, role temporal, password in $dir/postgres.password, data in $(readlink -f "$dir/pgdata")
   logs:       $dir/*.log      pids: $run/*.pid
   CLI:        BERTH_URL=http://127.0.0.1:$(echo $gw_ports | cut -d' ' -f1) BERTH_TOKEN=\$(cat $dir/token) $bin/berth ls
   temporal:   (set -a; . $run/admin.env; $tools/temporal workflow list)
@@ -188,7 +190,7 @@ EOF
 down() {
 	for name in gateway1 gateway2 gateway3 worker ui node1 node2 node3; do stop "$name"; done
 	"$here/postgres.sh" stop "$dir"
-	echo "cluster: stopped (state kept in $dir; remove it to start afresh)"
+	echo "cluster: stopped (state kept in $dir and $(readlink -f "$dir/pgdata"); remove both to start afresh)"
 }
 
 status() {

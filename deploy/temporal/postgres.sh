@@ -3,10 +3,16 @@
 #
 # A private PostgreSQL cluster (Debian's postgresql package) for Temporal,
 # under DIR/pgdata, listening on 127.0.0.1:PORT (default 55432) and a Unix
-# socket in DIR/pgdata; it runs as the postgres user and is not the system
-# service. `init` creates it once, with the role temporal (its password in
-# DIR/postgres.password) owning the databases temporal and
+# socket in its data directory; it runs as the postgres user and is not the
+# system service. `init` creates it once, with the role temporal (its
+# password in DIR/postgres.password) owning the databases temporal and
 # temporal_visibility; the schemas are schema.sh's job.
+#
+# The postgres user must reach its data directory. When it cannot reach DIR
+# (DIR is under a private directory: .berth/, 0700 since `berth dev` keeps
+# the token there, or a 0700 home), the data goes to the postgres user's own
+# home instead, /var/lib/postgresql/berth/<DIR's name>-<hash of DIR's path>,
+# and DIR/pgdata is a symbolic link to it; DIR itself stays private.
 #
 # On a host where PostgreSQL is the system service, do the same by hand
 # (README.md, "PostgreSQL").
@@ -17,6 +23,8 @@ port=${3:-55432}
 pgbin=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}
 [ -x "$pgbin/initdb" ] || { echo "postgres.sh: no PostgreSQL server binaries (apt-get install -y postgresql)" >&2; exit 1; }
 data=$dir/pgdata
+# A data directory moved out of DIR (see above) is reached by its real path.
+[ -L "$data" ] && data=$(readlink -f "$data")
 # After init the port is the one in postgresql.conf.
 if [ -z "${3:-}" ] && [ -f "$data/postgresql.conf" ]; then
 	port=$(sed -n 's/^port = //p' "$data/postgresql.conf" | tail -1)
@@ -33,8 +41,22 @@ init)
 		echo "postgres: $data exists"
 		exit 0
 	fi
+	if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -x "$dir"; then
+		# DIR is private: the data lives where its user can reach it.
+		home=$(getent passwd postgres | cut -d: -f6)
+		real=$home/berth/$(basename "$dir")-$(printf %s "$dir" | sha256sum | cut -c1-12)
+		if [ -e "$real" ] && [ -n "$(ls -A "$real")" ]; then
+			echo "postgres.sh: $real holds the data of an earlier cluster in $dir; remove it to start afresh" >&2
+			exit 1
+		fi
+		mkdir -p "$real"
+		chown postgres:postgres "$home/berth"
+		chmod 700 "$home/berth"
+		rm -f "$data"
+		ln -s "$real" "$data"
+		data=$real
+	fi
 	mkdir -p "$data"
-	# The postgres user must reach DIR: the path to it must be traversable.
 	[ "$(id -u)" = 0 ] && chown postgres:postgres "$data"
 	chmod 700 "$data"
 	umask 077
