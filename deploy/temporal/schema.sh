@@ -22,9 +22,24 @@ export SQL_PLUGIN=postgres12
 # the version tables first; any other failure stops here, so an existing
 # database is never re-initialised.
 update() {
-	if out=$("$tool" --db "$1" update-schema --schema-name "$2" 2>&1); then
-		return 0
-	fi
+	# A PostgreSQL that was just started listens before it accepts
+	# sessions ("the database system is starting up", 57P03): wait for it.
+	i=0
+	while :; do
+		if out=$("$tool" --db "$1" update-schema --schema-name "$2" 2>&1); then
+			return 0
+		fi
+		case $out in
+		*57P03*)
+			if [ $i -lt 60 ]; then
+				i=$((i + 1))
+				sleep 1
+				continue
+			fi
+			;;
+		esac
+		break
+	done
 	case $out in
 	*schema_version*'does not exist'*) ;;
 	*)
