@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -41,8 +42,9 @@ func sh(t *testing.T, args ...string) {
 }
 
 // Labs take turns: each adds a route to the same link-local address and
-// picks its addresses from a few dozen, so two at once could collide. A
-// test holds the lab from holdLab (or newNetLab) until it ends; parallel
+// picks its addresses from a few dozen, so two at once could collide, in
+// this process or in another test process on the machine (a lock file).
+// A test holds the lab from holdLab (or newNetLab) until it ends; parallel
 // tests wait in holdLab, which they call before they start their clocks.
 var (
 	labMu     sync.Mutex
@@ -54,9 +56,28 @@ func holdLab(t *testing.T) {
 		return
 	}
 	labMu.Lock()
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "berth-test-netlab.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		labMu.Unlock()
+		t.Fatalf("lab lock: %v", err)
+	}
+	for {
+		if err = unix.Flock(int(f.Fd()), unix.LOCK_EX); err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		labMu.Unlock()
+		t.Fatalf("lab lock: %v", err)
+	}
 	labHolder.Store(t)
 	// Registered before the lab's own cleanup, so it runs after it.
-	t.Cleanup(func() { labHolder.Store(nil); labMu.Unlock() })
+	t.Cleanup(func() {
+		labHolder.Store(nil)
+		f.Close() // releases the flock
+		labMu.Unlock()
+	})
 }
 
 // newNetLab builds the lab; everything it makes is removed at cleanup.

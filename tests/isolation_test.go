@@ -40,7 +40,7 @@ type probe struct {
 // worker is down, and after the worker restarts on a host whose rules were
 // flushed. Exec, files and terminals keep working throughout.
 func TestSandboxNetworkIsolation(t *testing.T) {
-	t.Parallel()
+	// Serial: it removes the host-wide guard every stack's sandboxes rely on.
 	holdLab(t)
 	ctx := testCtx(t, 8*time.Minute)
 	iso, err := stacktest.Start(ctx, stacktest.Options{ListenIP: "0.0.0.0"})
