@@ -36,7 +36,7 @@ func buildBrokenImage(t *testing.T) {
 // supervisor refuses to start) fails fast with the supervisor's reason
 // and leaves no container, volume or disk behind.
 func TestBootFailureLeavesNothingFaultInjectedSupervisor(t *testing.T) {
-	t.Parallel()
+	// Serial: it bounds how long a boot or a wait takes.
 	buildBrokenImage(t)
 	n := name(t, "broken")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "instanceType": typeBrokenSupervisor})

@@ -102,7 +102,7 @@ func previewGateway(t *testing.T, n int, wait time.Duration) *stacktest.Replica 
 // that does not finish waking in the wait answers the same way while the
 // wake goes on.
 func TestPreviewWaitIsBoundedBySettingThen503WithRetryAfter(t *testing.T) {
-	t.Parallel()
+	// Serial: it bounds how long a boot or a wait takes.
 	const wait = 3 * time.Second
 	g := previewGateway(t, 41, wait)
 	n := name(t, "prevbound")

@@ -75,7 +75,7 @@ func TestProcessKillReachesGrandchildren(t *testing.T) {
 }
 
 func TestProcessTimeoutAndWaitTimeout(t *testing.T) {
-	t.Parallel()
+	// Serial: it bounds how long a boot or a wait takes.
 	ctx := testCtx(t, 2*time.Minute)
 	n := name(t, "ptime")
 	sb := newSandbox(t, n, map[string]any{"sleepAfter": "1h"})

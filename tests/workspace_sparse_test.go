@@ -17,7 +17,7 @@ import (
 // restored (into a fresh volume, as on another host) sparse, with its size
 // and data intact, all in seconds.
 func TestSparseWorkspaceFileSleepsAndRestoresInSeconds(t *testing.T) {
-	t.Parallel()
+	// Serial: it bounds how long a boot or a wait takes.
 	n := name(t, "sparse")
 	sb := newSandbox(t, n, map[string]any{"keepAlive": true})
 	c := stack.Client()
