@@ -112,7 +112,7 @@ func newEgressHost(ctx context.Context, cfg config.Config, docker *dockerrt.Runt
 	h.proxy = &egress.Proxy{Registry: h.reg, Resolutions: h.res, Secrets: sec, RootCAs: roots, Log: log, Dial: dialNotLocal, OnRefusal: refusals.Add}
 	if bs, ok := store.(*secrets.BlobStore); ok {
 		h.sealed = bs
-		h.proxy.Bound = (&boundHosts{store: bs, log: log}).Match
+		h.proxy.Bound = newBoundHosts(bs, log).Match
 	}
 	h.dns = &egress.DNSServer{Registry: h.reg, Resolutions: h.res, Upstream: upstream, Log: log, OnRefusal: refusals.Add,
 		Bound: h.proxy.Bound} // open sandboxes' resolutions matter only for hosts a secret is bound to

@@ -3,7 +3,7 @@ package worker
 import (
 	"encoding/json"
 	"errors"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -93,38 +93,64 @@ func (h *egressHost) loadCA(sandbox, bootID string) *ca.CA {
 // the store's host patterns, read again at most every boundHostsTTL (a
 // secret set now is intercepted for within seconds).
 type boundHosts struct {
-	store *secrets.BlobStore
+	store interface{ BoundHosts() ([]string, error) }
 	log   *zap.Logger
 
-	mu       sync.Mutex
+	// patterns is the last list read; Match reads it without a lock and
+	// never waits for the store: a stale list starts a refresh in the
+	// background (one at a time), so a slow or failing store never holds
+	// up a connection (most carry no placeholder at all).
+	patterns   atomic.Pointer[boundSnapshot]
+	refreshing atomic.Bool
+}
+
+type boundSnapshot struct {
 	read     time.Time
 	patterns []policy.Domain
 }
 
 const boundHostsTTL = 2 * time.Second
 
+// newBoundHosts starts the first read at once, in the background.
+func newBoundHosts(store interface{ BoundHosts() ([]string, error) }, log *zap.Logger) *boundHosts {
+	b := &boundHosts{store: store, log: log}
+	b.refreshing.Store(true)
+	go b.refresh()
+	return b
+}
+
+func (b *boundHosts) refresh() {
+	defer b.refreshing.Store(false)
+	hosts, err := b.store.BoundHosts()
+	snap := &boundSnapshot{read: time.Now()}
+	if err != nil {
+		b.log.Warn("egress: list the secrets' hosts", zap.Error(err))
+		if old := b.patterns.Load(); old != nil {
+			snap.patterns = old.patterns // keep the last good list
+		}
+	} else {
+		for _, p := range hosts {
+			if d, err := policy.ParseDomain(p); err == nil {
+				snap.patterns = append(snap.patterns, d)
+			}
+		}
+	}
+	b.patterns.Store(snap)
+}
+
 func (b *boundHosts) Match(host string) bool {
 	h, ok := policy.NormalizeHost(host)
 	if !ok {
 		return false
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if time.Since(b.read) > boundHostsTTL {
-		hosts, err := b.store.BoundHosts()
-		if err != nil {
-			b.log.Warn("egress: list the secrets' hosts", zap.Error(err))
-		} else {
-			b.patterns = b.patterns[:0]
-			for _, p := range hosts {
-				if d, err := policy.ParseDomain(p); err == nil {
-					b.patterns = append(b.patterns, d)
-				}
-			}
-		}
-		b.read = time.Now()
+	snap := b.patterns.Load()
+	if (snap == nil || time.Since(snap.read) > boundHostsTTL) && b.refreshing.CompareAndSwap(false, true) {
+		go b.refresh()
 	}
-	for _, d := range b.patterns {
+	if snap == nil {
+		return false
+	}
+	for _, d := range snap.patterns {
 		if d.Match(h) {
 			return true
 		}
