@@ -140,7 +140,10 @@ func imageError(ref string, err error) error {
 	case errors.Is(err, dockerrt.ErrImageAuth):
 		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrImageAuthFailed, nil)
 	case errors.Is(err, dockerrt.ErrImagePull):
-		return temporal.NewApplicationError(err.Error(), contract.ErrImagePullFailed)
+		// Retryable for the caller (503 with Retry-After), not here: a boot
+		// that retried a registry that is down would hold the start for
+		// every attempt's backoff.
+		return temporal.NewNonRetryableApplicationError(err.Error(), contract.ErrImagePullFailed, nil)
 	}
 	return fmt.Errorf("image %s: %w", ref, err)
 }
