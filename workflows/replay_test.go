@@ -124,6 +124,12 @@ import (
 //	                 with the "exit-container-id" marker, a one-round-trip
 //	                 exec, the container killed (the events watcher's
 //	                 signal names it: stopped), destroy
+//	image-pull       (f2ccd92) recorded on the real stack: create with an
+//	                 image from a registry (create-requested and created
+//	                 name its ref and digest), a boot that pulls it (four
+//	                 image-pulling signals recorded as events from the
+//	                 coroutine while Boot runs, each holding the
+//	                 "image-pulling" marker), exec, sleep, wake, destroy
 //	start-failed     (da083d5) recorded on the real stack: create with
 //	                 env, start, sleep (a backup), the backup's archive
 //	                 damaged and the volume removed, two starts refused
