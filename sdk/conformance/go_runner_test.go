@@ -343,6 +343,9 @@ func (r *goRunner) step(ctx context.Context, st Step) (map[string]any, error) {
 			r.created = append(r.created, to)
 		}
 		return nil, err
+	case "getSecret":
+		_, err := c.GetSecret(ctx, r.name(st.str("secret")))
+		return nil, err
 	case "unexposePort":
 		return nil, c.Unexpose(ctx, name, mustNum(st, "port"))
 	}

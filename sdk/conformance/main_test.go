@@ -31,6 +31,8 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// The SDKs build while the stack starts.
+	startPreps()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	s, err := stacktest.Start(ctx, stacktest.Options{})
 	cancel()
@@ -54,6 +56,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "--- worker log ---\n%s\n--- gateway log ---\n%s\n", s.Logs("worker"), s.Logs("gateway"))
 	}
 	s.Close()
+	<-pyPrep.done
+	if pyPrep.dir != "" {
+		os.RemoveAll(pyPrep.dir)
+	}
 	os.Exit(code)
 }
 

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,12 +20,93 @@ import (
 
 const aptHint = "apt-get install -y node-typescript python3-httpx python3-websockets python3-hatchling python3-pytest"
 
-func sdkDir(t *testing.T, lang string) string {
+// A prep is a client's build, started by TestMain while the stack starts
+// (it needs no stack): tsc for TypeScript, a venv with the package
+// installed for Python.
+type prep struct {
+	done chan struct{}
+	log  strings.Builder
+	err  error
+	dir  string // the Python venv's directory
+}
+
+var tsPrep, pyPrep *prep
+
+func startPreps() {
+	tsPrep = runPrep(prepTypeScript)
+	pyPrep = runPrep(prepPython)
+}
+
+func runPrep(f func(p *prep) error) *prep {
+	p := &prep{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.err = f(p)
+	}()
+	return p
+}
+
+// wait returns once the build is done, failing t with its log if it failed.
+func (p *prep) wait(t *testing.T) {
+	t.Helper()
+	<-p.done
+	if p.err != nil {
+		t.Fatalf("%v\n%s", p.err, p.log.String())
+	}
+}
+
+func (p *prep) run(dir string, name string, args ...string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	fmt.Fprintf(&p.log, "%s %s:\n%s\n", name, strings.Join(args, " "), out)
+	if err != nil {
+		return fmt.Errorf("%s %s: %v", name, strings.Join(args, " "), err)
+	}
+	return nil
+}
+
+func sdkDir(lang string) string {
 	d, err := filepath.Abs(filepath.Join("..", lang))
 	if err != nil {
-		t.Fatal(err)
+		panic(err)
 	}
 	return d
+}
+
+func prepTypeScript(p *prep) error {
+	for _, tool := range []string{"node", "tsc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("%s is missing: the TypeScript SDK is built and tested with Debian's packages (%s)", tool, aptHint)
+		}
+	}
+	return p.run(sdkDir("typescript"), "tsc", "-p", ".")
+}
+
+// pythonBin is Debian's python, whose site-packages hold Debian's httpx
+// (another python3 may come first on PATH).
+const pythonBin = "/usr/bin/python3"
+
+// prepPython installs sdk/python into a fresh virtual environment that
+// sees the system's packages, as a user with Debian's python3-httpx would.
+func prepPython(p *prep) error {
+	if err := p.run("", pythonBin, "-c", "import httpx, websockets, hatchling, pytest"); err != nil {
+		return fmt.Errorf("the Python SDK's dependencies are missing (%s): %v", aptHint, err)
+	}
+	tmp, err := os.MkdirTemp("", "berth-py-")
+	if err != nil {
+		return err
+	}
+	p.dir = tmp
+	venv := filepath.Join(tmp, "venv")
+	if err := p.run(tmp, pythonBin, "-m", "venv", "--system-site-packages", venv); err != nil {
+		return err
+	}
+	// No index: everything comes from the system's packages, the build
+	// backend (hatchling) too.
+	return p.run(tmp, filepath.Join(venv, "bin", "python"), "-m", "pip", "install", "--quiet", "--no-index", "--no-build-isolation", sdkDir("python"))
 }
 
 // childEnv is the environment of a client's test run: the stack behind a
@@ -46,28 +128,18 @@ func runChild(t *testing.T, ctx context.Context, dir string, env []string, name 
 	}
 }
 
-// TestTypeScriptSDK compiles sdk/typescript with tsc and runs its tests
-// (node --test): the scenarios, the seed's samples and the SDK's own tests.
+// TestTypeScriptSDK runs the TypeScript SDK's tests (node --test): the
+// scenarios, the seed's samples and the SDK's own tests.
 func TestTypeScriptSDK(t *testing.T) {
-	for _, tool := range []string{"node", "tsc"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is missing: the TypeScript SDK is built and tested with Debian's packages (%s)", tool, aptHint)
-		}
-	}
-	dir := sdkDir(t, "typescript")
+	tsPrep.wait(t)
+	dir := sdkDir("typescript")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	out, err := os.MkdirTemp("", "berth-ts-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(out)
-	runChild(t, ctx, dir, os.Environ(), "tsc", "-p", ".")
 	p, err := newCountingProxy()
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := filepath.Join(out, "results.json")
+	results := filepath.Join(t.TempDir(), "results.json")
 	defer func() {
 		recordCount("typescript", p.count.Load())
 		if err := readResults("typescript", results); err != nil {
@@ -85,38 +157,25 @@ func TestTypeScriptSDK(t *testing.T) {
 	}
 }
 
-// TestPythonSDK installs sdk/python into a fresh virtual environment that
-// sees the system's packages (as a user with Debian's python3-httpx would)
-// and runs its tests with pytest there.
+// TestPythonSDK runs the Python SDK's tests with pytest in the venv
+// prepared at start.
 func TestPythonSDK(t *testing.T) {
-	py := "/usr/bin/python3" // Debian's python, whose site-packages hold Debian's httpx
-	check := exec.Command(py, "-c", "import httpx, websockets, hatchling, pytest")
-	if out, err := check.CombinedOutput(); err != nil {
-		t.Fatalf("the Python SDK's dependencies are missing (%s): %v\n%s", aptHint, err, out)
-	}
-	dir := sdkDir(t, "python")
+	pyPrep.wait(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	tmp := t.TempDir()
-	venv := filepath.Join(tmp, "venv")
-	runChild(t, ctx, dir, os.Environ(), py, "-m", "venv", "--system-site-packages", venv)
-	vpy := filepath.Join(venv, "bin", "python")
-	// No index: everything comes from the system's packages; the build
-	// backend (hatchling) too.
-	runChild(t, ctx, tmp, os.Environ(), vpy, "-m", "pip", "install", "--quiet", "--no-index", "--no-build-isolation", dir)
 	p, err := newCountingProxy()
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := filepath.Join(tmp, "results.json")
+	results := filepath.Join(t.TempDir(), "results.json")
 	defer func() {
 		recordCount("python", p.count.Load())
 		if err := readResults("python", results); err != nil {
 			t.Error(err)
 		}
 	}()
-	// Run from the tests directory's parent with the installed package
-	// first on the path (-P keeps the source tree off sys.path, so the
-	// tests exercise what pip installed).
-	runChild(t, ctx, dir, childEnv(p.URL, results), vpy, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
+	// -P keeps the source tree off sys.path, so that the tests exercise
+	// what pip installed.
+	vpy := filepath.Join(pyPrep.dir, "venv", "bin", "python")
+	runChild(t, ctx, sdkDir("python"), childEnv(p.URL, results), vpy, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
 }

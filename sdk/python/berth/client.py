@@ -85,6 +85,19 @@ class Client:
         """The catalogue stream (one create-requested per claim)."""
         return _events(self, "/v1/events", after, follow)
 
+    # secrets (values are write-only: never answered)
+    def set_secret(self, name: str, value: str, hosts: list[str]) -> dict[str, Any]:
+        return self._call("PUT", "/v1/secrets/" + h.quote(name, safe=""), json_body={"value": value, "hosts": hosts})
+
+    def get_secret(self, name: str) -> dict[str, Any]:
+        return self._call("GET", "/v1/secrets/" + h.quote(name, safe=""))
+
+    def secrets(self) -> list[dict[str, Any]]:
+        return self._call("GET", "/v1/secrets")
+
+    def delete_secret(self, name: str) -> None:
+        self._request("DELETE", "/v1/secrets/" + h.quote(name, safe=""))
+
 
 def _create_fields(kw: dict[str, Any]) -> dict[str, Any]:
     names = {"instance_type": "instanceType", "sleep_after": "sleepAfter", "keep_alive": "keepAlive", "env": "env",
@@ -239,6 +252,18 @@ class Sandbox:
 
     def unexpose_port(self, port: int) -> None:
         self.client._request("DELETE", self._p(f"/ports/{port}"))
+
+    # services (declared commands every boot starts)
+    def services(self) -> list[dict[str, Any]]:
+        return self.client._call("GET", self._p("/services"))
+
+    def set_service(self, name: str, argv: list[str], *, restart: str = "always", cwd: Optional[str] = None,
+                    env: Optional[dict[str, str]] = None, port: Optional[int] = None) -> dict[str, Any]:
+        return self.client._call("PUT", self._p(f"/services/{h.quote(name, safe='')}"),
+                                 json_body=h.body(argv=argv, restart=restart, cwd=cwd, env=env, port=port))
+
+    def delete_service(self, name: str) -> None:
+        self.client._request("DELETE", self._p(f"/services/{h.quote(name, safe='')}"))
 
 
 class Process:

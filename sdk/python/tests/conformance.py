@@ -228,6 +228,9 @@ class Runner:
             sb.fork(to)
             self.created.append(to)
             return None
+        if op == "getSecret":
+            c.get_secret(self.name(st["secret"]))
+            return None
         if op == "unexposePort":
             sb.unexpose_port(st["port"])
             return None

@@ -125,3 +125,19 @@ def test_terminal(stack) -> None:
                 await sb.destroy()
 
     asyncio.run(main())
+
+
+def test_secrets_and_ports(sandbox) -> None:
+    c = sandbox.client
+    name = unique("secret").replace("-", "_").upper()
+    rec = c.set_secret(name, "s3cr3t", ["api.example.com"])
+    assert rec["name"] == name and rec["version"] == 1
+    assert "value" not in c.get_secret(name)
+    assert any(s["name"] == name for s in c.secrets())
+    c.delete_secret(name)
+    with pytest.raises(berth.SecretNotFoundError):
+        c.get_secret(name)
+    port = sandbox.expose_port(8080)
+    assert port.port == 8080 and port.url
+    assert [p.port for p in sandbox.ports()] == [8080]
+    sandbox.unexpose_port(8080)

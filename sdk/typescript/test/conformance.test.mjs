@@ -248,6 +248,9 @@ class Runner {
         this.created.push(to);
         return;
       }
+      case "getSecret":
+        await c.getSecret(this.name(st.secret));
+        return;
       case "unexposePort":
         await sb.unexposePort(st.port);
         return;
