@@ -60,7 +60,7 @@ type outputView struct {
 }
 
 func execCmd(g *globals) *cobra.Command {
-	var cwd, timeout string
+	var cwd, timeout, user string
 	var envPairs []string
 	var detach bool
 	cmd := &cobra.Command{
@@ -81,7 +81,7 @@ pipes and globs. --detach prints the process id and returns at once.`,
 				return usageError{fmt.Errorf("put flags before --, and only ARGV after it: berth exec NAME [flags] -- ARGV")}
 			}
 			name, argv := args[0], args[1:]
-			opts := client.ExecOptions{Cwd: cwd}
+			opts := client.ExecOptions{Cwd: cwd, User: user}
 			if timeout != "" {
 				d, err := parseDuration(timeout)
 				if err != nil {
@@ -104,7 +104,9 @@ pipes and globs. --detach prints the process id and returns at once.`,
 			if g.json && !detach {
 				return runJSON(ctx, cmd, c.Sandbox(name), argv, opts)
 			}
+			stopPulls := showPulls(ctx, c, name) // the exec may boot the sandbox
 			p, err := c.Sandbox(name).Exec(ctx, argv, opts)
+			stopPulls()
 			if err != nil {
 				return err
 			}
@@ -127,7 +129,8 @@ pipes and globs. --detach prints the process id and returns at once.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&cwd, "cwd", "", "working directory in the sandbox (default /workspace)")
+	f.StringVar(&cwd, "cwd", "", "working directory in the sandbox (default the image's WORKDIR, else /workspace)")
+	f.StringVar(&user, "user", "", "run as this user (name or uid[:group]; default the image's USER, root always works)")
 	f.StringArrayVarP(&envPairs, "env", "e", nil, "environment variable KEY=VALUE for this process (repeatable)")
 	f.StringVar(&timeout, "timeout", "", "deadline on the process (e.g. 30s, 10m): its group is killed when it passes")
 	f.BoolVarP(&detach, "detach", "d", false, "print the process id and return (follow it with 'berth logs NAME ID -f')")
