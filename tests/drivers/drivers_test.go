@@ -7,20 +7,25 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/events"
+	"github.com/docker/docker/api/types/filters"
 	"github.com/stretchr/testify/require"
 
 	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/hosts"
+	"github.com/berthdev/berth/internal/imagetest"
 	"github.com/berthdev/berth/internal/stacktest"
 )
 
 // TestShapesOnEveryDriver runs the image-shape suite on each host of the
-// matrix, one after the other (placement is steered by draining every
-// other host).
+// matrix, one host after the other (placement is steered by draining every
+// other host), the shapes of one host side by side.
 func TestShapesOnEveryDriver(t *testing.T) {
 	need(t)
 	for _, dh := range matrix {
@@ -32,48 +37,71 @@ func TestShapesOnEveryDriver(t *testing.T) {
 			t.Logf("%s: %s", dh.driver, rootReport(h))
 			only(t, h)
 			start := time.Now()
-			for _, shape := range shapes() {
-				t.Run(shape, func(t *testing.T) { standIn(t, h, shape) })
-			}
+			c := client.New(stack.URL, stack.Token)
+			var mu sync.Mutex
+			names := map[string]string{} // sandbox name -> shape
+			ran := watchCreates(t, h)
+			t.Run("shapes", func(t *testing.T) {
+				imagetest.RunShapes(t, imagetest.Target{
+					Client: c,
+					Name: func(suffix string) string {
+						n := fmt.Sprintf("%s-%s-%d", h.Name, suffix, time.Now().UnixNano()%1e6)
+						mu.Lock()
+						names[n] = suffix
+						mu.Unlock()
+						return n
+					},
+					Create: func(ctx context.Context, n, shape string, env map[string]string) error {
+						_, _, err := c.Create(ctx, client.CreateRequest{Name: n, Image: imagetest.Tag(shape), Env: env})
+						return err
+					},
+					Shapes:     shapes(),
+					DockerHost: h.DockerHost(),
+				})
+			})
 			t.Logf("%s: suite in %s", dh.driver, time.Since(start).Round(time.Millisecond))
+			// Every sandbox that booted did so on this host's daemon.
+			created := ran()
+			for n, shape := range names {
+				if shape != strings.ReplaceAll(imagetest.RegularFile, "-", "") && !created[n] {
+					t.Errorf("sandbox %s (%s) made no container on host %s", n, shape, h.Name)
+				}
+			}
 		})
 	}
 }
 
-// standIn is a sandbox of the shape's image on h: create, first exec, a
-// file written, sleep, wake, the file read back.
-func standIn(t *testing.T, h *stacktest.Host, shape string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	c := client.New(stack.URL, stack.Token)
-	n := fmt.Sprintf("%s-%s-%d", h.Name, shape, time.Now().UnixNano()%1e6)
-	_, _, err := c.Create(ctx, client.CreateRequest{Name: n, InstanceType: shapeType(shape), KeepAlive: true})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_, _ = c.Destroy(ctx, n)
+// watchCreates follows host h's daemon's container creates (a daemon
+// keeps only its last 256 events for a later look); ran ends the watch and
+// returns the sandboxes whose containers it created.
+func watchCreates(t *testing.T, h *stacktest.Host) (ran func() map[string]bool) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	msgs, errs := h.Docker.Events(ctx, events.ListOptions{
+		Filters: filters.NewArgs(filters.Arg("type", "container"), filters.Arg("event", "create")),
 	})
-	info, err := c.Start(ctx, n)
-	require.NoError(t, err)
-	require.Equal(t, h.ID, info.Host)
-	sb := c.Sandbox(n)
-	r, err := sb.Run(ctx, []string{"echo", "hi"}, client.RunOptions{})
-	require.NoError(t, err)
-	require.Equal(t, "hi\n", string(r.Stdout))
-	_, err = sb.WriteFile(ctx, "/workspace/kept.txt", strings.NewReader("kept\n"), client.WriteOptions{})
-	require.NoError(t, err)
-	_, err = c.Sleep(ctx, n)
-	require.NoError(t, err)
-	info, err = c.Start(ctx, n)
-	require.NoError(t, err)
-	require.Equal(t, h.ID, info.Host, "woke where its volume is")
-	rc, _, err := sb.ReadFile(ctx, "/workspace/kept.txt")
-	require.NoError(t, err)
-	got, err := io.ReadAll(rc)
-	rc.Close()
-	require.NoError(t, err)
-	require.Equal(t, "kept\n", string(got))
+	created := map[string]bool{}
+	done := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case m := <-msgs:
+				if n := m.Actor.Attributes[dockerrt.LabelSandbox]; n != "" {
+					created[n] = true
+				}
+			case err := <-errs:
+				done <- err
+				return
+			}
+		}
+	}()
+	return func() map[string]bool {
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+			t.Errorf("events of host %s: %v", h.Name, err)
+		}
+		return created
+	}
 }
 
 // only leaves placement h alone until the test ends: every other host of

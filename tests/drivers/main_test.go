@@ -29,7 +29,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/imagetest"
 	"github.com/berthdev/berth/internal/stacktest"
 )
@@ -89,15 +88,10 @@ func run(m *testing.M) (int, error) {
 		return 1, err
 	}
 	fmt.Printf("image shapes on the machine's daemon in %s\n", time.Since(start).Round(time.Millisecond))
-	typesEnv, typesFile, err := writeInstanceTypes()
-	if err != nil {
-		return 1, err
-	}
-	defer os.Remove(typesFile)
 	// The guard is off: the stack's own worker shares this namespace's
 	// nftables with the workers of other test packages run beside this
 	// one; tests/ covers the guard.
-	s, err := stacktest.Start(ctx, stacktest.Options{Hosts: true, Env: []string{typesEnv, "BERTH_NETGUARD=off"}})
+	s, err := stacktest.Start(ctx, stacktest.Options{Hosts: true, Env: []string{"BERTH_NETGUARD=off"}})
 	if err != nil {
 		return 1, err
 	}
@@ -188,37 +182,16 @@ func rootReport(h *stacktest.Host) string {
 	return strings.Join(out, "; ")
 }
 
-// shapeType is the instance type whose image is the shape's.
-func shapeType(shape string) string { return "shape-" + shape }
-
+// shapeTags are the images of the shapes this run tries. They are loaded
+// (docker save | load), not built on each host: a build there would give
+// each host its own image ids, and a create fixes the id of the image it
+// resolved (these images have no registry digest).
 func shapeTags() []string {
 	var tags []string
-	for _, s := range imagetest.All {
+	for _, s := range shapes() {
 		tags = append(tags, imagetest.Tag(s))
 	}
 	return tags
-}
-
-// writeInstanceTypes writes a type per shape and returns the environment
-// entry that names the file, and the file.
-func writeInstanceTypes() (env, file string, err error) {
-	var types []config.InstanceType
-	for _, s := range imagetest.All {
-		types = append(types, config.InstanceType{Name: shapeType(s), VCPU: 0.25, MemoryMiB: 256, Pids: 256, DiskMiB: 256, Image: imagetest.Tag(s)})
-	}
-	b, err := json.Marshal(types)
-	if err != nil {
-		return "", "", err
-	}
-	f, err := os.CreateTemp("", "berth-instance-types-*.json")
-	if err != nil {
-		return "", "", err
-	}
-	defer f.Close()
-	if _, err := f.Write(b); err != nil {
-		return "", "", err
-	}
-	return "BERTH_INSTANCE_TYPES=" + f.Name(), f.Name(), nil
 }
 
 // need skips a test when the stack could not be set up here.
