@@ -194,6 +194,10 @@ func (h *egressHost) Apply(ctx context.Context, in contract.EgressInput) error {
 		_ = h.register(in.Sandbox, l.ip, old)
 		return err
 	}
+	// A narrower policy applies to what is already open too.
+	if n := h.proxy.Recheck(l.ip); n > 0 {
+		h.log.Info("egress: closed connections the new policy refuses", zap.String("sandbox", in.Sandbox), zap.Int("closed", n))
+	}
 	return nil
 }
 

@@ -56,31 +56,57 @@ func (p *Proxy) handleSafely(c net.Conn) {
 	p.handle(c)
 }
 
-// connCounts counts each sandbox's open connections through the proxy.
+// connCounts counts each sandbox's open connections through the proxy and
+// keeps them, so a policy narrowed later can close those it now refuses
+// (tighten.go).
 type connCounts struct {
 	mu   sync.Mutex
-	open map[string]int
+	open map[string]map[*liveConn]struct{}
 }
 
-// acquire takes one of sandbox's max slots, or says why not.
-func (cc *connCounts) acquire(sandbox string, max int) (release func(), refusal string) {
+// liveConn is one client connection and what is known about it.
+type liveConn struct {
+	c    net.Conn
+	info *conn
+}
+
+// acquire takes one of sandbox's max slots for c, or says why not.
+func (cc *connCounts) acquire(sandbox string, max int, c net.Conn, info *conn) (release func(), refusal string) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	if cc.open == nil {
-		cc.open = map[string]int{}
+		cc.open = map[string]map[*liveConn]struct{}{}
 	}
-	if cc.open[sandbox] >= max {
+	if len(cc.open[sandbox]) >= max {
 		return nil, fmt.Sprintf("the sandbox has %d connections open through the egress proxy, its limit", max)
 	}
-	cc.open[sandbox]++
+	set := cc.open[sandbox]
+	if set == nil {
+		set = map[*liveConn]struct{}{}
+		cc.open[sandbox] = set
+	}
+	lc := &liveConn{c: c, info: info}
+	set[lc] = struct{}{}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			cc.mu.Lock()
 			defer cc.mu.Unlock()
-			if cc.open[sandbox]--; cc.open[sandbox] <= 0 {
+			delete(cc.open[sandbox], lc)
+			if len(cc.open[sandbox]) == 0 {
 				delete(cc.open, sandbox)
 			}
 		})
 	}, ""
+}
+
+// of lists sandbox's open connections.
+func (cc *connCounts) of(sandbox string) []*liveConn {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	out := make([]*liveConn, 0, len(cc.open[sandbox]))
+	for lc := range cc.open[sandbox] {
+		out = append(out, lc)
+	}
+	return out
 }

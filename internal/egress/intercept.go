@@ -99,6 +99,9 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, info *conn, rp *
 		refuse("unknown source address", "")
 		return
 	}
+	info.mu.Lock()
+	info.lastHost = r.Host
+	info.mu.Unlock()
 	if r.Method == http.MethodTrace {
 		// TRACE answers with the request as the upstream received it:
 		// substituted secrets included.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -73,6 +74,23 @@ type conn struct {
 	tls    bool
 	refuse string // a refusal decided at connect time, answered per request after interception
 	redact redactor
+	// mu guards what is learnt after the connection was accepted (the
+	// peeked server name, the last Host), which Recheck reads.
+	mu       sync.Mutex
+	lastHost string
+}
+
+func (c *conn) setSNI(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sni, c.tls = name, true
+}
+
+// names is the connection's server name and last Host header.
+func (c *conn) names() (sni, host string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sni, c.lastHost
 }
 
 func (p *Proxy) handle(c net.Conn) {
@@ -88,16 +106,6 @@ func (p *Proxy) handle(c net.Conn) {
 		return
 	}
 	info.sbID = e.ID
-	max := p.MaxConnsPerSandbox
-	if max <= 0 {
-		max = DefaultMaxConnsPerSandbox
-	}
-	release, why := p.conns.acquire(e.ID, max)
-	if why != "" {
-		refuse(why)
-		return
-	}
-	defer release()
 	dst, err := p.origDst(c)
 	if err != nil {
 		refuse(err.Error())
@@ -108,6 +116,17 @@ func (p *Proxy) handle(c net.Conn) {
 		refuse("connection was not redirected (destination is the proxy itself)")
 		return
 	}
+	// Counted once its destination is known (Recheck reads it).
+	max := p.MaxConnsPerSandbox
+	if max <= 0 {
+		max = DefaultMaxConnsPerSandbox
+	}
+	release, why := p.conns.acquire(e.ID, max, c, info)
+	if why != "" {
+		refuse(why)
+		return
+	}
+	defer release()
 	m := e.m
 	switch {
 	case m.Mode() == policy.None:
@@ -148,7 +167,7 @@ func (p *Proxy) handle(c net.Conn) {
 		refuse("port 443 without a TLS ClientHello")
 		return
 	}
-	info.sni, info.tls = hello.ServerName, true
+	info.setSNI(hello.ServerName)
 	if info.sni == "" {
 		if m.Mode() == policy.Open || m.AllowIP(info.dst.Addr()) {
 			p.pass(c, info, prefix)
@@ -184,7 +203,7 @@ func (p *Proxy) passOrInterceptBound(c net.Conn, info *conn, e *entry) {
 		p.pass(c, info, prefix)
 		return
 	}
-	info.sni, info.tls = hello.ServerName, true
+	info.setSNI(hello.ServerName)
 	p.serveTLS(newPrefixConn(c, prefix), info, e)
 }
 
