@@ -12,7 +12,7 @@ from . import _http as h
 from ._base import BerthError
 from .terminal import TerminalConnection, connect
 from .errors import ProcessNotFoundError, StaleProcessHandleError
-from .types import Backup, Event, FileInfo, LogEvent, LogMatch, Output, ProcessInfo, RunResult, SandboxInfo
+from .types import Backup, Event, ExposedPort, FileInfo, LogEvent, LogMatch, Output, ProcessInfo, RunResult, SandboxInfo
 
 
 class AsyncClient:
@@ -125,6 +125,12 @@ class AsyncSandbox:
     async def destroy(self) -> SandboxInfo:
         return SandboxInfo.from_json(await self.client._call("DELETE", self._p()))
 
+    async def update(self, *, sleep_after: Optional[float] = None, keep_alive: Optional[bool] = None) -> SandboxInfo:
+        return SandboxInfo.from_json(await self.client._call("PATCH", self._p(), json_body=h.body(sleepAfter=sleep_after, keepAlive=keep_alive)))
+
+    async def set_egress(self, mode: str, *, domains: Optional[list[str]] = None, cidrs: Optional[list[str]] = None) -> SandboxInfo:
+        return SandboxInfo.from_json(await self.client._call("PUT", self._p("/egress"), json_body=h.body(mode=mode, domains=domains, cidrs=cidrs)))
+
     async def set_env(self, env: dict[str, Optional[str]]) -> SandboxInfo:
         return SandboxInfo.from_json(await self.client._call("PATCH", self._p("/env"), json_body={"env": env}))
 
@@ -170,6 +176,30 @@ class AsyncSandbox:
 
     async def list(self, path: str) -> list[FileInfo]:
         return [FileInfo.from_json(x) for x in await self.client._call("GET", h.file_path(self.name, path), params=h.query(list=True))]
+
+    async def exists(self, path: str) -> bool:
+        try:
+            await self.client._request("HEAD", h.file_path(self.name, path))
+            return True
+        except BerthError as e:
+            if e.status == 404 and e.code != "SANDBOX_NOT_FOUND":
+                return False
+            raise
+
+    async def mkdir(self, path: str, *, mode: Optional[str] = None) -> FileInfo:
+        return FileInfo.from_json(await self.client._call("POST", h.file_path(self.name, path), params=h.query(op="mkdir", mode=mode)))
+
+    async def move(self, src: str, dst: str, *, overwrite: Optional[bool] = None) -> FileInfo:
+        return FileInfo.from_json(await self.client._call("POST", h.file_path(self.name, src), params=h.query(op="move", to=dst, overwrite=overwrite)))
+
+    async def processes(self) -> list["AsyncProcess"]:
+        return [AsyncProcess(self, ProcessInfo.from_json(d)) for d in await self.client._call("GET", self._p("/processes"))]
+
+    async def expose_port(self, port: int, *, public: Optional[bool] = None) -> ExposedPort:
+        return ExposedPort.from_json(await self.client._call("POST", self._p("/ports"), json_body=h.body(port=port, public=public)))
+
+    async def ports(self) -> list[ExposedPort]:
+        return [ExposedPort.from_json(d) for d in await self.client._call("GET", self._p("/ports"))]
 
     async def remove(self, path: str, *, recursive: Optional[bool] = None) -> None:
         await self.client._request("DELETE", h.file_path(self.name, path), params=h.query(recursive=recursive))
@@ -236,6 +266,9 @@ class AsyncProcess:
         else:
             d = await self._c()._call("POST", self._p("/stdin"), content=data, headers={"Content-Type": "application/octet-stream"})
         return int(d.get("written", 0))
+
+    async def close_stdin(self) -> None:
+        await self._c()._call("POST", self._p("/stdin/close"))
 
     def logs(self, *, since: Optional[str] = None, replay: bool = True, follow: bool = False) -> "AsyncLogStream":
         return AsyncLogStream(self, since, replay, follow)

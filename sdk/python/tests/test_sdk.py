@@ -100,6 +100,19 @@ def test_async_client(stack) -> None:
                 assert (r1.stdout, r2.stdout) == ("one\n", "two\n")
                 with pytest.raises(berth.ExecutableNotFoundError):
                     await sb.exec(["/no/such"])
+                # Files, stdin, ports and settings, the async way.
+                await sb.write_file("/workspace/a/x.txt", "x", mkdir=True)
+                await sb.move("/workspace/a/x.txt", "/workspace/a/y.txt")
+                assert not await sb.exists("/workspace/a/x.txt")
+                assert await sb.read_file("/workspace/a/y.txt") == b"x"
+                cat = await sb.exec(["cat"], stdin=True)
+                await cat.write_stdin(b"piped")
+                await cat.close_stdin()
+                assert (await cat.output()).stdout == "piped"
+                assert any(p.id == cat.id for p in await sb.processes())
+                assert (await sb.expose_port(9000)).port == 9000
+                assert [p.port for p in await sb.ports()] == [9000]
+                assert (await sb.update(keep_alive=True)).keep_alive
             finally:
                 await sb.destroy()
 
