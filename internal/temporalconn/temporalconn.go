@@ -27,12 +27,26 @@ import (
 // scheme names the resolver of a list of frontends.
 const scheme = "berth-temporal"
 
+// gRPC keepalive of Berth's Temporal clients (see Options).
+const (
+	keepAliveTime    = 15 * time.Second
+	keepAliveTimeout = 5 * time.Second
+)
+
 // Options returns the client options for cfg's Temporal (address,
 // namespace, TLS, credentials) and the dial options they need; the caller
 // adds its logger and its own dial options.
 func Options(cfg config.Config) (client.Options, []grpc.DialOption, error) {
 	o := client.Options{HostPort: cfg.TemporalAddress, Namespace: cfg.Namespace}
-	var dial []grpc.DialOption
+	// A connection whose node died without closing it (a lost host, a cut
+	// network) is found dead after KeepAliveTime of silence plus
+	// KeepAliveTimeout, 20 s here against the SDK's 45 s; its calls then
+	// fail over to the other frontends. A Temporal frontend closes the
+	// connection of a client that pings more often than every 10 s
+	// (frontend.keepAliveMinTime): 15 s keeps clear of it.
+	o.ConnectionOptions.KeepAliveTime = keepAliveTime
+	o.ConnectionOptions.KeepAliveTimeout = keepAliveTimeout
+	dial := []grpc.DialOption{grpc.WithChainUnaryInterceptor(retryUnavailable)}
 	addrs, err := splitAddresses(cfg.TemporalAddress)
 	if err != nil {
 		return o, nil, err

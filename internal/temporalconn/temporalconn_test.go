@@ -48,11 +48,11 @@ func writePair(t *testing.T, dir, name string, notBefore, notAfter time.Time) (s
 
 func TestOptionsPlaintextAndAddressList(t *testing.T) {
 	o, dial, err := Options(config.Config{TemporalAddress: "127.0.0.1:7233", Namespace: "ns"})
-	if err != nil || o.HostPort != "127.0.0.1:7233" || o.Namespace != "ns" || o.ConnectionOptions.TLS != nil || len(dial) != 0 {
+	if err != nil || o.HostPort != "127.0.0.1:7233" || o.Namespace != "ns" || o.ConnectionOptions.TLS != nil || len(dial) != 1 {
 		t.Fatalf("plain single address: %+v %v %v", o, dial, err)
 	}
 	o, dial, err = Options(config.Config{TemporalAddress: "127.0.0.2:7233, 127.0.0.3:7233,127.0.0.4:7233"})
-	if err != nil || !strings.HasPrefix(o.HostPort, scheme+":///") || len(dial) != 1 {
+	if err != nil || !strings.HasPrefix(o.HostPort, scheme+":///") || len(dial) != 2 {
 		t.Fatalf("address list: %+v %v %v", o, dial, err)
 	}
 	for _, bad := range []string{"", "nohost", "127.0.0.1:7233,temporal"} {
