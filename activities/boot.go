@@ -160,28 +160,30 @@ func (a *Activities) adoptOrRun(ctx context.Context, in contract.BootInput, name
 	if claimOnly {
 		return "", "", "", "", errNotClaimed
 	}
-	it, img, err := a.instanceImage(ctx, in)
-	if err != nil {
-		return "", "", "", "", err
-	}
-	// The network, the workspace and the egress setup do not depend on one
-	// another: side by side, a boot waits for the slowest (the workspace's
-	// disk, 20-40 ms) instead of their sum (50-60 ms). Each finishes even
+	// The network, the workspace and the image (pulled if this host lacks
+	// it, then the egress setup that reads its roots) do not depend on one
+	// another: side by side, a boot waits for the slowest (a pull, or the
+	// workspace's disk, 20-40 ms) instead of their sum. Each finishes even
 	// when another fails, as it did one after another: a restore is not
 	// cut short half-way.
 	var g errgroup.Group
 	g.Go(func() error { return a.ensureSandboxNetwork(ctx) })
 	var fresh bool
 	g.Go(func() (err error) { restored, fresh, err = a.prepareWorkspace(ctx, in); return err })
+	var it config.InstanceType
+	var img bootImage
 	var eb EgressBoot
-	if b := a.egressBooter(); b != nil {
-		g.Go(func() (err error) {
+	g.Go(func() (err error) {
+		if it, img, err = a.instanceImage(ctx, in); err != nil {
+			return err
+		}
+		if b := a.egressBooter(); b != nil {
 			if eb, err = b.PrepareBoot(ctx, in, img.ID); err != nil {
 				return fmt.Errorf("egress: %w", err)
 			}
-			return nil
-		})
-	}
+		}
+		return nil
+	})
 	if err := g.Wait(); err != nil {
 		return "", "", "", "", err
 	}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
+	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/dockerrt"
@@ -110,9 +112,23 @@ func (a *Activities) ResolveImage(ctx context.Context, in contract.ResolveImageI
 		if err := a.checkImageShape(ctx, r.Digest); err != nil {
 			return contract.ResolveImageResult{}, err
 		}
+	} else {
+		// Most sandboxes boot soon after their create, often on this
+		// host: the pull starts now, and a boot here joins it (one pull
+		// per image per host) instead of starting from nothing.
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), prefetchLimit)
+			defer cancel()
+			if err := a.Docker.EnsureImage(ctx, r.Digest, a.RegistryAuth, nil); err != nil {
+				a.Log.Debug("prefetch an image at create", zap.String("image", r.Digest), zap.Error(err))
+			}
+		}()
 	}
 	return contract.ResolveImageResult{Digest: r.Digest}, nil
 }
+
+// prefetchLimit bounds a pull started at create.
+const prefetchLimit = 30 * time.Minute
 
 // checkImageShape refuses an image whose /workspace is neither a directory
 // nor a symlink (one to a directory works: Docker mounts where it points).

@@ -58,7 +58,7 @@ func BenchmarkCreateToFirstOutputPulled(b *testing.B) {
 		base = append(base, time.Since(start))
 
 		imagetest.RemoveImage(ctx, digest)
-		n := fmt.Sprintf("pullbench-%s-%d", stack.HostID, i)
+		n := name(fmt.Sprintf("pullbench%d", i))
 		start = time.Now()
 		if _, _, err := cl.Create(ctx, client.CreateRequest{Name: n, Image: digest}); err != nil {
 			b.Fatal(err)
