@@ -29,6 +29,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/imagetest"
 	"github.com/berthdev/berth/internal/stacktest"
 )
@@ -88,10 +89,15 @@ func run(m *testing.M) (int, error) {
 		return 1, err
 	}
 	fmt.Printf("image shapes on the machine's daemon in %s\n", time.Since(start).Round(time.Millisecond))
+	typesEnv, typesFile, err := writeInstanceTypes()
+	if err != nil {
+		return 1, err
+	}
+	defer os.Remove(typesFile)
 	// The guard is off: the stack's own worker shares this namespace's
 	// nftables with the workers of other test packages run beside this
 	// one; tests/ covers the guard.
-	s, err := stacktest.Start(ctx, stacktest.Options{Hosts: true, Env: []string{"BERTH_NETGUARD=off"}})
+	s, err := stacktest.Start(ctx, stacktest.Options{Hosts: true, Env: []string{typesEnv, "BERTH_NETGUARD=off"}})
 	if err != nil {
 		return 1, err
 	}
@@ -192,6 +198,30 @@ func shapeTags() []string {
 		tags = append(tags, imagetest.Tag(s))
 	}
 	return tags
+}
+
+// smallDisk is an instance type whose disk a test can fill quickly.
+const (
+	smallDisk    = "drivers-small-disk"
+	smallDiskMiB = 64
+)
+
+// writeInstanceTypes writes the tests' instance types to a file and
+// returns the environment entry that names it, and the file.
+func writeInstanceTypes() (env, file string, err error) {
+	b, err := json.Marshal([]config.InstanceType{{Name: smallDisk, VCPU: 0.25, MemoryMiB: 256, Pids: 256, DiskMiB: smallDiskMiB}})
+	if err != nil {
+		return "", "", err
+	}
+	f, err := os.CreateTemp("", "berth-instance-types-*.json")
+	if err != nil {
+		return "", "", err
+	}
+	defer f.Close()
+	if _, err := f.Write(b); err != nil {
+		return "", "", err
+	}
+	return "BERTH_INSTANCE_TYPES=" + f.Name(), f.Name(), nil
 }
 
 // need skips a test when the stack could not be set up here.
