@@ -105,7 +105,7 @@ export class TerminalConnection implements AsyncIterable<Uint8Array> {
       out[1] = 0x80 | 127;
       new DataView(out.buffer).setBigUint64(2, BigInt(n));
     }
-    const mask = crypto.getRandomValues(new Uint8Array(4));
+    const mask = randomBytes(4);
     out.set(mask, hdr);
     for (let i = 0; i < n; i++) out[hdr + 4 + i] = payload[i] ^ mask[i & 3];
     this.socket.write(out);
@@ -181,7 +181,7 @@ export async function connectTerminal(url: string, token: string): Promise<Termi
   } catch {
     throw new ConnectionError("terminals need Node's http module (the gateway takes the token only in a header, which browsers' WebSocket cannot send)");
   }
-  const key = btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
+  const key = btoa(String.fromCharCode(...randomBytes(16)));
   const headers: Record<string, string> = { Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": key };
   if (token) headers["Authorization"] = "Bearer " + token;
   const { socket, head } = await new Promise<{ socket: NodeSocket; head: Uint8Array }>((resolve, reject) => {
@@ -207,6 +207,17 @@ export async function connectTerminal(url: string, token: string): Promise<Termi
   }
   conn.cursor = msg.cursor ?? "";
   return conn;
+}
+
+// randomBytes: Web Crypto where there is a global one (not in Node 18 by
+// default); otherwise Math.random, enough for a handshake key and frame
+// masks, which guard against proxy cache poisoning, not eavesdropping.
+function randomBytes(n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  const c = (globalThis as { crypto?: { getRandomValues?(a: Uint8Array): Uint8Array } }).crypto;
+  if (c?.getRandomValues) return c.getRandomValues(out);
+  for (let i = 0; i < n; i++) out[i] = Math.floor(Math.random() * 256);
+  return out;
 }
 
 interface NodeRequest {

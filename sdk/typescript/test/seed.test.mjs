@@ -8,7 +8,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 
 import { Berth, getSandbox, StaleProcessHandleError } from "../dist/index.js";
 import { stack, uniqueName } from "./stack.mjs";
@@ -21,6 +21,9 @@ let name;
 // load, as one tar into the sandbox's root: the stand-in for an image with
 // Node.
 async function installNode(sb) {
+  for (const need of ["/usr/bin/node", "/usr/bin/npm", "/usr/lib/node_modules/npm", "/bin/bash", "/usr/bin/env"]) {
+    if (!existsSync(need)) throw new Error(`the seed's samples need the host's ${need} (Node with its bundled npm, bash) to install into the sandbox`);
+  }
   const node = realpathSync("/usr/bin/node");
   const libs = new Set();
   for (const bin of [node, "/bin/bash", "/usr/bin/env"]) {
@@ -65,7 +68,7 @@ test("seed: argv for a single binary", async () => {
   console.log(`# node --version in the sandbox: ${JSON.stringify(output)}`);
   assert.equal(output.exitCode, 0);
   assert.match(output.stdout, /^v\d+\.\d+\.\d+\n$/);
-  assert.equal(output.stdout, execFileSync("node", ["--version"], { encoding: "utf8" }), "the sandbox runs the node it was given");
+  assert.equal(output.stdout, execFileSync("/usr/bin/node", ["--version"], { encoding: "utf8" }), "the sandbox runs the node it was given");
 });
 
 test("seed: an explicit shell for shell syntax", async () => {
