@@ -130,8 +130,12 @@ func (h *egressHost) restoreOne(ctx context.Context, id string) {
 		return
 	}
 	st, err := h.readState(sandbox)
-	if err != nil || st.BootID != boot {
-		st = egressState{BootID: boot, Policy: defaultPolicy(nil)}
+	unknown := err != nil || st.BootID != boot
+	if unknown {
+		// Fail closed: none until the workflow says (egress_failclosed.go).
+		st = egressState{BootID: boot, Policy: unknownPolicy}
+		h.log.Warn("egress: a running sandbox has no policy state on this worker; it gets none until its workflow says",
+			zap.String("sandbox", sandbox), zap.Error(err))
 	}
 	st.Container = info.ID
 	if err := h.track(sandbox, info.ID, addr, st); err != nil {
@@ -140,4 +144,7 @@ func (h *egressHost) restoreOne(ctx context.Context, id string) {
 	}
 	h.log.Info("egress: registered a running container", zap.String("sandbox", sandbox), zap.Stringer("address", addr),
 		zap.String("mode", string(st.Policy.Mode)))
+	if unknown {
+		go h.confirmPolicy(sandbox, info.ID, boot)
+	}
 }
