@@ -3,8 +3,11 @@ package stacktest
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -194,11 +197,30 @@ func xfsQuota() error {
 		out, err := exec.Command("mount", "-t", "xfs", "-o", "loop,pquota", img, mnt).CombinedOutput()
 		if err != nil {
 			xfsQuotaErr = fmt.Errorf("%v: %s", err, firstLine(out))
+			if kernelLacks("CONFIG_XFS_QUOTA") {
+				xfsQuotaErr = errors.New("the kernel is built without CONFIG_XFS_QUOTA")
+			}
 			return
 		}
 		_ = syscall.Unmount(mnt, 0)
 	})
 	return xfsQuotaErr
+}
+
+// kernelLacks: the running kernel's configuration (/proc/config.gz, when
+// it has one) says option is not set.
+func kernelLacks(option string) bool {
+	f, err := os.Open("/proc/config.gz")
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		return false
+	}
+	b, err := io.ReadAll(z)
+	return err == nil && bytes.Contains(b, []byte("# "+option+" is not set\n"))
 }
 
 func firstLine(b []byte) string {
