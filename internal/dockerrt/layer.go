@@ -55,8 +55,8 @@ func (r *Runtime) RootBound(ctx context.Context) (RootBound, error) {
 		}
 	}
 	switch {
-	case info.Driver == "overlay2" && backing == "xfs":
-		r.root = RootQuota // whether xfs has pquota shows on the first create: see Run
+	case info.Driver == "overlay2" && backing == "xfs" && hasProjectQuota(info.DockerRootDir):
+		r.root = RootQuota // should Docker still refuse StorageOpt size, Run falls back
 	case info.Driver == "overlay2" || info.Driver == "fuse-overlayfs":
 		r.root = RootOnDisk
 	default:
@@ -148,4 +148,41 @@ func (r *Runtime) diskOfContainer(ctx context.Context, c *container.InspectRespo
 		}
 	}
 	return disk{}, false
+}
+
+// hasProjectQuota reports whether the file system holding dir is mounted
+// with project quotas (xfs's prjquota, which Docker's size limit needs),
+// from this process's view of the mounts: the worker runs in dockerd's
+// mount namespace. Unknown counts as no.
+func hasProjectQuota(dir string) bool {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	return err == nil && projectQuotaIn(string(b), dir)
+}
+
+// projectQuotaIn reads a mountinfo for hasProjectQuota: the options of the
+// innermost mount holding dir.
+func projectQuotaIn(mountinfo, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	best, quota := "", false
+	for _, line := range strings.Split(mountinfo, "\n") {
+		pre, post, ok := strings.Cut(line, " - ")
+		f, g := strings.Fields(pre), strings.Fields(post)
+		if !ok || len(f) < 5 || len(g) < 3 {
+			continue
+		}
+		mnt := f[4]
+		if (dir == mnt || strings.HasPrefix(dir, strings.TrimSuffix(mnt, "/")+"/")) && len(mnt) >= len(best) {
+			best = mnt
+			quota = false
+			for _, o := range strings.Split(g[2], ",") {
+				switch o {
+				case "prjquota", "pquota", "pqnoenforce":
+					quota = true
+				}
+			}
+		}
+	}
+	return quota
 }

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Shape names; the image of shape S is Tag(S).
@@ -82,6 +83,17 @@ func dockerfile(shape string) string {
 // Build builds every shape on the Docker daemon the docker CLI reaches
 // with dockerHost ("" for the default), skipping images already there.
 func Build(ctx context.Context, dockerHost string) error {
+	// Test packages build them side by side: one at a time on a machine,
+	// so that a tag never moves under another package's feet.
+	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "berth-imagetest.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 	for _, shape := range All {
 		if err := build(ctx, dockerHost, shape); err != nil {
 			return err

@@ -179,4 +179,25 @@ func runShape(t *testing.T, tg Target, shape string) {
 			t.Errorf("after a wake the user's file belongs to %s", got)
 		}
 	}
+	// A fork runs its origin's image: the same user, the same files.
+	origin, err := tg.Client.Get(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork := tg.Name(strings.ReplaceAll(shape, "-", "") + "fork")
+	t.Cleanup(func() { tg.Client.Destroy(context.WithoutCancel(ctx), fork) })
+	info, _, err := tg.Client.Fork(ctx, client.CreateRequest{Name: fork}, client.ForkFrom{Sandbox: name})
+	if err != nil {
+		t.Fatalf("fork: %v", err)
+	}
+	if info.ImageDigest != origin.ImageDigest {
+		t.Errorf("the fork runs %q, its origin %q", info.ImageDigest, origin.ImageDigest)
+	}
+	r, err := tg.Client.Sandbox(fork).Run(ctx, []string{"sh", "-c", "id -u; cat /workspace/w/cmd.txt"}, client.RunOptions{})
+	if err != nil {
+		t.Fatalf("run in the fork: %v", err)
+	}
+	if got := strings.TrimSpace(string(r.Stdout)); got != e.uid+"\nby-command" {
+		t.Errorf("in the fork: %q, want the image's user and the origin's file", got)
+	}
 }
