@@ -49,8 +49,16 @@ func (a *Activities) instanceImage(ctx context.Context, in contract.BootInput) (
 	}
 	ref := in.Image
 	if ref == "" {
+		// The type's image may come from a registry too: a host that
+		// lacks it pulls it (a warm pool's first fill pre-pulls it).
 		ref = a.typeImage(it)
-	} else if err := a.Docker.EnsureImage(ctx, ref, a.RegistryAuth, a.pullProgress(ctx, in.Sandbox, ref)); err != nil {
+	}
+	if err := a.Docker.EnsureImage(ctx, ref, a.RegistryAuth, a.pullProgress(ctx, in.Sandbox, ref)); err != nil {
+		if in.Image == "" && errors.Is(err, dockerrt.ErrImageNotFound) {
+			return it, bootImage{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf(
+				"image %s of instance type %s is not on host %s and no registry has it (%v): build it with `task image` or set BERTH_DEFAULT_IMAGE",
+				ref, it.Name, a.HostID, err), contract.ErrImageNotFound, nil)
+		}
 		return it, bootImage{}, imageError(ref, err)
 	}
 	img, err := a.localImage(ctx, ref)

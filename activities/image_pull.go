@@ -20,7 +20,11 @@ const pullEvery = 2 * time.Second
 // pullProgress reports a boot's image pull: heartbeats as it goes and an
 // image-pulling signal to the sandbox's workflow when it starts, every
 // pullEvery and when it completes, which the workflow records as events.
+// A pull outside a boot (a warm pool's fill) reports nothing.
 func (a *Activities) pullProgress(ctx context.Context, sandbox, ref string) dockerrt.PullProgress {
+	if sandbox == "" {
+		return nil
+	}
 	var mu sync.Mutex
 	var last time.Time
 	return func(done, total int64) {
@@ -33,7 +37,7 @@ func (a *Activities) pullProgress(ctx context.Context, sandbox, ref string) dock
 		last = time.Now()
 		p := contract.ImagePulling{Image: ref, BytesDone: done, BytesTotal: total}
 		activity.RecordHeartbeat(ctx, p)
-		if sandbox == "" || a.Temporal == nil {
+		if a.Temporal == nil {
 			return
 		}
 		if err := a.Temporal.SignalWorkflow(context.WithoutCancel(ctx), contract.WorkflowID(sandbox), "", contract.SignalImagePulling, p); err != nil {

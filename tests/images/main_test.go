@@ -5,12 +5,15 @@ package images
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/imagetest"
 	"github.com/berthdev/berth/internal/stacktest"
 )
@@ -48,9 +51,17 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "registry auth:", err)
 		os.Exit(1)
 	}
+	// An instance type whose image is on the registry only, with a warm
+	// pool of one: the worker's first fill pulls it.
+	typesEnv, err := warmTypeFromRegistry(ctx, authDir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "registry instance type:", err)
+		os.Exit(1)
+	}
 	// Only Berth's own images and the local registries' may be named: the
 	// refusal test names another.
-	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_IMAGES=berth/*,127.0.0.1:*/*", "BERTH_REGISTRY_AUTH=" + auth}})
+	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_IMAGES=berth/*,127.0.0.1:*/*", "BERTH_REGISTRY_AUTH=" + auth,
+		typesEnv, "BERTH_WARM_POOL=" + typeWarmRegistry + "=1"}})
 	if err != nil {
 		reg.Close()
 		badReg.Close()
@@ -73,4 +84,31 @@ func TestMain(m *testing.M) {
 // name gives each test its own sandbox names.
 func name(suffix string) string {
 	return fmt.Sprintf("%s-%s-%d", suffix, stack.HostID, time.Now().UnixNano()%1e6)
+}
+
+// typeWarmRegistry is an instance type whose image only the registry has.
+const typeWarmRegistry = "warm-registry"
+
+// warmImage is that image's ref, and warmDigest what was pushed.
+var warmImage, warmDigest string
+
+// warmTypeFromRegistry pushes an image no other test uses to the registry,
+// removes it from the host and writes an instance types file naming it.
+func warmTypeFromRegistry(ctx context.Context, dir string) (string, error) {
+	local := "berth/registry-warm:" + fmt.Sprint(os.Getpid())
+	if err := imagetest.BuildDistinct(ctx, local, "warm", 1); err != nil {
+		return "", err
+	}
+	var err error
+	if warmDigest, err = reg.Push(ctx, local, "warm:latest"); err != nil {
+		return "", err
+	}
+	imagetest.RemoveImage(ctx, local)
+	warmImage = reg.Host + "/warm:latest"
+	b, err := json.Marshal([]config.InstanceType{{Name: typeWarmRegistry, VCPU: 0.25, MemoryMiB: 256, Pids: 256, DiskMiB: 256, Image: warmImage}})
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, "types.json")
+	return "BERTH_INSTANCE_TYPES=" + p, os.WriteFile(p, b, 0o600)
 }

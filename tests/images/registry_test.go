@@ -209,3 +209,21 @@ func waitImage(t *testing.T, ctx context.Context, image string) {
 	}
 	t.Fatalf("%s never arrived on the host", image)
 }
+
+// TestWarmPoolPrePullsItsTypesImage: a worker with a warm pool of a type
+// whose image only a registry has pulls it before any sandbox asks, and a
+// sandbox of that type runs it.
+func TestWarmPoolPrePullsItsTypesImage(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	waitImage(t, ctx, warmImage)
+	n := name("warmtype")
+	if _, _, err := cl.Create(ctx, client.CreateRequest{Name: n, InstanceType: typeWarmRegistry}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Destroy(context.WithoutCancel(ctx), n) })
+	if got := run(t, ctx, n, "cat /version"); got != "warm" {
+		t.Fatalf("a sandbox of the type: /version %q, want warm", got)
+	}
+}
