@@ -112,6 +112,9 @@ func imageRunError(img bootImage, err error) error {
 // image ref to a digest and, when this host has the image, refuses a shape
 // Berth cannot run before the name is claimed.
 func (a *Activities) ResolveImage(ctx context.Context, in contract.ResolveImageInput) (contract.ResolveImageResult, error) {
+	if strings.Contains(in.Ref, "@sha256:") {
+		a.prefetch(in.Ref) // already fixed: pull while the registry is asked about it
+	}
 	r, err := a.Docker.ResolveImage(ctx, in.Ref, a.RegistryAuth)
 	if err != nil {
 		return contract.ResolveImageResult{}, imageError(in.Ref, err)
@@ -121,18 +124,23 @@ func (a *Activities) ResolveImage(ctx context.Context, in contract.ResolveImageI
 			return contract.ResolveImageResult{}, err
 		}
 	} else {
-		// Most sandboxes boot soon after their create, often on this
-		// host: the pull starts now, and a boot here joins it (one pull
-		// per image per host) instead of starting from nothing.
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), prefetchLimit)
-			defer cancel()
-			if err := a.Docker.EnsureImage(ctx, r.Digest, a.RegistryAuth, nil); err != nil {
-				a.Log.Debug("prefetch an image at create", zap.String("image", r.Digest), zap.Error(err))
-			}
-		}()
+		a.prefetch(r.Digest)
 	}
 	return contract.ResolveImageResult{Digest: r.Digest}, nil
+}
+
+// prefetch starts pulling an image in the background. Most sandboxes boot
+// soon after their create, often on the host that resolved their image:
+// a boot here joins the pull (one per image per host) instead of starting
+// from nothing. A ref already here costs an inspect.
+func (a *Activities) prefetch(image string) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), prefetchLimit)
+		defer cancel()
+		if err := a.Docker.EnsureImage(ctx, image, a.RegistryAuth, nil); err != nil {
+			a.Log.Debug("prefetch an image at create", zap.String("image", image), zap.Error(err))
+		}
+	}()
 }
 
 // prefetchLimit bounds a pull started at create.
