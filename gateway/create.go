@@ -21,16 +21,16 @@ import (
 )
 
 type createRequest struct {
-	Name         string             `json:"name"`
-	InstanceType string             `json:"instanceType"`
+	Name         string `json:"name"`
+	InstanceType string `json:"instanceType"`
 	// Image is the sandbox's own image (a ref); "" runs its type's.
-	Image      string `json:"image"`
-	SleepAfter   optDuration        `json:"sleepAfter"`
-	KeepAlive    *bool              `json:"keepAlive"`
-	Env          map[string]*string `json:"env"`
-	Egress       json.RawMessage    `json:"egress"`
-	From         *api.ForkFrom      `json:"from"` // a fork (forks.go)
-	Services     []api.Service      `json:"services"`
+	Image      string             `json:"image"`
+	SleepAfter optDuration        `json:"sleepAfter"`
+	KeepAlive  *bool              `json:"keepAlive"`
+	Env        map[string]*string `json:"env"`
+	Egress     json.RawMessage    `json:"egress"`
+	From       *api.ForkFrom      `json:"from"` // a fork (forks.go)
+	Services   []api.Service      `json:"services"`
 	// Start boots the sandbox at once; not part of its configuration (a
 	// repeated create is compared without it, and starts nothing).
 	Start bool `json:"start"`

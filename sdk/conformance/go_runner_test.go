@@ -136,7 +136,7 @@ func infoMap(p *client.ProcessInfo) map[string]any {
 }
 
 func execOpts(st Step) client.ExecOptions {
-	o := client.ExecOptions{Cwd: st.str("cwd"), Timeout: ms(st, "timeoutMs")}
+	o := client.ExecOptions{Cwd: st.str("cwd"), Timeout: ms(st, "timeoutMs"), User: st.str("user")}
 	if env := st.object("env"); env != nil {
 		o.Env = map[string]*string{}
 		for k, v := range env {
@@ -162,6 +162,7 @@ func (r *goRunner) step(ctx context.Context, st Step) (map[string]any, error) {
 		req := client.CreateRequest{Name: name}
 		if o := st.object("options"); o != nil {
 			req.KeepAlive, _ = o["keepAlive"].(bool)
+			req.Image, _ = o["image"].(string)
 			if env, ok := o["env"].(map[string]any); ok {
 				req.Env = map[string]string{}
 				for k, v := range env {
@@ -183,7 +184,7 @@ func (r *goRunner) step(ctx context.Context, st Step) (map[string]any, error) {
 		for k, v := range info.Env {
 			env[k] = v
 		}
-		return map[string]any{"status": fmt.Sprint(info.Status), "env": env}, nil
+		return map[string]any{"status": fmt.Sprint(info.Status), "env": env, "image": info.Image, "hasImageDigest": info.ImageDigest != ""}, nil
 	case "sleep":
 		_, err := c.Sleep(ctx, name)
 		return nil, err

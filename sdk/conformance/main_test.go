@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/berthdev/berth/internal/imagetest"
 	"github.com/berthdev/berth/internal/stacktest"
 )
 
@@ -34,6 +35,12 @@ func TestMain(m *testing.M) {
 	// The SDKs build while the stack starts.
 	startPreps()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	// The image-user scenario names an image of the shapes people bring.
+	if err := imagetest.Build(ctx, ""); err != nil {
+		cancel()
+		fmt.Fprintln(os.Stderr, "image shapes:", err)
+		os.Exit(1)
+	}
 	s, err := stacktest.Start(ctx, stacktest.Options{})
 	cancel()
 	if err != nil {

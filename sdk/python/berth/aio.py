@@ -142,9 +142,9 @@ class AsyncSandbox:
         return _events(self.client, self._p("/events"), after, follow)
 
     async def exec(self, argv: list[str], *, cwd: Optional[str] = None, env: Optional[dict[str, Optional[str]]] = None,
-                   timeout: Optional[float] = None, stdin: bool = False) -> "AsyncProcess":
+                   timeout: Optional[float] = None, stdin: bool = False, user: Optional[str] = None) -> "AsyncProcess":
         d = await self.client._call("POST", self._p("/processes"), json_body=h.body(argv=argv, cwd=cwd, env=env, timeout=timeout,
-                                                                                    stdin="pipe" if stdin else None))
+                                                                                    stdin="pipe" if stdin else None, user=user))
         return AsyncProcess(self, ProcessInfo.from_json(d))
 
     async def run(self, argv: list[str], *, cwd: Optional[str] = None, env: Optional[dict[str, Optional[str]]] = None,

@@ -67,10 +67,13 @@ class Client:
 
     def create(self, name: str, *, instance_type: Optional[str] = None, sleep_after: Optional[float] = None,
                keep_alive: Optional[bool] = None, env: Optional[dict[str, str]] = None, start: Optional[bool] = None,
-               egress: Optional[dict[str, Any]] = None) -> "Sandbox":
-        """Claims a name; an identical repeat is fine, a different configuration is NameConflictError."""
+               egress: Optional[dict[str, Any]] = None, image: Optional[str] = None) -> "Sandbox":
+        """Claims a name; an identical repeat is fine, a different configuration is NameConflictError.
+
+        ``image`` is the sandbox's own image (any ref Docker can pull), fixed for its life."""
         self._request("POST", "/v1/sandboxes", json_body=h.body(name=name, instanceType=instance_type, sleepAfter=sleep_after,
-                                                                keepAlive=keep_alive, env=env, start=start, egress=egress))
+                                                                keepAlive=keep_alive, env=env, start=start, egress=egress,
+                                                                image=image))
         return self.sandbox(name)
 
     def create_info(self, name: str, **kw: Any) -> tuple[SandboxInfo, bool]:
@@ -101,7 +104,7 @@ class Client:
 
 def _create_fields(kw: dict[str, Any]) -> dict[str, Any]:
     names = {"instance_type": "instanceType", "sleep_after": "sleepAfter", "keep_alive": "keepAlive", "env": "env",
-             "start": "start", "egress": "egress"}
+             "start": "start", "egress": "egress", "image": "image"}
     return {names[k]: v for k, v in kw.items() if v is not None}
 
 
@@ -169,19 +172,21 @@ class Sandbox:
 
     # processes
     def exec(self, argv: list[str], *, cwd: Optional[str] = None, env: Optional[dict[str, Optional[str]]] = None,
-             timeout: Optional[float] = None, stdin: bool = False) -> "Process":
+             timeout: Optional[float] = None, stdin: bool = False, user: Optional[str] = None) -> "Process":
         """Starts argv (no shell is added) and answers once it runs.
 
-        ``timeout`` (seconds) is a deadline on the process itself."""
+        ``timeout`` (seconds) is a deadline on the process itself; ``user`` runs it as another user than
+        the image's USER (a name or uid, either with ":group"; "root" always works)."""
         d = self.client._call("POST", self._p("/processes"), json_body=h.body(argv=argv, cwd=cwd, env=env, timeout=timeout,
-                                                                              stdin="pipe" if stdin else None))
+                                                                              stdin="pipe" if stdin else None, user=user))
         return Process(self, ProcessInfo.from_json(d))
 
     def run(self, argv: list[str], *, cwd: Optional[str] = None, env: Optional[dict[str, Optional[str]]] = None,
-            timeout: Optional[float] = None, max_bytes: Optional[int] = None, encoding: Optional[str] = None) -> RunResult:
+            timeout: Optional[float] = None, max_bytes: Optional[int] = None, encoding: Optional[str] = None,
+            user: Optional[str] = None) -> RunResult:
         """Starts argv and answers once it exited, with its output (one round trip)."""
         d = self.client._call("POST", self._p("/processes"), json_body=h.body(argv=argv, cwd=cwd, env=env, timeout=timeout, wait=True,
-                                                                              maxBytes=max_bytes, encoding=encoding))
+                                                                              maxBytes=max_bytes, encoding=encoding, user=user))
         return RunResult.from_json(d)
 
     def get_process(self, id: str) -> Optional["Process"]:

@@ -33,6 +33,8 @@ class SandboxInfo:
     sleep_after: str = ""
     keep_alive: bool = False
     env: dict[str, str] = field(default_factory=dict)
+    image: Optional[str] = None
+    image_digest: Optional[str] = None
     last_backup_id: Optional[str] = None
     host: Optional[str] = None
     created_at: str = ""
@@ -48,6 +50,8 @@ class SandboxInfo:
             sleep_after=d.get("sleepAfter", ""),
             keep_alive=d.get("keepAlive", False),
             env=dict(d.get("env") or {}),
+            image=d.get("image"),
+            image_digest=d.get("imageDigest"),
             last_backup_id=d.get("lastBackupId"),
             host=d.get("host"),
             created_at=d.get("createdAt", ""),

@@ -143,12 +143,12 @@ class Runner:
         sb = c.sandbox(name)
         if op == "create":
             o = st.get("options", {})
-            info, created = c.create_info(name, keep_alive=o.get("keepAlive"), env=o.get("env"))
+            info, created = c.create_info(name, keep_alive=o.get("keepAlive"), env=o.get("env"), image=o.get("image"))
             self.created.append(name)
             return {"created": created}
         if op == "info":
             info = sb.info()
-            return {"status": info.status, "env": info.env}
+            return {"status": info.status, "env": info.env, "image": info.image or "", "hasImageDigest": bool(info.image_digest)}
         if op == "sleep":
             sb.sleep()
             return None
@@ -162,7 +162,7 @@ class Runner:
             sb.set_env(st["env"])
             return None
         if op == "exec":
-            p = sb.exec(st["argv"], cwd=st.get("cwd"), env=st.get("env"), timeout=secs(st, "timeoutMs"))
+            p = sb.exec(st["argv"], cwd=st.get("cwd"), env=st.get("env"), timeout=secs(st, "timeoutMs"), user=st.get("user"))
             if "as" in st:
                 self.procs[st["as"]] = p
             other = st.get("expect", {}).get("idDiffersFrom")
@@ -170,7 +170,8 @@ class Runner:
                 raise AssertionError(f"a new process has the id {p.id} of an earlier one")
             return {"hasPid": p.pid > 0, "id": p.id, "idDiffersFrom": other}
         if op == "run":
-            r = sb.run(st["argv"], cwd=st.get("cwd"), env=st.get("env"), timeout=secs(st, "timeoutMs"), encoding=st.get("encoding"))
+            r = sb.run(st["argv"], cwd=st.get("cwd"), env=st.get("env"), timeout=secs(st, "timeoutMs"), encoding=st.get("encoding"),
+                       user=st.get("user"))
             return output_map(r)
         if op == "output":
             o = self.proc(st).output(encoding=st.get("encoding"), max_bytes=st.get("maxBytes"), timeout=secs(st, "timeoutMs"))

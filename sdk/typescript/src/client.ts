@@ -28,6 +28,8 @@ export interface ClientOptions {
 
 export interface CreateOptions {
   instanceType?: string;
+  /** The sandbox's own image (any ref Docker can pull, or one the workers have), fixed for its life; default the type's. */
+  image?: string;
   /** Idle time before sleeping, in milliseconds. */
   sleepAfter?: number;
   keepAlive?: boolean;
@@ -46,6 +48,8 @@ export interface ExecOptions {
   timeout?: number;
   /** "pipe" to write to the process's stdin later. */
   stdin?: "pipe" | "null";
+  /** Run as this user instead of the image's USER (a name or uid, either with ":group"; "root" always works). */
+  user?: string;
 }
 
 export interface RunOptions extends ExecOptions {
@@ -134,6 +138,7 @@ function createBody(name: string, o: CreateOptions): Record<string, unknown> {
   return {
     name,
     instanceType: o.instanceType,
+    image: o.image,
     sleepAfter: seconds(o.sleepAfter),
     keepAlive: o.keepAlive,
     env: o.env,
@@ -227,7 +232,7 @@ export class Sandbox {
    */
   async exec(argv: string[], o: ExecOptions = {}): Promise<ProcessHandle> {
     const info = await this.t.call<ProcessInfo>("POST", this.path("/processes"), {
-      json: { argv, cwd: o.cwd, env: o.env, timeout: seconds(o.timeout), stdin: o.stdin },
+      json: { argv, cwd: o.cwd, env: o.env, timeout: seconds(o.timeout), stdin: o.stdin, user: o.user },
     });
     return new ProcessHandle(this.t, this.name, info);
   }
@@ -235,7 +240,7 @@ export class Sandbox {
   /** run starts a process and answers once it exited, with its output (one round trip). */
   run(argv: string[], o: RunOptions = {}): Promise<RunResult> {
     return this.t.call("POST", this.path("/processes"), {
-      json: { argv, cwd: o.cwd, env: o.env, timeout: seconds(o.timeout), wait: true, encoding: o.encoding, maxBytes: o.maxBytes },
+      json: { argv, cwd: o.cwd, env: o.env, timeout: seconds(o.timeout), wait: true, encoding: o.encoding, maxBytes: o.maxBytes, user: o.user },
       signal: o.signal,
     });
   }

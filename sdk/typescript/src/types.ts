@@ -23,6 +23,9 @@ export interface SandboxInfo {
   sleepAfter: string;
   keepAlive: boolean;
   env: Record<string, string>;
+  /** The sandbox's own image as its create named it, and what that resolved to then (absent: the type's image). */
+  image?: string;
+  imageDigest?: string;
   lastBackupId?: string;
   host?: string;
   lastEvent?: string;

@@ -157,13 +157,13 @@ class Runner {
     switch (st.op) {
       case "create": {
         const o = st.options ?? {};
-        const info = await c.createSandbox(name, { keepAlive: o.keepAlive, env: o.env });
+        const info = await c.createSandbox(name, { keepAlive: o.keepAlive, env: o.env, image: o.image });
         this.created.push(name);
         return { created: info.created };
       }
       case "info": {
         const info = await sb.info();
-        return { status: info.status, env: info.env };
+        return { status: info.status, env: info.env, image: info.image ?? "", hasImageDigest: !!info.imageDigest };
       }
       case "sleep":
         await sb.sleep();
@@ -178,14 +178,14 @@ class Runner {
         await sb.setEnvVars(st.env);
         return;
       case "exec": {
-        const p = await sb.exec(st.argv, { cwd: st.cwd, env: st.env, timeout: ms("timeoutMs") });
+        const p = await sb.exec(st.argv, { cwd: st.cwd, env: st.env, timeout: ms("timeoutMs"), user: st.user });
         if (st.as) this.procs[st.as] = { p, sb };
         const other = st.expect?.idDiffersFrom;
         if (other && this.procs[other].p.id === p.id) throw new Error(`a new process has the id ${p.id} of an earlier one`);
         return { hasPid: p.pid > 0, id: p.id, idDiffersFrom: other };
       }
       case "run":
-        return outputMap(await sb.run(st.argv, { cwd: st.cwd, env: st.env, timeout: ms("timeoutMs"), encoding: st.encoding }));
+        return outputMap(await sb.run(st.argv, { cwd: st.cwd, env: st.env, timeout: ms("timeoutMs"), encoding: st.encoding, user: st.user }));
       case "output": {
         const p = await this.handle(st);
         return outputMap(await p.output({ encoding: st.encoding, maxBytes: st.maxBytes, timeout: ms("timeoutMs") }));
