@@ -134,7 +134,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, info *conn, rp *
 			return
 		}
 		if reason := p.secretRoute(e, info, r); reason != "" {
-			refuse(reason, "")
+			refuse(reason, secrets.FirstPlaceholder(r)) // the operator learns which secret was held back
 			return
 		}
 		host, _ = policy.NormalizeHost(info.sni) // the name the client verified

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/berthdev/berth/schemas"
@@ -86,6 +87,32 @@ func HasPlaceholder(r *http.Request) bool {
 		}
 	}
 	return false
+}
+
+// FirstPlaceholder names the first secret a request's headers or URL
+// reference ("" when none does, or only inside Basic credentials): what a
+// refusal of the whole request names for the operator.
+func FirstPlaceholder(r *http.Request) string {
+	for _, v := range []string{r.URL.EscapedPath(), r.URL.RawQuery} {
+		if m := urlPlaceholder.FindStringSubmatch(v); m != nil {
+			if n, err := url.PathUnescape(m[1]); err == nil && n != "" {
+				return n
+			}
+		}
+	}
+	keys := make([]string, 0, len(r.Header))
+	for k := range r.Header {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // the same name for the same request
+	for _, k := range keys {
+		for _, v := range r.Header[k] {
+			if names := schemas.PlaceholderNames(v); len(names) > 0 {
+				return names[0]
+			}
+		}
+	}
+	return ""
 }
 
 // Substitute replaces the placeholders of r headed to host with the values
