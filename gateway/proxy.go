@@ -106,11 +106,9 @@ func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool) error
 	}
 }
 
-// noContainerAnswer: reads never wake a sandbox. A list is empty, and
-// every route on a handle, its status included, belongs to a container
-// that is gone: STALE_PROCESS_HANDLE, as the supervisor answers an id of
-// an earlier boot (clients' getProcess reads that as "none"); what is not
-// a handle id at all is not found.
+// noContainerAnswer: reads never wake a sandbox. A list is empty, a
+// process or terminal is not found, and any deeper route on a handle
+// belongs to a container that is gone.
 func noContainerAnswer(c echo.Context, nc *noContainer, path, rest string) error {
 	if nc.status == contract.StatusStarting {
 		return unavailable("the sandbox's container is still booting")
@@ -126,7 +124,7 @@ func noContainerAnswer(c echo.Context, nc *noContainer, path, rest string) error
 	switch {
 	case rest == "" && c.Request().Method == http.MethodGet:
 		return c.JSON(http.StatusOK, []any{})
-	case !handleIDRE.MatchString(parts[0]):
+	case len(parts) == 1 || !handleIDRE.MatchString(parts[0]):
 		return api.NewError(http.StatusNotFound, notFound, "not found: the sandbox has no running container")
 	default:
 		return api.NewError(http.StatusConflict, api.CodeStaleHandle, "this handle belonged to a container that no longer runs; start again")
