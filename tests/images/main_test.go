@@ -89,6 +89,9 @@ func name(suffix string) string {
 // typeWarmRegistry is an instance type whose image only the registry has.
 const typeWarmRegistry = "warm-registry"
 
+// typeSmallDisk has a disk smaller than the image the disk test runs.
+const typeSmallDisk, smallDiskMiB = "small-disk", 64
+
 // warmImage is that image's ref, and warmDigest what was pushed.
 var warmImage, warmDigest string
 
@@ -105,7 +108,10 @@ func warmTypeFromRegistry(ctx context.Context, dir string) (string, error) {
 	}
 	imagetest.RemoveImage(ctx, local)
 	warmImage = reg.Host + "/warm:latest"
-	b, err := json.Marshal([]config.InstanceType{{Name: typeWarmRegistry, VCPU: 0.25, MemoryMiB: 256, Pids: 256, DiskMiB: 256, Image: warmImage}})
+	b, err := json.Marshal([]config.InstanceType{
+		{Name: typeWarmRegistry, VCPU: 0.25, MemoryMiB: 256, Pids: 256, DiskMiB: 256, Image: warmImage},
+		{Name: typeSmallDisk, VCPU: 0.25, MemoryMiB: 256, Pids: 256, DiskMiB: smallDiskMiB},
+	})
 	if err != nil {
 		return "", err
 	}
