@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/childproc"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/stacktest"
 )
@@ -51,15 +52,14 @@ func TestAgentJobSurvivesItsRestart(t *testing.T) {
 	agent := func() *exec.Cmd {
 		cmd := exec.Command(bin, "--job", job, "--sandbox", n, "--task-queue", queue, "--", "sh", "-c", build_)
 		cmd.Env = append(cmd.Environ(), "TEMPORAL_ADDRESS="+stack.TemporalAddress(), "BERTH_URL="+stack.URL, "BERTH_TOKEN="+stack.Token)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		return cmd
+		return cmd // started by childproc.Start: it dies with the test, not with a retired thread
 	}
 
 	// First run: killed once the build runs in the sandbox.
 	first := agent()
 	firstLog := &syncBuffer{}
 	first.Stdout, first.Stderr = firstLog, firstLog
-	require.NoError(t, first.Start())
+	require.NoError(t, childproc.Start(first))
 	c := stack.Client()
 	ctx := context.Background()
 	stacktest.WaitFor(t, 90*time.Second, "the agent's build to run", func() (bool, string) {

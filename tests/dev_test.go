@@ -23,6 +23,7 @@ import (
 	"github.com/docker/docker/api/types/volume"
 	"github.com/stretchr/testify/require"
 
+	"github.com/berthdev/berth/internal/childproc"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/stacktest"
@@ -73,8 +74,11 @@ func startDev(t *testing.T, defaultImage string, ready time.Duration, env ...str
 	}
 	pr, pw := io.Pipe()
 	d.cmd.Stdout, d.cmd.Stderr = pw, pw
-	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	require.NoError(t, d.cmd.Start())
+	// childproc forks from a thread that never exits: a parent-death
+	// signal follows the forking thread, which a parallel test's netns
+	// work can retire (berth dev was SIGKILLed mid-start in CI).
+	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(t, childproc.Start(d.cmd))
 	logged := make(chan struct{})
 	go func() {
 		defer close(logged)

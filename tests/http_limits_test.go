@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/berthdev/berth/internal/childproc"
 	"github.com/berthdev/berth/internal/devserver"
 )
 
@@ -52,8 +53,7 @@ func startGateway(t *testing.T, env ...string) string {
 		"BERTH_LOG_LEVEL=warn")
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	require.NoError(t, cmd.Start())
+	require.NoError(t, childproc.Start(cmd)) // dies with the test, not with a retired thread
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		_ = cmd.Wait()

@@ -114,8 +114,12 @@ func newEgressHost(ctx context.Context, cfg config.Config, docker *dockerrt.Runt
 		h.sealed = bs
 		h.proxy.Bound = newBoundHosts(bs, log).Match
 	}
-	h.dns = &egress.DNSServer{Registry: h.reg, Resolutions: h.res, Upstream: upstream, Log: log, OnRefusal: refusals.Add,
-		Bound: h.proxy.Bound} // open sandboxes' resolutions matter only for hosts a secret is bound to
+	// Every name's resolutions are kept (bounded per sandbox and swept),
+	// not only those of hosts a secret is bound to: the bound hosts are a
+	// snapshot refreshed in the background, so a secret set just before a
+	// sandbox's lookup would leave that lookup unrecorded and its request
+	// refused by the DNS pin (seen in CI).
+	h.dns = &egress.DNSServer{Registry: h.reg, Resolutions: h.res, Upstream: upstream, Log: log, OnRefusal: refusals.Add}
 	ln, err := net.Listen("tcp4", net.JoinHostPort(gw, "0"))
 	if err != nil {
 		return nil, fmt.Errorf("egress proxy: listen on the sandbox bridge %s: %w", gw, err)
