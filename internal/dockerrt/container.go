@@ -154,6 +154,12 @@ func (r *Runtime) runOnce(ctx context.Context, s Spec) (id, ip string, err error
 		created, err = r.cli.ContainerCreate(ctx, cfg, host, &network.NetworkingConfig{}, nil, s.Name)
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			// Cancelled while Docker may have created it anyway: then no
+			// id came back to remove it by, so remove it by name (a warm
+			// pool's fill cut short by the worker's exit left one).
+			_ = r.cli.ContainerRemove(context.WithoutCancel(ctx), s.Name, container.RemoveOptions{Force: true})
+		}
 		return "", "", fmt.Errorf("create container %s: %w", s.Name, err)
 	}
 	upper := ""
