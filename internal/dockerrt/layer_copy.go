@@ -25,6 +25,9 @@ func (e *LayerCopyError) Error() string {
 
 func (e *LayerCopyError) Unwrap() error { return e.Err }
 
+// errUnsupported marks what the sandbox disk cannot hold of a layer.
+var errUnsupported = errors.New("not copyable onto the sandbox disk")
+
 // copyLayer copies a container's fresh writable layer (its upper and work
 // directories) exactly: the storage driver reads back what it wrote, so
 // everything it may have put there is kept as is. That includes whiteouts
@@ -43,19 +46,22 @@ func copyLayer(src, dst string) error {
 		to := filepath.Join(dst, rel)
 		var st unix.Stat_t
 		if err := unix.Lstat(path, &st); err != nil {
-			return &LayerCopyError{path, err}
+			return err
 		}
 		if st.Mode&unix.S_IFMT != unix.S_IFDIR && st.Nlink > 1 {
 			if first, ok := links[st.Ino]; ok {
 				if err := os.Link(first, to); err != nil {
-					return &LayerCopyError{path, err}
+					return err
 				}
 				return nil
 			}
 			links[st.Ino] = to
 		}
 		if err := copyNode(path, to, &st); err != nil {
-			return &LayerCopyError{path, err}
+			if errors.Is(err, errUnsupported) {
+				return &LayerCopyError{path, err} // the image's doing: final
+			}
+			return fmt.Errorf("copy the writable layer onto the sandbox disk: %s: %w", path, err) // the host's: retried
 		}
 		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 			dirs = append(dirs, path)
@@ -63,10 +69,6 @@ func copyLayer(src, dst string) error {
 		return nil
 	})
 	if err != nil {
-		var lce *LayerCopyError
-		if !errors.As(err, &lce) {
-			err = &LayerCopyError{src, err}
-		}
 		return err
 	}
 	for i := len(dirs) - 1; i >= 0; i-- { // innermost first: filling a directory changes its times
@@ -104,7 +106,7 @@ func copyNode(path, to string, st *unix.Stat_t) error {
 			return fmt.Errorf("mknod: %w", err)
 		}
 	default: // a socket: nothing a fresh layer holds, and nothing to copy
-		return fmt.Errorf("unexpected file type %#o", st.Mode&unix.S_IFMT)
+		return fmt.Errorf("%w: file type %#o", errUnsupported, st.Mode&unix.S_IFMT)
 	}
 	if err := copyXattrs(path, to); err != nil {
 		return err
@@ -168,6 +170,9 @@ func copyXattrs(path, to string) error {
 			return fmt.Errorf("read xattr %s: %w", name, err)
 		}
 		if err := unix.Lsetxattr(to, name, val[:n], 0); err != nil {
+			if errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EPERM) {
+				return fmt.Errorf("%w: set xattr %s: %v", errUnsupported, name, err)
+			}
 			return fmt.Errorf("set xattr %s: %w", name, err)
 		}
 	}
