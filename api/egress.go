@@ -31,6 +31,21 @@ type SecretRequest struct {
 	InURL bool `json:"inUrl,omitempty"`
 }
 
+// SecretKeys says which keys sealed the secret store's objects (the
+// SecretKeys schema): key ids, never keys. A retired key
+// (BERTH_SECRETS_RETIRED_KEYS) may be dropped once no object counts it.
+type SecretKeys struct {
+	Current string         `json:"current"`
+	Secrets map[string]int `json:"secrets"` // objects by key id; "" sealed before ids
+	Sealed  map[string]int `json:"sealed"`  // the workers' sealed objects (egress CAs)
+}
+
+// SecretsRekeyed answers a rekey: how many objects were sealed again under
+// the current key.
+type SecretsRekeyed struct {
+	Resealed int `json:"resealed"`
+}
+
 // Secret is what the API says about a secret (the Secret schema): never its
 // value.
 type Secret struct {

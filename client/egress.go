@@ -68,3 +68,22 @@ func (c *Client) DeleteSecret(ctx context.Context, name string) error {
 	_, err := c.call(ctx, request{method: http.MethodDelete, path: secretPath(name)}, nil)
 	return err
 }
+
+// SecretKeys says which keys sealed the secret store's objects.
+func (c *Client) SecretKeys(ctx context.Context) (*api.SecretKeys, error) {
+	out := new(api.SecretKeys)
+	if _, err := c.call(ctx, request{method: http.MethodGet, path: "/v1/secret-keys"}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RekeySecrets seals every object a retired key sealed again under the
+// current key (BERTH_SECRETS_KEY); run it when no secret is being set.
+func (c *Client) RekeySecrets(ctx context.Context) (int, error) {
+	var out api.SecretsRekeyed
+	if _, err := c.call(ctx, request{method: http.MethodPost, path: "/v1/secret-keys/rekey"}, &out); err != nil {
+		return 0, err
+	}
+	return out.Resealed, nil
+}

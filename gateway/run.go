@@ -34,9 +34,9 @@ func Run(ctx context.Context, cfg config.Config, c client.Client, backups blob.S
 		return err
 	}
 	var store SecretStore
-	if material, err := secrets.KeyMaterial(os.Getenv, cfg.Secret); err != nil {
+	if keys, err := secrets.StoreKeys(cfg.SecretsKey, cfg.SecretsRetiredKeys, cfg.Secret); err != nil {
 		log.Warn("secret store disabled", zap.Error(err))
-	} else if store, err = secrets.NewBlobStore(backups, material); err != nil {
+	} else if store, err = secrets.OpenBlobStore(backups, keys); err != nil {
 		return err
 	}
 	gw := New(Options{

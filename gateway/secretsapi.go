@@ -19,6 +19,8 @@ type SecretStore interface {
 	Get(name string) (secrets.Record, error)
 	List() ([]secrets.Record, error)
 	Delete(name string) error
+	Keys() (secrets.KeyUse, error)
+	Rekey() (int, error)
 }
 
 func secretView(r secrets.Record) api.Secret {
@@ -33,6 +35,10 @@ func secretError(err error, name string) *api.Error {
 		return api.NewError(http.StatusNotFound, api.CodeSecretNotFound, "no secret named "+strconv.Quote(name))
 	case errors.Is(err, secrets.ErrInvalidName), errors.Is(err, secrets.ErrInvalidValue), errors.Is(err, secrets.ErrInvalidHosts):
 		return badRequest(err.Error())
+	case errors.Is(err, secrets.ErrRolledBack):
+		// Not the store's reachability: retrying reads the same object.
+		return api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable,
+			err.Error()+"; set the secret again to store a newer version")
 	}
 	e := api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "the secret store cannot be reached: "+err.Error())
 	e.Retryable = true
@@ -43,7 +49,7 @@ func secretError(err error, name string) *api.Error {
 func (s *Server) secretName(c echo.Context) (string, *api.Error) {
 	if s.secrets == nil {
 		return "", api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable,
-			"this gateway has no secret store: it needs BERTH_SECRET (or BERTH_SECRETS_KEY) of at least 16 bytes")
+			"this gateway has no secret store: set BERTH_SECRETS_KEY (at least 32 bytes, the same on every gateway and worker)")
 	}
 	// Literal slashes, or the percent-encoded form the spec documents.
 	name, err := url.PathUnescape(c.Param("*"))
@@ -123,4 +129,31 @@ func (s *Server) deleteSecret(c echo.Context) error {
 		return secretError(err, name)
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// secretKeys says which keys sealed the store's objects.
+func (s *Server) secretKeys(c echo.Context) error {
+	if s.secrets == nil {
+		_, aerr := s.secretName(c)
+		return aerr
+	}
+	u, err := s.secrets.Keys()
+	if err != nil {
+		return secretError(err, "")
+	}
+	return c.JSON(http.StatusOK, api.SecretKeys{Current: u.Current, Secrets: u.Secrets, Sealed: u.Sealed})
+}
+
+// rekeySecrets seals every object a retired key sealed again under the
+// current key.
+func (s *Server) rekeySecrets(c echo.Context) error {
+	if s.secrets == nil {
+		_, aerr := s.secretName(c)
+		return aerr
+	}
+	n, err := s.secrets.Rekey()
+	if err != nil {
+		return secretError(err, "")
+	}
+	return c.JSON(http.StatusOK, api.SecretsRekeyed{Resealed: n})
 }

@@ -182,6 +182,8 @@ func New(o Options) *Server {
 	// Secret names may hold '/', so the name is the rest of the path.
 	small := middleware.BodyLimit("256K")
 	v1.GET("/secrets", s.listSecrets)
+	v1.GET("/secret-keys", s.secretKeys)
+	v1.POST("/secret-keys/rekey", s.rekeySecrets)
 	v1.PUT("/secrets/*", s.putSecret, small)
 	v1.GET("/secrets/*", s.getSecret)
 	v1.DELETE("/secrets/*", s.deleteSecret)

@@ -1,8 +1,6 @@
 package worker
 
 import (
-	"os"
-
 	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/egress/secrets"
@@ -12,9 +10,9 @@ import (
 // the secrets the gateway's /v1/secrets writes into the shared blob store,
 // sealed with the same key material.
 func openSecrets(cfg config.Config, backups blob.Store) (secrets.Store, error) {
-	material, err := secrets.KeyMaterial(os.Getenv, cfg.Secret)
+	keys, err := secrets.StoreKeys(cfg.SecretsKey, cfg.SecretsRetiredKeys, cfg.Secret)
 	if err != nil {
 		return nil, err
 	}
-	return secrets.NewBlobStore(backups, material)
+	return secrets.OpenBlobStore(backups, keys)
 }

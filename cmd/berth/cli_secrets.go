@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -16,12 +18,13 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/termsafe"
 )
 
 func secretCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "secret", Short: "Manage secrets substituted for getSecret(\"NAME\") at egress", GroupID: "sandbox"}
-	cmd.AddCommand(secretSetCmd(g), secretLsCmd(g), secretRmCmd(g))
+	cmd.AddCommand(secretSetCmd(g), secretLsCmd(g), secretRmCmd(g), secretKeysCmd(g), secretRekeyCmd(g))
 	return cmd
 }
 
@@ -123,6 +126,70 @@ func secretRmCmd(g *globals) *cobra.Command {
 			}
 			return g.out(cmd, map[string]string{"deleted": args[0]}, func(w io.Writer) {
 				fmt.Fprintf(w, "deleted secret %s\n", termsafe.String(args[0]))
+			})
+		},
+	}
+}
+
+func secretKeysCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use: "keys", Short: "Show which keys sealed the secret store (ids, never keys)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			k, err := c.SecretKeys(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return g.out(cmd, k, func(w io.Writer) {
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "KEY\tSECRETS\tSEALED\t")
+				ids := map[string]bool{k.Current: true}
+				for id := range k.Secrets {
+					ids[id] = true
+				}
+				for id := range k.Sealed {
+					ids[id] = true
+				}
+				for _, id := range slices.Sorted(maps.Keys(ids)) {
+					name, note := id, ""
+					if id == "" {
+						name = "(no id)"
+					}
+					if id == k.Current {
+						note = "current"
+					} else if k.Secrets[id]+k.Sealed[id] > 0 {
+						note = "retired: run `berth secret rekey`"
+					}
+					fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", name, k.Secrets[id], k.Sealed[id], note)
+				}
+				tw.Flush()
+			})
+		},
+	}
+}
+
+func secretRekeyCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rekey",
+		Short: "Seal every secret a retired key sealed again under BERTH_SECRETS_KEY",
+		Long: "After a key rotation (the new key in BERTH_SECRETS_KEY, the old one in BERTH_SECRETS_RETIRED_KEYS\n" +
+			"on every gateway and worker), rekey seals the store's objects under the new key; then the old one may go.\n" +
+			"Run it when no secret is being set.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			n, err := c.RekeySecrets(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return g.out(cmd, api.SecretsRekeyed{Resealed: n}, func(w io.Writer) {
+				fmt.Fprintf(w, "sealed %d objects again under the current key\n", n)
 			})
 		},
 	}

@@ -149,10 +149,12 @@ up() {
 
 	[ -f "$dir/token" ] || head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$dir/token"
 	[ -f "$dir/secret" ] || head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$dir/secret"
-	chmod 600 "$dir/token" "$dir/secret"
+	[ -f "$dir/secrets-key" ] || head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$dir/secrets-key"
+	chmod 600 "$dir/token" "$dir/secret" "$dir/secrets-key"
 	common() {
 		echo "BERTH_TOKEN=$(cat "$dir/token")"
 		echo "BERTH_SECRET=$(cat "$dir/secret")"
+		echo "BERTH_SECRETS_KEY=$(cat "$dir/secrets-key")"
 		echo "BERTH_DATA_DIR=$dir/berth"
 		echo "BERTH_HOST_ID=${BERTH_HOST_ID:-cluster}"
 		echo "BERTH_SUPERVISOR=$bin/berth-supervisor"

@@ -14,20 +14,25 @@ import (
 
 // Config is the settings of one Berth process (dev, worker or gateway).
 type Config struct {
-	DataDir           string        // BERTH_DATA_DIR, default .berth
-	Listen            string        // BERTH_LISTEN, default 127.0.0.1:8080
-	Token             string        // BERTH_TOKEN: gateway bearer token
-	Secret            string        // BERTH_SECRET: derives per-boot supervisor tokens
-	DefaultImage      string        // BERTH_DEFAULT_IMAGE
-	TemporalAddress   string        // TEMPORAL_ADDRESS, default 127.0.0.1:7233
-	Namespace         string        // TEMPORAL_NAMESPACE, default "default"
-	HostID            string        // BERTH_HOST_ID, default the hostname
-	Supervisor        string        // BERTH_SUPERVISOR: path of the supervisor binary
-	TemporalCLI       string        // BERTH_TEMPORAL_CLI
-	BackupURL         string        // BERTH_BACKUP_URL, default file://<data>/backups
-	InstanceTypesFile string        // BERTH_INSTANCE_TYPES: JSON list of custom types
-	BackupTTL         time.Duration // BERTH_BACKUP_TTL, default 168h
-	BackupKeep        int           // BERTH_BACKUP_KEEP, default 3
+	DataDir string // BERTH_DATA_DIR, default .berth
+	Listen  string // BERTH_LISTEN, default 127.0.0.1:8080
+	Token   string // BERTH_TOKEN: gateway bearer token
+	Secret  string // BERTH_SECRET: derives per-boot supervisor tokens
+	// SecretsKey (BERTH_SECRETS_KEY) seals the egress secret store;
+	// SecretsRetiredKeys (BERTH_SECRETS_RETIRED_KEYS, comma separated)
+	// only open what earlier keys sealed, until `berth secrets rekey`.
+	SecretsKey         string
+	SecretsRetiredKeys string
+	DefaultImage       string        // BERTH_DEFAULT_IMAGE
+	TemporalAddress    string        // TEMPORAL_ADDRESS, default 127.0.0.1:7233
+	Namespace          string        // TEMPORAL_NAMESPACE, default "default"
+	HostID             string        // BERTH_HOST_ID, default the hostname
+	Supervisor         string        // BERTH_SUPERVISOR: path of the supervisor binary
+	TemporalCLI        string        // BERTH_TEMPORAL_CLI
+	BackupURL          string        // BERTH_BACKUP_URL, default file://<data>/backups
+	InstanceTypesFile  string        // BERTH_INSTANCE_TYPES: JSON list of custom types
+	BackupTTL          time.Duration // BERTH_BACKUP_TTL, default 168h
+	BackupKeep         int           // BERTH_BACKUP_KEEP, default 3
 	// NoDiskLimits (BERTH_DISK_LIMITS=off) gives sandboxes plain Docker
 	// volumes on hosts that cannot loop-mount: then a sandbox can fill the
 	// host's disk.
@@ -78,31 +83,33 @@ const DefaultImage = "berth/sandbox:latest"
 func FromEnv() Config {
 	host, _ := os.Hostname()
 	c := Config{
-		DataDir:           getenv("BERTH_DATA_DIR", ".berth"),
-		Listen:            getenv("BERTH_LISTEN", "127.0.0.1:8080"),
-		Token:             os.Getenv("BERTH_TOKEN"),
-		Secret:            os.Getenv("BERTH_SECRET"),
-		DefaultImage:      getenv("BERTH_DEFAULT_IMAGE", DefaultImage),
-		TemporalAddress:   getenv("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
-		Namespace:         getenv("TEMPORAL_NAMESPACE", "default"),
-		HostID:            getenv("BERTH_HOST_ID", sanitizeHost(host)),
-		Supervisor:        os.Getenv("BERTH_SUPERVISOR"),
-		TemporalCLI:       os.Getenv("BERTH_TEMPORAL_CLI"),
-		BackupURL:         os.Getenv("BERTH_BACKUP_URL"),
-		InstanceTypesFile: os.Getenv("BERTH_INSTANCE_TYPES"),
-		BackupTTL:         7 * 24 * time.Hour,
-		BackupKeep:        3,
-		NoDiskLimits:      os.Getenv("BERTH_DISK_LIMITS") == "off",
-		NoNetGuard:        os.Getenv("BERTH_NETGUARD") == "off",
-		NoEgress:          os.Getenv("BERTH_EGRESS") == "off" || os.Getenv("BERTH_NETGUARD") == "off",
-		EgressDNS:         os.Getenv("BERTH_EGRESS_DNS"),
-		EgressExtraCA:     os.Getenv("BERTH_EGRESS_EXTRA_CA"),
-		TemporalTLS:       temporalTLSFromEnv(),
-		HostAddr:          os.Getenv("BERTH_HOST_ADDR"),
-		Preview:           previewFromEnv(),
-		WarmPool:          os.Getenv("BERTH_WARM_POOL"),
-		Images:            splitList(os.Getenv("BERTH_IMAGES")),
-		RegistryAuth:      os.Getenv("BERTH_REGISTRY_AUTH"),
+		DataDir:            getenv("BERTH_DATA_DIR", ".berth"),
+		Listen:             getenv("BERTH_LISTEN", "127.0.0.1:8080"),
+		Token:              os.Getenv("BERTH_TOKEN"),
+		Secret:             os.Getenv("BERTH_SECRET"),
+		DefaultImage:       getenv("BERTH_DEFAULT_IMAGE", DefaultImage),
+		TemporalAddress:    getenv("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
+		Namespace:          getenv("TEMPORAL_NAMESPACE", "default"),
+		HostID:             getenv("BERTH_HOST_ID", sanitizeHost(host)),
+		Supervisor:         os.Getenv("BERTH_SUPERVISOR"),
+		SecretsKey:         os.Getenv("BERTH_SECRETS_KEY"),
+		SecretsRetiredKeys: os.Getenv("BERTH_SECRETS_RETIRED_KEYS"),
+		TemporalCLI:        os.Getenv("BERTH_TEMPORAL_CLI"),
+		BackupURL:          os.Getenv("BERTH_BACKUP_URL"),
+		InstanceTypesFile:  os.Getenv("BERTH_INSTANCE_TYPES"),
+		BackupTTL:          7 * 24 * time.Hour,
+		BackupKeep:         3,
+		NoDiskLimits:       os.Getenv("BERTH_DISK_LIMITS") == "off",
+		NoNetGuard:         os.Getenv("BERTH_NETGUARD") == "off",
+		NoEgress:           os.Getenv("BERTH_EGRESS") == "off" || os.Getenv("BERTH_NETGUARD") == "off",
+		EgressDNS:          os.Getenv("BERTH_EGRESS_DNS"),
+		EgressExtraCA:      os.Getenv("BERTH_EGRESS_EXTRA_CA"),
+		TemporalTLS:        temporalTLSFromEnv(),
+		HostAddr:           os.Getenv("BERTH_HOST_ADDR"),
+		Preview:            previewFromEnv(),
+		WarmPool:           os.Getenv("BERTH_WARM_POOL"),
+		Images:             splitList(os.Getenv("BERTH_IMAGES")),
+		RegistryAuth:       os.Getenv("BERTH_REGISTRY_AUTH"),
 	}
 	if d, err := time.ParseDuration(os.Getenv("BERTH_BACKUP_TTL")); err == nil && d > 0 {
 		c.BackupTTL = d
@@ -151,6 +158,11 @@ func (c *Config) EnsureSecrets() error {
 	}
 	if c.Secret == "" {
 		if c.Secret, err = loadOrCreate(filepath.Join(c.DataDir, "secret")); err != nil {
+			return err
+		}
+	}
+	if c.SecretsKey == "" {
+		if c.SecretsKey, err = loadOrCreate(filepath.Join(c.DataDir, "secrets-key")); err != nil {
 			return err
 		}
 	}

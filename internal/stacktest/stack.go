@@ -48,6 +48,7 @@ type Options struct {
 type Stack struct {
 	Dir, Bin, Supervisor string
 	Token, Secret        string
+	SecretsKey           string // BERTH_SECRETS_KEY of every worker and gateway
 	HostID               string
 	URL                  string
 	listen               string
@@ -81,7 +82,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{Dir: dir, root: root, Token: randHex(16), Secret: randHex(32), HostID: "t" + randHex(4)}
+	s := &Stack{Dir: dir, root: root, Token: randHex(16), Secret: randHex(32), SecretsKey: randHex(32), HostID: "t" + randHex(4)}
 	s.Bin, s.Supervisor = filepath.Join(dir, "berth"), filepath.Join(dir, "berth-supervisor")
 	if err := s.build(ctx); err != nil {
 		os.RemoveAll(dir)
@@ -128,7 +129,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	s.listen = net.JoinHostPort(ip, strconv.Itoa(port))
 	s.URL = "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	s.env = append([]string{
-		"TEMPORAL_ADDRESS=" + s.temporal.Address(), "BERTH_SECRET=" + s.Secret, "BERTH_TOKEN=" + s.Token,
+		"TEMPORAL_ADDRESS=" + s.temporal.Address(), "BERTH_SECRET=" + s.Secret, "BERTH_SECRETS_KEY=" + s.SecretsKey, "BERTH_TOKEN=" + s.Token,
 		"BERTH_HOST_ID=" + s.HostID, "BERTH_SUPERVISOR=" + s.Supervisor, "BERTH_DEFAULT_IMAGE=" + TestImage,
 		"BERTH_DATA_DIR=" + filepath.Join(dir, "data"), "BERTH_LISTEN=" + s.listen, "BERTH_LOG_LEVEL=warn",
 	}, append(hostsEnv, o.Env...)...)

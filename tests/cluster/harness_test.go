@@ -38,6 +38,7 @@ type cluster struct {
 	pgPort, offset          int
 	pgPassword              string
 	token, secret, hostID   string
+	secretsKey              string
 	bin, supervisor         string
 	docker                  *dockerrt.Runtime
 
@@ -106,7 +107,7 @@ func startCluster(ctx context.Context, root, tools, pgBin string, extraEnv ...st
 		return nil, err
 	}
 	c := &cluster{root: root, dir: dir, tools: tools, pgBin: pgBin,
-		token: randHex(16), secret: randHex(32), hostID: "c" + randHex(4)}
+		token: randHex(16), secret: randHex(32), secretsKey: randHex(32), hostID: "c" + randHex(4)}
 	ok := false
 	defer func() {
 		if !ok {
@@ -153,7 +154,7 @@ func startCluster(ctx context.Context, root, tools, pgBin string, extraEnv ...st
 	if c.docker, err = dockerrt.New(); err != nil {
 		return nil, err
 	}
-	common := []string{"BERTH_SECRET=" + c.secret, "BERTH_TOKEN=" + c.token, "BERTH_HOST_ID=" + c.hostID,
+	common := []string{"BERTH_SECRET=" + c.secret, "BERTH_SECRETS_KEY=" + c.secretsKey, "BERTH_TOKEN=" + c.token, "BERTH_HOST_ID=" + c.hostID,
 		"BERTH_SUPERVISOR=" + c.supervisor, "BERTH_DEFAULT_IMAGE=" + stacktest.TestImage,
 		"BERTH_DATA_DIR=" + filepath.Join(dir, "berth-data"), "BERTH_LOG_LEVEL=warn"}
 	common = append(common, extraEnv...)

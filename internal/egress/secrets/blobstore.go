@@ -3,8 +3,6 @@ package secrets
 import (
 	"bytes"
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -32,32 +30,35 @@ const blobSuffix = ".secret"
 // as additional data).
 type BlobStore struct {
 	store blob.Store
-	aead  cipher.AEAD
+	ring  keyring
 	now   func() time.Time
 	// mu serialises this process's read-modify-write of versions; two
 	// processes rotating the same secret at once may both write the same
 	// next version, and the later write wins.
 	mu sync.Mutex
+	// pins is the highest version of each secret this process has read or
+	// written: an older object put back in the store (its value or hosts
+	// from before a rotation, sealed and so valid) is refused, not used.
+	pinMu sync.Mutex
+	pins  map[string]int
 	// Timeout bounds each call to the blob store.
 	Timeout time.Duration
 }
 
-// NewBlobStore opens a store over store with a key derived from material by
-// DeriveKey.
+// NewBlobStore opens a store over store with one key derived from
+// material by DeriveKey.
 func NewBlobStore(store blob.Store, material []byte) (*BlobStore, error) {
-	key, err := DeriveKey(material)
+	return OpenBlobStore(store, Keys{Current: material})
+}
+
+// OpenBlobStore opens a store over store that seals with keys.Current and
+// opens with any of keys.
+func OpenBlobStore(store blob.Store, keys Keys) (*BlobStore, error) {
+	ring, err := newKeyring(keys)
 	if err != nil {
 		return nil, err
 	}
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return nil, err
-	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, err
-	}
-	return &BlobStore{store: store, aead: aead, now: time.Now, Timeout: 30 * time.Second}, nil
+	return &BlobStore{store: store, ring: ring, now: time.Now, Timeout: 30 * time.Second, pins: map[string]int{}}, nil
 }
 
 // BlobKey is the object key of a secret.
@@ -86,27 +87,40 @@ func (s *BlobStore) PutWith(name, value string, hosts []string, opts Options) (R
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now().UTC()
-	rec := Record{Name: name, Hosts: hosts, Version: 1, InURL: opts.InURL, CreatedAt: now, UpdatedAt: now}
+	// A secret deleted and made again goes on from the versions this
+	// process saw, so an object of the old one put back stays refused.
+	rec := Record{Name: name, Hosts: hosts, Version: s.pin(name) + 1, InURL: opts.InURL, CreatedAt: now, UpdatedAt: now}
 	if old, err := s.read(name); err == nil {
-		rec.Version, rec.CreatedAt = old.Version+1, old.CreatedAt
+		rec.Version, rec.CreatedAt = max(old.Version, rec.Version-1)+1, old.CreatedAt
 	} else if !errors.Is(err, ErrNotFound) {
 		return Record{}, err
 	}
-	fr := fileRecord{Record: rec, Nonce: make([]byte, s.aead.NonceSize())}
-	if _, err := rand.Read(fr.Nonce); err != nil {
+	if err := s.write(rec, []byte(value)); err != nil {
 		return Record{}, err
 	}
-	fr.Ciphertext = s.aead.Seal(nil, fr.Nonce, []byte(value), additionalData(rec))
+	return rec, nil
+}
+
+// write seals value under the current key with rec as additional data and
+// stores it, pinning rec's version.
+func (s *BlobStore) write(rec Record, value []byte) error {
+	k := s.ring.current()
+	fr := fileRecord{Record: rec, KeyID: k.id, Nonce: make([]byte, k.aead.NonceSize())}
+	if _, err := rand.Read(fr.Nonce); err != nil {
+		return err
+	}
+	fr.Ciphertext = k.aead.Seal(nil, fr.Nonce, value, additionalData(rec))
 	b, err := json.Marshal(fr)
 	if err != nil {
-		return Record{}, err
+		return err
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	if _, err := s.store.Put(ctx, BlobKey(name), bytes.NewReader(b)); err != nil {
-		return Record{}, fmt.Errorf("secrets: store %q: %w", name, err)
+	if _, err := s.store.Put(ctx, BlobKey(rec.Name), bytes.NewReader(b)); err != nil {
+		return fmt.Errorf("secrets: store %q: %w", rec.Name, err)
 	}
-	return rec, nil
+	s.raisePin(rec.Name, rec.Version)
+	return nil
 }
 
 func (s *BlobStore) Delete(name string) error {
@@ -188,9 +202,9 @@ func (s *BlobStore) resolve(name, host string, inURL bool) (string, error) {
 	if !boundTo(fr.Hosts, host) {
 		return "", fmt.Errorf("%w: %q is bound to %s, not %q", ErrNotBound, name, strings.Join(fr.Hosts, ", "), host)
 	}
-	v, err := s.aead.Open(nil, fr.Nonce, fr.Ciphertext, additionalData(fr.Record))
+	v, err := s.ring.open(fr.KeyID, fr.Nonce, fr.Ciphertext, additionalData(fr.Record))
 	if err != nil {
-		return "", fmt.Errorf("secrets: %q does not decrypt (wrong key or altered object)", name)
+		return "", fmt.Errorf("secrets: %q %v", name, err)
 	}
 	return string(v), nil
 }
@@ -214,21 +228,24 @@ func (s *BlobStore) read(name string) (fileRecord, error) {
 	if err := json.Unmarshal(b, &fr); err != nil || fr.Name != name {
 		return fr, fmt.Errorf("secrets: object for %q is damaged", name)
 	}
+	if pin := s.pin(name); fr.Version < pin {
+		return fr, fmt.Errorf("%w: %q is at version %d in the store, older than version %d seen before: an older object was put back",
+			ErrRolledBack, name, fr.Version, pin)
+	}
+	s.raisePin(name, fr.Version)
 	return fr, nil
 }
 
-// KeyMaterial is the secret store's key material: BERTH_SECRETS_KEY when
-// set, else the deployment secret (BERTH_SECRET). The gateway, which
-// writes secrets, and every worker, whose proxy reads them, must agree.
-func KeyMaterial(getenv func(string) string, secret string) ([]byte, error) {
-	if k := getenv("BERTH_SECRETS_KEY"); k != "" {
-		if len(k) < 16 {
-			return nil, fmt.Errorf("BERTH_SECRETS_KEY must be at least 16 bytes")
-		}
-		return []byte(k), nil
+func (s *BlobStore) pin(name string) int {
+	s.pinMu.Lock()
+	defer s.pinMu.Unlock()
+	return s.pins[name]
+}
+
+func (s *BlobStore) raisePin(name string, v int) {
+	s.pinMu.Lock()
+	defer s.pinMu.Unlock()
+	if v > s.pins[name] {
+		s.pins[name] = v
 	}
-	if len(secret) < 16 {
-		return nil, fmt.Errorf("BERTH_SECRET must be at least 16 bytes to key the secret store (or set BERTH_SECRETS_KEY)")
-	}
-	return []byte(secret), nil
 }

@@ -28,6 +28,9 @@ func DeriveKey(material []byte) ([]byte, error) {
 // decrypts.
 type fileRecord struct {
 	Record
+	// KeyID names the key that sealed it (none: sealed before keys had
+	// ids, opened by trying each).
+	KeyID      string `json:"kid,omitempty"`
 	Nonce      []byte `json:"nonce"`
 	Ciphertext []byte `json:"ciphertext"`
 }

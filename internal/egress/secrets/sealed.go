@@ -20,6 +20,7 @@ const SealedPrefix = BlobPrefix + "sealed/"
 // sealedObject is a sealed object: the key it is stored under is its
 // additional data, so an object copied to another key does not open.
 type sealedObject struct {
+	KeyID      string `json:"kid,omitempty"`
 	Nonce      []byte `json:"nonce"`
 	Ciphertext []byte `json:"ciphertext"`
 }
@@ -32,11 +33,12 @@ func SealedKey(kind, id string) string {
 // PutSealed seals data with the store's key and stores it under key
 // (from SealedKey), replacing what was there.
 func (s *BlobStore) PutSealed(key string, data []byte) error {
-	o := sealedObject{Nonce: make([]byte, s.aead.NonceSize())}
+	k := s.ring.current()
+	o := sealedObject{KeyID: k.id, Nonce: make([]byte, k.aead.NonceSize())}
 	if _, err := rand.Read(o.Nonce); err != nil {
 		return err
 	}
-	o.Ciphertext = s.aead.Seal(nil, o.Nonce, data, []byte(key))
+	o.Ciphertext = k.aead.Seal(nil, o.Nonce, data, []byte(key))
 	b, err := json.Marshal(o)
 	if err != nil {
 		return err
@@ -52,29 +54,42 @@ func (s *BlobStore) PutSealed(key string, data []byte) error {
 // GetSealed opens the object stored under key; ErrNotFound when there is
 // none.
 func (s *BlobStore) GetSealed(key string) ([]byte, error) {
+	o, err := s.readSealed(key)
+	if err != nil {
+		return nil, err
+	}
+	data, err := s.ring.open(o.KeyID, o.Nonce, o.Ciphertext, []byte(key))
+	if err != nil {
+		return nil, fmt.Errorf("secrets: a sealed object %v", err)
+	}
+	if o.KeyID != s.ring.current().id {
+		// Sealed under a retired key: sealed again under the current one,
+		// so that key can go once nothing needs it.
+		_ = s.PutSealed(key, data)
+	}
+	return data, nil
+}
+
+func (s *BlobStore) readSealed(key string) (sealedObject, error) {
+	var o sealedObject
 	ctx, cancel := s.ctx()
 	defer cancel()
 	r, err := s.store.Get(ctx, key)
 	if errors.Is(err, blob.ErrNotFound) {
-		return nil, ErrNotFound
+		return o, ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("secrets: read a sealed object: %w", err)
+		return o, fmt.Errorf("secrets: read a sealed object: %w", err)
 	}
 	defer r.Close()
 	b, err := io.ReadAll(io.LimitReader(r, 1<<20))
 	if err != nil {
-		return nil, err
+		return o, err
 	}
-	var o sealedObject
 	if err := json.Unmarshal(b, &o); err != nil {
-		return nil, errors.New("secrets: a sealed object is damaged")
+		return o, errors.New("secrets: a sealed object is damaged")
 	}
-	data, err := s.aead.Open(nil, o.Nonce, o.Ciphertext, []byte(key))
-	if err != nil {
-		return nil, errors.New("secrets: a sealed object does not open (wrong key or altered object)")
-	}
-	return data, nil
+	return o, nil
 }
 
 // DeleteSealed removes the object under key; a missing one is not an

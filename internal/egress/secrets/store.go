@@ -52,6 +52,7 @@ var (
 	ErrInvalidValue = errors.New("invalid secret value")
 	ErrInvalidHosts = errors.New("invalid secret hosts")
 	ErrNotInURL     = errors.New("secret may not be put in a URL")
+	ErrRolledBack   = errors.New("secret object is older than one already seen")
 )
 
 // MaxValue is the largest value accepted (tokens, passwords, keys).
