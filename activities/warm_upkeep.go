@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // The warm pool's upkeep: adopting an earlier worker's warm containers,
@@ -17,7 +19,9 @@ import (
 // container (warm.go has the pool itself).
 
 // adopt takes over the warm containers an earlier worker left: running,
-// of this worker's version, of a type with a pool, on the sandbox network
+// of this worker's version, of a type with a pool, of the image and limits
+// that type has today (its tag may have moved, its file been edited), on
+// the sandbox network
 // (attached now if need be), answering, and with their disk still their
 // own. Every other unclaimed one is removed.
 func (p *WarmPool) adopt(ctx context.Context) {
@@ -36,10 +40,18 @@ func (p *WarmPool) adopt(ctx context.Context) {
 		keep := ct.State == "running" && ct.Labels[dockerrt.LabelVersion] == p.a.Version &&
 			p.count(it) < p.sizes[it] && !p.a.Docker.HandedOver(name)
 		if keep {
+			info, err := p.a.Docker.Inspect(ctx, ct.ID)
+			if err == nil && info != nil {
+				if why := p.stale(ctx, it, info); why != "" {
+					p.log.Info("a warm container an earlier worker left is not what its type makes today",
+						zap.String("container", name), zap.String("changed", why))
+					info = nil
+				}
+			}
 			// One whose fill the earlier worker died in, between start and
 			// attach, is attached now: it never ran anything but its
 			// supervisor.
-			if info, err := p.a.Docker.Inspect(ctx, ct.ID); err == nil && info != nil {
+			if err == nil && info != nil {
 				w.IP, _ = p.a.Docker.Adopt(ctx, info)
 			}
 			hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -53,6 +65,42 @@ func (p *WarmPool) adopt(ctx context.Context) {
 		p.log.Info("removing a warm container an earlier worker left", zap.String("container", name))
 		p.discard(w)
 	}
+}
+
+// stale says what differs between a warm container an earlier worker made
+// and the one fill would make for its instance type today: "image",
+// "limits" or "disk" ("" when nothing does). A claim hands the container
+// to a sandbox as is, so one of a type's old shape would boot it with the
+// wrong image or bounds.
+func (p *WarmPool) stale(ctx context.Context, instanceType string, info *container.InspectResponse) string {
+	it, img, err := p.a.instanceImage(ctx, contract.BootInput{InstanceType: instanceType})
+	if err != nil {
+		return "image (" + err.Error() + ")"
+	}
+	if info.Image != img.ID {
+		return "image"
+	}
+	h := info.HostConfig
+	if h == nil {
+		return "limits"
+	}
+	var pids int64 // Docker may answer none for no limit
+	if h.PidsLimit != nil {
+		pids = *h.PidsLimit
+	}
+	if h.NanoCPUs != it.NanoCPUs() || h.Memory != it.MemoryBytes() || pids != it.Pids {
+		return "limits"
+	}
+	for _, m := range info.Mounts {
+		if m.Destination != dockerrt.WorkspacePath {
+			continue
+		}
+		v, err := p.a.Docker.Client().VolumeInspect(ctx, m.Name)
+		if err != nil || v.Labels[dockerrt.LabelDisk] != strconv.FormatInt(p.a.diskBytes(it), 10) {
+			return "disk"
+		}
+	}
+	return ""
 }
 
 // prune drops warm containers that stopped running (killed, OOM, a

@@ -2,7 +2,9 @@ package tests
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -388,4 +390,69 @@ func TestWarmPoolAdoptsAFillLeftUnattached_FaultInjected(t *testing.T) {
 		_, err := c.Destroy(ctx, sb)
 		require.NoError(t, err)
 	}
+}
+
+// A restarted worker adopts a warm container only while it is what the
+// pool's type makes today: once the type's image tag points elsewhere, or
+// its limits were edited, the pool it finds is replaced instead of handing
+// sandboxes the old image or bounds.
+func TestWarmPoolReplacesContainersItsTypeNoLongerMakes(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, 6*time.Minute)
+	tag := "berth/warm-adopt-" + strings.ToLower(name(t, "img")) + ":latest"
+	buildLabelled := func(version string) {
+		c := exec.CommandContext(ctx, "docker", "build", "-q", "--label", "io.berth.test=warm-adopt",
+			"--label", "io.berth.test-version="+version, "-t", tag, "-")
+		c.Stdin = strings.NewReader("FROM " + stacktest.TestImage + "\n")
+		c.Env = append(os.Environ(), "DOCKER_BUILDKIT=0")
+		out, err := c.CombinedOutput()
+		require.NoError(t, err, "docker build: %s", out)
+	}
+	buildLabelled("1")
+	t.Cleanup(func() { _ = exec.Command("docker", "rmi", "-f", tag).Run() })
+	types := filepath.Join(t.TempDir(), "types.json")
+	writeTypes := func(memMiB int) {
+		require.NoError(t, os.WriteFile(types, []byte(fmt.Sprintf(
+			`[{"name":"basic","vcpu":0.25,"memoryMiB":%d,"pids":512,"diskMiB":5120,"image":%q}]`, memMiB, tag)), 0o644))
+	}
+	writeTypes(1024)
+	s := warmStack(t, ctx, "2", "BERTH_INSTANCE_TYPES="+types)
+	first := waitWarm(t, ctx, s, 2)
+
+	restartWith := func(change func()) []string {
+		s.StopWorker(syscall.SIGKILL)
+		change()
+		require.NoError(t, s.StartWorker())
+		var ids []string
+		require.Eventually(t, func() bool {
+			ids = waitWarm(t, ctx, s, 2)
+			return !slices.Contains(ids, first[0]) && !slices.Contains(ids, first[1])
+		}, 2*time.Minute, time.Second, "the restarted worker kept warm containers its type no longer makes")
+		return ids
+	}
+
+	// The tag moves to another image.
+	second := restartWith(func() { buildLabelled("2") })
+	want, err := s.Docker.Client().ImageInspect(ctx, tag)
+	require.NoError(t, err)
+	for _, id := range second {
+		c, err := s.Docker.Inspect(ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, want.ID, c.Image, "a warm container of the old image")
+	}
+
+	// The type's memory is edited.
+	first = second
+	third := restartWith(func() { writeTypes(768) })
+	for _, id := range third {
+		c, err := s.Docker.Inspect(ctx, id)
+		require.NoError(t, err)
+		require.EqualValues(t, 768<<20, c.HostConfig.Memory, "a warm container of the old limits")
+	}
+
+	// Nothing changed: the same two are adopted, as before.
+	s.StopWorker(syscall.SIGKILL)
+	require.NoError(t, s.StartWorker())
+	time.Sleep(8 * time.Second)
+	require.Equal(t, third, waitWarm(t, ctx, s, 2), "the restarted worker did not adopt a pool that still fits")
 }
