@@ -42,6 +42,7 @@ const (
 	CodeRangeNotSatisfiable    Code = "RANGE_NOT_SATISFIABLE"    // 416 a Range outside the file
 	CodeHeadersTooLarge        Code = "HEADERS_TOO_LARGE"        // 431 the request line and headers are over the limit
 	CodeTooManyConnections     Code = "TOO_MANY_CONNECTIONS"     // 503 one client address holds too many connections
+	CodeTooManyRequests        Code = "TOO_MANY_REQUESTS"        // 429 one client address asked for too many previews that serve nothing
 	// Images (a create's image, a boot's pull).
 	CodeImageNotAllowed  Code = "IMAGE_NOT_ALLOWED" // 403 outside BERTH_IMAGES
 	CodeImageNotFound    Code = "IMAGE_NOT_FOUND"   // 404 no registry knows the ref
@@ -96,7 +97,7 @@ func Codes() []Code {
 		CodeNameConflict, CodeSandboxDestroyed, CodeSandboxNotRunning, CodePayloadTooLarge, CodeEnvTooLarge,
 		CodeContainerUnavailable, CodeBootFailed, CodeBackupFailed, CodeBackupStoreUnavailable,
 		CodeBackupNotFound, CodeRestoreFailed, CodeTemporalUnavailable, CodeUnavailable, CodeTimeout, CodeEgressUnavailable, CodeSecretNotFound, CodePortNotExposed, CodeNoCapacity, CodeRollbackNeeded, CodeHostNotFound, CodeHostLive, CodeHostInUse, CodeInternal,
-		CodeRequestTimeout, CodeRangeNotSatisfiable, CodeHeadersTooLarge, CodeTooManyConnections,
+		CodeRequestTimeout, CodeRangeNotSatisfiable, CodeHeadersTooLarge, CodeTooManyConnections, CodeTooManyRequests,
 		CodeImageNotAllowed, CodeImageNotFound, CodeImageAuthFailed, CodeImageUnsupported, CodeImagePullFailed,
 
 		CodeProcessNotFound, CodeTerminalNotFound, CodeStaleHandle, CodeInvalidCursor, CodeInvalidTerminalCursor,

@@ -171,6 +171,7 @@ func (s *Server) create(c echo.Context) error {
 		return err
 	})
 	if err == nil {
+		s.preview.misses.forget(spec.Path) // probed before it existed
 		v := viewFromSpec(spec, egress, time.Now())
 		v.Services = req.Services
 		if req.Start {

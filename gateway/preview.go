@@ -58,6 +58,8 @@ type previewState struct {
 	// a wake outlives its requests, so a flood of them must not start one
 	// each.
 	wakes singleflight.Group
+	// misses answers the addresses that serve nothing (preview_probes.go).
+	misses previewMisses
 
 	mu    sync.Mutex
 	cache map[string]portsEntry
@@ -139,17 +141,22 @@ func (s *Server) previewMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func portNotExposed(status int, msg string) *api.Error {
-	return api.NewError(status, api.CodePortNotExposed, msg)
-}
-
 func (s *Server) servePreview(c echo.Context, name string, port int, path, base string) error {
 	r := c.Request()
 	ctx := r.Context()
+	if aerr := s.preview.misses.limited(r); aerr != nil {
+		return aerr
+	}
 	e, ok := s.preview.get(name)
 	if !ok {
+		if s.preview.misses.knownMissing(name) {
+			return s.preview.misses.miss(r)
+		}
 		d, err := s.describe(ctx, name)
 		if err != nil {
+			if s.preview.misses.rememberMissing(name, err) {
+				return s.preview.misses.miss(r)
+			}
 			return err
 		}
 		s.preview.put(name, d.view)
@@ -158,19 +165,14 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 	}
 	i := slices.IndexFunc(e.ports, func(p contract.Port) bool { return p.Port == port })
 	if i < 0 {
-		if slices.Contains(e.unexposed, port) {
-			return portNotExposed(http.StatusGone, "port "+strconv.Itoa(port)+" of sandbox "+name+
-				" is no longer exposed; expose it again (berth expose "+name+" "+strconv.Itoa(port)+")")
-		}
-		return portNotExposed(http.StatusNotFound, "port "+strconv.Itoa(port)+" of sandbox "+name+
-			" is not exposed (berth expose "+name+" "+strconv.Itoa(port)+")")
+		return s.preview.misses.miss(r) // never exposed, unexposed since, or destroyed
 	}
 	p := e.ports[i]
 	if !p.Public {
 		want := s.previewToken(name, p)
 		if q := r.URL.Query().Get(previewTokenParam); q != "" {
 			if !tokenEqual(q, want) {
-				return previewUnauthorized(port)
+				return s.preview.misses.miss(r)
 			}
 			// Trade the query token for a cookie, so the page's links and
 			// assets work and the token leaves the address bar.
@@ -189,7 +191,7 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 			}
 		}
 		if !tokenEqual(got, want) {
-			return previewUnauthorized(port)
+			return s.preview.misses.miss(r)
 		}
 	}
 	// One bound for waking the sandbox and for its port to accept.
@@ -213,6 +215,9 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 	if err != nil {
 		if errors.Is(wctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			return stillWaking(pw) // the wake goes on; a retry finds it done
+		}
+		if s.preview.misses.rememberMissing(name, err) { // destroyed since the ports were cached
+			return s.preview.misses.miss(r)
 		}
 		return err
 	}
@@ -242,11 +247,6 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 
 func tokenEqual(got, want string) bool {
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
-}
-
-func previewUnauthorized(port int) *api.Error {
-	return api.NewError(http.StatusUnauthorized, api.CodeUnauthorized, "port "+strconv.Itoa(port)+
-		" is private: add ?"+previewTokenParam+"=TOKEN or the "+previewTokenHeader+" header (the token is in berth ports' output)")
 }
 
 // stripCookie removes one cookie from a request, keeping the others: the

@@ -71,6 +71,7 @@ hints = {
 "RANGE_NOT_SATISFIABLE": "The Range starts past the end of the file: stat it for its size.",
 "HEADERS_TOO_LARGE": "The request's headers are over the gateway's limit: send fewer or smaller headers.",
 "TOO_MANY_CONNECTIONS": "The gateway holds as many connections as it may: retry after retryAfterMs.",
+"TOO_MANY_REQUESTS": "This client asked for too many preview addresses that serve nothing: retry after retryAfterMs.",
 "IMAGE_AUTH_FAILED": "The registry refused the workers' credentials (BERTH_REGISTRY_AUTH): fix them, then create again.",
 "IMAGE_UNSUPPORTED": "The image cannot run as a sandbox; the message says why.",
 "IMAGE_NOT_ALLOWED": "The gateway's BERTH_IMAGES does not allow this image.",

@@ -11,7 +11,8 @@ import (
 )
 
 // TestDestroyedSandboxListsNoPorts: a sandbox destroyed with exposed ports
-// lists none, in its view and in its ports, and the URLs it had answer 410.
+// lists none, in its view and in its ports, and the URLs it had answer as
+// an unknown sandbox's would.
 func TestDestroyedSandboxListsNoPorts(t *testing.T) {
 	t.Parallel()
 	n := name(t, "prevgone")
@@ -32,5 +33,7 @@ func TestDestroyedSandboxListsNoPorts(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, ports)
 	st, body, _ := previewGet(t, "", "/v1/preview/"+n+"/8000/", nil)
-	require.Equal(t, 410, st, body)
+	require.Equal(t, 404, st, body)
+	_, nothing, _ := previewGet(t, "", "/v1/preview/never-made-"+n+"/8000/", nil)
+	sameAnswer(t, nothing, body)
 }

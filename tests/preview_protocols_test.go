@@ -83,7 +83,7 @@ func TestPreviewWebSocketEchoByHostAndPath(t *testing.T) {
 	u := strings.Replace(previewHostURL(stack.URL, n, "8010", "/ws"), "http://", "ws://", 1)
 	_, resp, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: hc})
 	require.Error(t, err)
-	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
 	conn, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: hc,
 		HTTPHeader: http.Header{"X-Berth-Preview-Token": {priv.Token}}})
 	require.NoError(t, err)

@@ -90,10 +90,15 @@ func TestPreviewURLsByHostAndPathWithTokensUnexposeAndSleep(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, priv.Token)
 	host := "8001-" + n + ".localhost"
+	// Without its token or with a wrong one it answers as an address that
+	// serves nothing: a prober learns no more than that.
+	_, nothing, _ := previewGet(t, "8009-no-such-sandbox-"+n+".localhost", "/", nil)
 	st, body, _ = previewGet(t, host, "/index.html", nil)
-	require.Equal(t, 401, st, body)
+	require.Equal(t, 404, st, body)
+	sameAnswer(t, nothing, body)
 	st, body, _ = previewGet(t, host, "/index.html", http.Header{"X-Berth-Preview-Token": {"wrong"}})
-	require.Equal(t, 401, st, body)
+	require.Equal(t, 404, st, body)
+	sameAnswer(t, nothing, body)
 	st, body, _ = previewGet(t, host, "/index.html", http.Header{"X-Berth-Preview-Token": {priv.Token}})
 	require.Equal(t, 200, st, body)
 	require.Equal(t, "hello-preview\n", body)
@@ -114,21 +119,22 @@ func TestPreviewURLsByHostAndPathWithTokensUnexposeAndSleep(t *testing.T) {
 	require.Equal(t, 8000, ports[0].Port)
 	require.Equal(t, 8001, ports[1].Port)
 
-	// Unexposed: 410 with a clear body, and the token no longer works; a
-	// port never exposed is 404.
+	// Unexposed, the token no longer works; unexposed and never exposed
+	// answer as an unknown sandbox does.
 	require.NoError(t, c.Unexpose(ctx, n, 8001))
 	st, body, _ = previewGet(t, host, "/index.html", http.Header{"X-Berth-Preview-Token": {priv.Token}})
-	require.Equal(t, 410, st, body)
-	require.Equal(t, "PORT_NOT_EXPOSED", errCode(body), body)
-	st, body, _ = previewGet(t, "8002-"+n+".localhost", "/", nil)
 	require.Equal(t, 404, st, body)
 	require.Equal(t, "PORT_NOT_EXPOSED", errCode(body), body)
+	sameAnswer(t, nothing, body)
+	st, body, _ = previewGet(t, "8002-"+n+".localhost", "/", nil)
+	require.Equal(t, 404, st, body)
+	sameAnswer(t, nothing, body)
 	// Exposing again gives a new token; the old one stays void.
 	again, err := c.Expose(ctx, n, 8001, false)
 	require.NoError(t, err)
 	require.NotEqual(t, priv.Token, again.Token)
 	st, _, _ = previewGet(t, host, "/index.html", http.Header{"X-Berth-Preview-Token": {priv.Token}})
-	require.Equal(t, 401, st)
+	require.Equal(t, 404, st)
 	require.NoError(t, c.Unexpose(ctx, n, 8001))
 
 	// Every change is a ports-changed event (its schema holds; no token).
@@ -268,4 +274,17 @@ func TestSandboxViewListsExposedPorts(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(stack.Must(t, 200, "GET", "/v1/sandboxes/"+n, nil).Body, &sb))
 	require.Equal(t, []api.ExposedPort{*pub, *priv}, sb.Ports)
+}
+
+// sameAnswer checks two error answers say the same (code and message; a
+// request id may differ).
+func sameAnswer(t *testing.T, want, got string) {
+	t.Helper()
+	var a, b api.ErrorEnvelope
+	require.NoError(t, json.Unmarshal([]byte(want), &a), want)
+	require.NoError(t, json.Unmarshal([]byte(got), &b), got)
+	require.NotNil(t, a.Error, want)
+	require.NotNil(t, b.Error, got)
+	require.Equal(t, a.Error.Code, b.Error.Code, got)
+	require.Equal(t, a.Error.Message, b.Error.Message, got)
 }

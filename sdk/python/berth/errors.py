@@ -373,6 +373,12 @@ class TooManyConnectionsError(BerthError):
     code_name = "TOO_MANY_CONNECTIONS"
 
 
+class TooManyRequestsError(BerthError):
+    """TOO_MANY_REQUESTS: This client asked for too many preview addresses that serve nothing: retry after retryAfterMs."""
+
+    code_name = "TOO_MANY_REQUESTS"
+
+
 class ImageNotAllowedError(BerthError):
     """IMAGE_NOT_ALLOWED: The gateway's BERTH_IMAGES does not allow this image."""
 
@@ -472,6 +478,7 @@ ERROR_CLASSES: dict[str, type[BerthError]] = {
     "RANGE_NOT_SATISFIABLE": RangeNotSatisfiableError,
     "HEADERS_TOO_LARGE": HeadersTooLargeError,
     "TOO_MANY_CONNECTIONS": TooManyConnectionsError,
+    "TOO_MANY_REQUESTS": TooManyRequestsError,
     "IMAGE_NOT_ALLOWED": ImageNotAllowedError,
     "IMAGE_NOT_FOUND": ImageNotFoundError,
     "IMAGE_AUTH_FAILED": ImageAuthFailedError,
@@ -543,6 +550,7 @@ HINTS: dict[str, str] = {
     "RANGE_NOT_SATISFIABLE": "The Range starts past the end of the file: stat it for its size.",
     "HEADERS_TOO_LARGE": "The request's headers are over the gateway's limit: send fewer or smaller headers.",
     "TOO_MANY_CONNECTIONS": "The gateway holds as many connections as it may: retry after retryAfterMs.",
+    "TOO_MANY_REQUESTS": "This client asked for too many preview addresses that serve nothing: retry after retryAfterMs.",
     "IMAGE_NOT_ALLOWED": "The gateway's BERTH_IMAGES does not allow this image.",
     "IMAGE_NOT_FOUND": "No such image in its registry: check the reference.",
     "IMAGE_AUTH_FAILED": "The registry refused the workers' credentials (BERTH_REGISTRY_AUTH): fix them, then create again.",
@@ -551,4 +559,4 @@ HINTS: dict[str, str] = {
     "INTERNAL": "A bug in Berth: report it with the request id.",
 }
 
-__all__ = ["ValidationError", "UnauthorizedError", "SandboxNotFoundError", "ProcessNotFoundError", "TerminalNotFoundError", "NotFoundError", "MethodNotAllowedError", "NameConflictError", "StaleProcessHandleError", "InvalidProcessCursorError", "SandboxDestroyedError", "SandboxNotRunningError", "PayloadTooLargeError", "EnvTooLargeError", "EgressUnavailableError", "PortNotExposedError", "SecretNotFoundError", "TooManyProcessesError", "TooManyTerminalsError", "TooManyFollowersError", "ContainerUnavailableError", "BootFailedError", "BackupFailedError", "BackupStoreUnavailableError", "BackupNotFoundError", "RestoreFailedError", "NoCapacityError", "RollbackNeededError", "HostNotFoundError", "HostLiveError", "HostInUseError", "TemporalUnavailableError", "UnavailableError", "TimeoutError", "WaitTimeoutError", "ExecutableNotFoundError", "InvalidCwdError", "ExecFailedError", "ProcessNotRunningError", "ProcessExitedError", "StdinNotPipedError", "StdinClosedError", "InvalidTerminalCursorError", "UpgradeRequiredError", "FileNotFoundError", "IsADirectoryError", "NotADirectoryError", "NotEmptyError", "AlreadyExistsError", "NotARegularFileError", "InvalidPathError", "PathEscapeError", "InvalidArchiveError", "PermissionDeniedError", "PreconditionFailedError", "NoSpaceError", "ReadOnlyFilesystemError", "RequestTimeoutError", "RangeNotSatisfiableError", "HeadersTooLargeError", "TooManyConnectionsError", "ImageNotAllowedError", "ImageNotFoundError", "ImageAuthFailedError", "ImageUnsupportedError", "ImagePullFailedError", "InternalError", "ERROR_CLASSES", "HINTS"]
+__all__ = ["ValidationError", "UnauthorizedError", "SandboxNotFoundError", "ProcessNotFoundError", "TerminalNotFoundError", "NotFoundError", "MethodNotAllowedError", "NameConflictError", "StaleProcessHandleError", "InvalidProcessCursorError", "SandboxDestroyedError", "SandboxNotRunningError", "PayloadTooLargeError", "EnvTooLargeError", "EgressUnavailableError", "PortNotExposedError", "SecretNotFoundError", "TooManyProcessesError", "TooManyTerminalsError", "TooManyFollowersError", "ContainerUnavailableError", "BootFailedError", "BackupFailedError", "BackupStoreUnavailableError", "BackupNotFoundError", "RestoreFailedError", "NoCapacityError", "RollbackNeededError", "HostNotFoundError", "HostLiveError", "HostInUseError", "TemporalUnavailableError", "UnavailableError", "TimeoutError", "WaitTimeoutError", "ExecutableNotFoundError", "InvalidCwdError", "ExecFailedError", "ProcessNotRunningError", "ProcessExitedError", "StdinNotPipedError", "StdinClosedError", "InvalidTerminalCursorError", "UpgradeRequiredError", "FileNotFoundError", "IsADirectoryError", "NotADirectoryError", "NotEmptyError", "AlreadyExistsError", "NotARegularFileError", "InvalidPathError", "PathEscapeError", "InvalidArchiveError", "PermissionDeniedError", "PreconditionFailedError", "NoSpaceError", "ReadOnlyFilesystemError", "RequestTimeoutError", "RangeNotSatisfiableError", "HeadersTooLargeError", "TooManyConnectionsError", "TooManyRequestsError", "ImageNotAllowedError", "ImageNotFoundError", "ImageAuthFailedError", "ImageUnsupportedError", "ImagePullFailedError", "InternalError", "ERROR_CLASSES", "HINTS"]

@@ -125,6 +125,8 @@ export class RangeNotSatisfiableError extends BerthError { static readonly code 
 export class HeadersTooLargeError extends BerthError { static readonly code = "HEADERS_TOO_LARGE"; }
 /** TOO_MANY_CONNECTIONS: The gateway holds as many connections as it may: retry after retryAfterMs. */
 export class TooManyConnectionsError extends BerthError { static readonly code = "TOO_MANY_CONNECTIONS"; }
+/** TOO_MANY_REQUESTS: This client asked for too many preview addresses that serve nothing: retry after retryAfterMs. */
+export class TooManyRequestsError extends BerthError { static readonly code = "TOO_MANY_REQUESTS"; }
 /** IMAGE_NOT_ALLOWED: The gateway's BERTH_IMAGES does not allow this image. */
 export class ImageNotAllowedError extends BerthError { static readonly code = "IMAGE_NOT_ALLOWED"; }
 /** IMAGE_NOT_FOUND: No such image in its registry: check the reference. */
@@ -201,6 +203,7 @@ export const errorClasses: Record<string, typeof BerthError> = {
   RANGE_NOT_SATISFIABLE: RangeNotSatisfiableError,
   HEADERS_TOO_LARGE: HeadersTooLargeError,
   TOO_MANY_CONNECTIONS: TooManyConnectionsError,
+  TOO_MANY_REQUESTS: TooManyRequestsError,
   IMAGE_NOT_ALLOWED: ImageNotAllowedError,
   IMAGE_NOT_FOUND: ImageNotFoundError,
   IMAGE_AUTH_FAILED: ImageAuthFailedError,
@@ -272,6 +275,7 @@ export const hints: Record<string, string> = {
   RANGE_NOT_SATISFIABLE: "The Range starts past the end of the file: stat it for its size.",
   HEADERS_TOO_LARGE: "The request's headers are over the gateway's limit: send fewer or smaller headers.",
   TOO_MANY_CONNECTIONS: "The gateway holds as many connections as it may: retry after retryAfterMs.",
+  TOO_MANY_REQUESTS: "This client asked for too many preview addresses that serve nothing: retry after retryAfterMs.",
   IMAGE_NOT_ALLOWED: "The gateway's BERTH_IMAGES does not allow this image.",
   IMAGE_NOT_FOUND: "No such image in its registry: check the reference.",
   IMAGE_AUTH_FAILED: "The registry refused the workers' credentials (BERTH_REGISTRY_AUTH): fix them, then create again.",
