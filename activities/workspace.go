@@ -41,9 +41,17 @@ func (a *Activities) prepareVolume(ctx context.Context, in contract.BootInput) (
 	if exists && !interrupted && !in.ForceRestore && !earlier && (in.VolumeHost == a.HostID || in.RestoreBackupID == "") {
 		if marked {
 			// Restored, then the worker or container died before the
-			// flush: finish it now.
+			// flush, or the rest of the boot failed and this is its retry:
+			// finish the flush now.
 			if dir, err := a.Docker.VolumeMountpoint(ctx, vol); err == nil {
 				a.flushInBackground(in.Sandbox, dir, mk)
+			}
+			if mk.Backup != "" && mk.Backup == in.RestoreBackupID {
+				// The workspace came from this backup, restored by an
+				// earlier attempt of this boot: say so, as that attempt
+				// would have (the workspace-restored event was lost when
+				// a retried boot reported nothing: seen in CI).
+				return mk.Backup, nil
 			}
 		}
 		return "", nil

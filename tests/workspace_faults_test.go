@@ -208,8 +208,13 @@ func TestWakeKilledRightAfterRestoreKeepsWorkspaceWhole(t *testing.T) {
 	require.Equal(t, backupID, m.Backup)
 	require.NoError(t, stack.StartWorker())
 	stack.WaitStatus(t, n, "stopped", 60*time.Second)
-	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
+	var started struct{ LastEvent string }
+	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil).JSON(t, &started)
 	require.Equal(t, "running", stack.Status(t, n))
+	// The boot that serves a volume a cut-short boot restored says where
+	// the workspace came from, as that boot would have (a retried boot
+	// said nothing: TestWorkspaceSurvivesSleepAndHostLossOnS3 in CI).
+	require.Equal(t, "workspace-restored", started.LastEvent)
 	archivetest.RequireEqual(t, want, archivetest.Snapshot(t, workspaceDir(t, stack, n)))
 	// The volume was served as it was (no restore, same boot of the host),
 	// and the next backup flushes it first and drops the marker.
