@@ -43,7 +43,7 @@ func TestStatsShowACPUBoundAndAMemoryHungryProcess(t *testing.T) {
 	_, err = sb.Exec(ctx, []string{"sh", "-c", "while :; do :; done"}, client.ExecOptions{})
 	require.NoError(t, err)
 	const alloc = 64_000_000
-	hog, err := sb.Exec(ctx, []string{"sh", "-c", `x=$(head -c 64000000 /dev/zero | tr '\0' a); echo held; sleep 600`}, client.ExecOptions{})
+	hog, err := sb.Exec(ctx, []string{"sh", "-c", `x=$(head -c 64000000 /dev/zero | tr '\0' a); echo held; sleep 600; : "$x"`}, client.ExecOptions{})
 	require.NoError(t, err)
 	_, err = hog.WaitForLog(ctx, "held", client.LogWaitOptions{Timeout: 90 * time.Second})
 	require.NoError(t, err)

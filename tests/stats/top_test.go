@@ -110,7 +110,7 @@ func TestTopUnderTmux(t *testing.T) {
 	newSandbox(t, asleep, nil)
 	_, err := sbBusy.Exec(ctx, []string{"sh", "-c", "while :; do :; done"}, client.ExecOptions{})
 	require.NoError(t, err)
-	hog, err := sbFat.Exec(ctx, []string{"sh", "-c", `x=$(head -c 64000000 /dev/zero | tr '\0' a); echo held; sleep 600`}, client.ExecOptions{})
+	hog, err := sbFat.Exec(ctx, []string{"sh", "-c", `x=$(head -c 64000000 /dev/zero | tr '\0' a); echo held; sleep 600; : "$x"`}, client.ExecOptions{})
 	require.NoError(t, err)
 	_, err = hog.WaitForLog(ctx, "held", client.LogWaitOptions{Timeout: 90 * time.Second})
 	require.NoError(t, err)
