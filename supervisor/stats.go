@@ -38,7 +38,9 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request) error {
 	}
 	if s.cfg.DiskBytes > 0 {
 		var st unix.Statfs_t
-		if unix.Statfs(DefaultCwd, &st) == nil {
+		// A file system larger than the disk is not it (a volume made
+		// before the host had disks): its figures would be the host's.
+		if unix.Statfs(DefaultCwd, &st) == nil && int64(st.Blocks)*int64(st.Bsize) <= s.cfg.DiskBytes+s.cfg.DiskBytes/16 {
 			bs := int64(st.Bsize)
 			out.Disk = &api.DiskStats{UsedBytes: (int64(st.Blocks) - int64(st.Bfree)) * bs, LimitBytes: int64(st.Blocks) * bs}
 		}

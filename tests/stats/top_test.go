@@ -123,6 +123,7 @@ func TestTopUnderTmux(t *testing.T) {
 		b, f := lineOf(s, busy), lineOf(s, fat)
 		return b >= 0 && f >= 0 && b < f && pids(s, fat) > 0
 	})
+	t.Logf("screen:\n%s", s)
 	require.Contains(t, s, "sorted by CPU")
 	require.Equal(t, -1, lineOf(s, asleep), "a sandbox that is not running is not listed:\n%s", s)
 	require.Equal(t, "running", row(s, busy)[1])
