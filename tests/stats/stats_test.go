@@ -165,3 +165,29 @@ func TestStatsCLI(t *testing.T) {
 	require.True(t, st.Live)
 	require.NotNil(t, st.CPU)
 }
+
+// TestStatsPollingDoesNotKeepASandboxAwake: reading stats is looking, not
+// using: a sandbox polled every half second (as berth top would, faster)
+// still sleeps after its sleepAfter.
+func TestStatsPollingDoesNotKeepASandboxAwake(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, 3*time.Minute)
+	n := name("poll")
+	sb := newSandbox(t, n, map[string]any{"sleepAfter": "5s"})
+	_, err := sb.Run(ctx, []string{"true"}, client.RunOptions{})
+	require.NoError(t, err)
+	deadline := time.Now().Add(90 * time.Second)
+	live := 0
+	for time.Now().Before(deadline) {
+		st := stats(t, n)
+		if st.Status == "stopped" {
+			require.Positive(t, live, "no live reading before it slept")
+			return
+		}
+		if st.Live {
+			live++
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Fatalf("a sandbox with sleepAfter 5s polled for stats (%d live readings) did not sleep in 90 s", live)
+}
