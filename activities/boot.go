@@ -235,12 +235,15 @@ func (a *Activities) ensureSandboxNetwork(ctx context.Context) error {
 // to start is removed, and the error says why it died when it did.
 func (a *Activities) runContainer(ctx context.Context, name, volume, bootID string, it config.InstanceType, img bootImage,
 	labels map[string]string, eb EgressBoot) (id, ip string, err error) {
+	base := []string{"BERTH_BOOT_ID=" + bootID, "BERTH_SUPERVISOR_LISTEN=:" + contract.SupervisorPort}
+	if n := a.diskBytes(it); n > 0 && a.Docker.DisksEnabled() {
+		// The supervisor reports the disk's use (GET /v1/stats) only
+		// when /workspace is the sandbox's own disk.
+		base = append(base, "BERTH_DISK_BYTES="+strconv.FormatInt(n, 10))
+	}
 	id, ip, err = a.Docker.Run(ctx, dockerrt.Spec{
 		Name: name, Image: img.Ref, Volume: volume, SupervisorHost: a.SupervisorPath, SeedWorkspace: img.seed,
-		Env: append(append(append([]string{
-			"BERTH_BOOT_ID=" + bootID,
-			"BERTH_SUPERVISOR_LISTEN=:" + contract.SupervisorPort,
-		}, img.supervisorEnv()...), a.SupervisorEnv...), eb.Env...),
+		Env:      append(append(append(base, img.supervisorEnv()...), a.SupervisorEnv...), eb.Env...),
 		ReadOnly: eb.ReadOnly, BeforeStart: eb.BeforeStart,
 		// Never in the environment: that stays readable in /proc/1/environ.
 		Files:    []dockerrt.File{{Path: tokenPath, Mode: 0o400, Data: []byte(auth.SupervisorToken(a.Secret, bootID))}},

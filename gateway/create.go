@@ -162,6 +162,10 @@ func (s *Server) create(c echo.Context) error {
 			// Without this the SDK quietly returns the existing run.
 			WorkflowExecutionErrorWhenAlreadyStarted: true,
 			Memo:                                     memo,
+			// The Temporal UI shows these above the history; the status
+			// itself changes, so it lives in the workflow's current details.
+			StaticSummary: uiSummary(spec.Path, spec.InstanceType),
+			StaticDetails: uiDetails,
 			TypedSearchAttributes: temporal.NewSearchAttributes(
 				contract.SABerthSandbox.ValueSet(spec.Path),
 				contract.SABerthStatus.ValueSet(string(contract.StatusCreated)),

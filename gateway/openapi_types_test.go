@@ -38,6 +38,7 @@ var wireTypes = map[string]any{
 	"SecretRequest":  api.SecretRequest{},
 	"ForkFrom":       api.ForkFrom{},
 	"HostLoss":       api.HostLoss{},
+	"SandboxStats":   api.SandboxStats{},
 }
 
 // requestOnly: object schemas of request bodies the gateway decodes into

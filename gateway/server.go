@@ -123,6 +123,7 @@ type Server struct {
 	secrets            SecretStore
 	targets            targets
 	targetRecheck      time.Duration
+	lastDisk           lastDisks     // stats.go
 	preview            *previewState // preview URLs (preview.go)
 	// supervisors carries requests to supervisors and host proxies
 	// (supervisorClient): the hot path's small ones over connpool.
@@ -191,6 +192,7 @@ func New(o Options) *Server {
 	v1.GET("/sandboxes/:name/ports", s.listPorts, named)
 	v1.DELETE("/sandboxes/:name/ports/:port", s.unexposePort, named)
 	v1.GET("/sandboxes/:name/events", s.sandboxEvents, named)
+	v1.GET("/sandboxes/:name/stats", s.sandboxStats, named)
 	v1.GET("/events", s.catalogEvents)
 	s.mountHosts(v1)
 	v1.GET("/sandboxes/:name/backups", s.listBackups, named)

@@ -118,12 +118,17 @@ func (s *Server) resolve(ctx context.Context, name string, wake bool) (target, e
 			return target{}, unavailable("the sandbox did not come up; retry")
 		}
 	}
+	return s.cacheTarget(name, v), nil
+}
+
+// cacheTarget caches and returns the supervisor of v, a running sandbox.
+func (s *Server) cacheTarget(name string, v contract.View) target {
 	t := target{addr: v.Container.Addr, bootID: v.Container.BootID,
 		auth:  "Bearer " + auth.SupervisorToken(s.secret, v.Container.BootID),
 		route: v.Container.Route, container: v.Container.ID,
 		tls: s.hostTLS(), checked: time.Now()}
 	s.targets.put(name, t)
-	return t, nil
+	return t
 }
 
 // DefaultTargetRecheck: a supervisor answers for its boot for as long as

@@ -42,6 +42,10 @@ const (
 	// run as, and who owns /workspace and the files the API writes. The
 	// supervisor itself runs as root so that `user: root` stays possible.
 	EnvRunAs = "BERTH_RUN_AS"
+	// EnvDiskBytes is the size of the sandbox's own disk mounted at
+	// /workspace; unset when /workspace is a plain volume of the host's
+	// file system, whose figures say nothing about the sandbox.
+	EnvDiskBytes = "BERTH_DISK_BYTES"
 )
 
 // Config is the supervisor's whole configuration.
@@ -56,6 +60,7 @@ type Config struct {
 	KillGrace      time.Duration
 	RunAs          child.Identity // EnvRunAs, resolved in the container
 	Limits         Limits         // per-sandbox limits (limits.go)
+	DiskBytes      int64          // EnvDiskBytes; 0: no disk of its own
 	// BaseEnv is the image environment (the supervisor's own environment
 	// minus the variables above): the lowest layer of every spawn's env.
 	BaseEnv []string
@@ -125,6 +130,13 @@ func ConfigFromEnv() (Config, error) {
 			errs = append(errs, fmt.Sprintf("%s=%q: want a duration like 2s", EnvKillGrace, v))
 		}
 		c.KillGrace = d
+	}
+	if v := take(EnvDiskBytes); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			errs = append(errs, fmt.Sprintf("%s=%q: want an integer >= 0", EnvDiskBytes, v))
+		}
+		c.DiskBytes = n
 	}
 	c.RunAs = child.Root
 	if v := take(EnvRunAs); v != "" {

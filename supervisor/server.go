@@ -26,6 +26,7 @@ type Server struct {
 	terms   *terminal.Service
 	files   *files.Service
 	owners  []childOwner // the services that fork: terminals, processes
+	cpu     cpuWindow
 
 	envMu sync.Mutex
 	env   api.Env // the sandbox env layer, replaced by PUT /v1/env
@@ -71,6 +72,7 @@ func (s *Server) Handler() http.Handler {
 	handle("GET /v1/activity", s.activityReport)
 	handle("POST /v1/activity", s.recordActivity)
 	handle("PUT /v1/env", s.putEnv)
+	handle("GET /v1/stats", s.stats)
 	s.procs.Mount(handle)
 	s.files.Mount(handle)
 	s.terms.Mount(handle)
@@ -96,7 +98,9 @@ func (s *Server) Handler() http.Handler {
 			mux.ServeHTTP(&jsonErrorWriter{ResponseWriter: w}, r)
 			return
 		}
-		if p := r.URL.Path; p != "/v1/health" && p != "/v1/activity" {
+		// Looking at a sandbox (health, activity, stats: berth top polls
+		// them) is not using it: it must not hold off its idle sleep.
+		if p := r.URL.Path; p != "/v1/health" && p != "/v1/activity" && p != "/v1/stats" {
 			s.act.requestStarted()
 			defer s.act.requestEnded()
 		}

@@ -76,7 +76,32 @@ func (s *sandbox) upsert(ctx workflow.Context, memo map[string]any) {
 		}
 		s.published = now
 	}
-	// Shown on the workflow's page in the Temporal UI.
-	workflow.SetCurrentDetails(ctx, fmt.Sprintf("**status:** %s  \n**last event:** %s  \n**host:** %s",
-		s.st.Status, s.st.LastEvent, s.st.Host))
+	// Shown on the workflow's page in the Temporal UI (the SDK answers the
+	// UI's metadata query with it; no command, no history event).
+	workflow.SetCurrentDetails(ctx, currentDetails(s.st))
+}
+
+// currentDetails is the sandbox's status as the Temporal UI shows it, in
+// Markdown. A destroyed sandbox's workflow stays open as its name's
+// tombstone, which the UI calls Running: the first line says otherwise.
+func currentDetails(st *contract.State) string {
+	head := fmt.Sprintf("**%s**", st.Status)
+	switch st.Status {
+	case contract.StatusDestroyed:
+		head = "**destroyed**: not running; this workflow stays open only as the tombstone that keeps the name from reuse"
+	case contract.StatusRunning:
+		if st.Container != nil {
+			head += " (boot " + st.Container.BootID + ")"
+		}
+	}
+	host := st.Host
+	if host == "" {
+		host = "none yet"
+	}
+	last := st.LastEvent
+	if last == "" {
+		last = "none"
+	}
+	return fmt.Sprintf("%s  \n**sandbox:** %s (%s)  \n**last event:** %s  \n**host:** %s",
+		head, st.Config.Name, st.Config.InstanceType, last, host)
 }

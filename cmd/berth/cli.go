@@ -38,7 +38,8 @@ func clientCommands(g *globals) []*cobra.Command {
 		// Sandboxes (cli_sandbox.go, cli_lifecycle.go, cli_backups.go, cli_fork.go).
 		createCmd(g), lsCmd(g), getCmd(g), startCmd(g), lifecycleCmd(g, "sleep"), killCmd(g), rmCmd(g),
 		envCmd(g), backupCmd(g), backupsCmd(g), egressCmd(g), secretCmd(g), forkCmd(g),
-		serviceCmd(g), // cli_services.go
+		serviceCmd(g),          // cli_services.go
+		statsCmd(g), topCmd(g), // cli_stats.go, cli_top.go
 		// Processes (cli_process.go), terminals (cli_shell.go).
 		execCmd(g), psCmd(g), logsCmd(g), waitCmd(g), shellCmd(g),
 		// Files (cli_files*.go), events (cli_events.go).
