@@ -2,8 +2,11 @@ package gateway
 
 // Preview URLs: requests for {port}-{name}.{BERTH_PREVIEW_DOMAIN} (or the
 // path fallback /v1/preview/{name}/{port}/...) are reverse-proxied to that
-// port of the sandbox's container. They bypass the API's bearer token:
-// public ports need nothing, private ones their port's token.
+// port of the sandbox's container. By host name they bypass the API's
+// bearer token: public ports need nothing, private ones their port's
+// token (query, header or the cookie it is traded for). By path, on the
+// API's own origin, they need a header credential: the bearer token or the
+// port's token.
 
 import (
 	"context"
@@ -168,7 +171,17 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 		return s.preview.misses.miss(r) // never exposed, unexposed since, or destroyed
 	}
 	p := e.ports[i]
-	if !p.Public {
+	pathForm := base != "/"
+	if pathForm {
+		// The path form is on the API's own origin, where a page could
+		// use whatever a browser holds for it (a console's session): it
+		// serves API clients only, on a header credential (the bearer
+		// token, or a private port's token), never a query token or a
+		// cookie a browser would send by itself.
+		if !s.bearerOK(r) && (p.Public || !tokenEqual(r.Header.Get(previewTokenHeader), s.previewToken(name, p))) {
+			return s.preview.misses.miss(r)
+		}
+	} else if !p.Public {
 		want := s.previewToken(name, p)
 		if q := r.URL.Query().Get(previewTokenParam); q != "" {
 			if !tokenEqual(q, want) {
@@ -237,12 +250,28 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 			pr.Out.Host = pr.In.Host
 			pr.SetXForwarded()
 		},
+		ModifyResponse: func(resp *http.Response) error {
+			if pathForm {
+				// Nothing the app answers may act as the API's origin:
+				// no cookies for it, and a page is an opaque origin.
+				resp.Header.Del("Set-Cookie")
+				resp.Header.Set("Content-Security-Policy", "sandbox")
+				resp.Header.Set("X-Content-Type-Options", "nosniff")
+			}
+			return nil
+		},
 		FlushInterval: -1,
 		BufferPool:    &s.preview.bufs,
 		Transport:     s.preview.upstreamTransport(r),
 		ErrorHandler:  s.upstreamFailed,
 	}).ServeHTTP(c.Response(), out)
 	return nil
+}
+
+// bearerOK reports whether r carries the API's bearer token.
+func (s *Server) bearerOK(r *http.Request) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && s.token != "" && tokenEqual(got, s.token)
 }
 
 func tokenEqual(got, want string) bool {

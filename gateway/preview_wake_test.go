@@ -76,13 +76,13 @@ func TestPreviewWakeOutlivesAShortWait_FaultInjected(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if resp, err := http.Get(srv.URL + "/v1/preview/pwake/8000/"); err == nil {
+			if resp, err := previewByPath(srv.URL + "/v1/preview/pwake/8000/"); err == nil {
 				resp.Body.Close()
 			}
 		}()
 	}
 	start := time.Now()
-	resp, err := http.Get(srv.URL + "/v1/preview/pwake/8000/")
+	resp, err := previewByPath(srv.URL + "/v1/preview/pwake/8000/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,4 +119,15 @@ func TestPreviewWakeOutlivesAShortWait_FaultInjected(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// previewByPath GETs a preview by path, as an API client: with the bearer
+// token ("t" in these tests).
+func previewByPath(u string) (*http.Response, error) {
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer t")
+	return http.DefaultClient.Do(req)
 }

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"encoding/json"
+	"net/http"
 	"testing"
 	"time"
 
@@ -32,8 +33,9 @@ func TestDestroyedSandboxListsNoPorts(t *testing.T) {
 	ports, err := c.Ports(ctx, n)
 	require.NoError(t, err)
 	require.Empty(t, ports)
-	st, body, _ := previewGet(t, "", "/v1/preview/"+n+"/8000/", nil)
+	bearer := http.Header{"Authorization": {"Bearer " + stack.Token}}
+	st, body, _ := previewGet(t, "", "/v1/preview/"+n+"/8000/", bearer)
 	require.Equal(t, 404, st, body)
-	_, nothing, _ := previewGet(t, "", "/v1/preview/never-made-"+n+"/8000/", nil)
+	_, nothing, _ := previewGet(t, "", "/v1/preview/never-made-"+n+"/8000/", bearer)
 	sameAnswer(t, nothing, body)
 }

@@ -37,7 +37,8 @@ func TestPreviewWebSocketEchoByHostAndPath(t *testing.T) {
 		stack.URL + "/v1/preview/" + n + "/8010/ws",
 	} {
 		t.Run(strings.SplitN(strings.TrimPrefix(u, "http://"), "/", 2)[0], func(t *testing.T) {
-			conn, resp, err := websocket.Dial(ctx, strings.Replace(u, "http://", "ws://", 1), &websocket.DialOptions{HTTPClient: hc})
+			conn, resp, err := websocket.Dial(ctx, strings.Replace(u, "http://", "ws://", 1), &websocket.DialOptions{HTTPClient: hc,
+				HTTPHeader: http.Header{"Authorization": {"Bearer " + stack.Token}}}) // the path form needs it
 			require.NoError(t, err, "dial %s", u)
 			require.Equal(t, http.StatusSwitchingProtocols, resp.StatusCode)
 			defer conn.CloseNow()
@@ -119,6 +120,7 @@ func TestPreviewHTTP2RequestStreams(t *testing.T) {
 	} {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+stack.Token) // the path form needs it
 		start := time.Now()
 		resp, err := hc.Do(req)
 		require.NoError(t, err, u)

@@ -22,6 +22,9 @@ func appGet(t *testing.T, ctx context.Context, c *http.Client, url string) (int,
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	require.NoError(t, err)
+	if strings.Contains(url, "/v1/preview/") {
+		req.Header.Set("Authorization", "Bearer "+stack.Token) // the path form is for API clients
+	}
 	resp, err := c.Do(req)
 	require.NoError(t, err, url)
 	defer resp.Body.Close()

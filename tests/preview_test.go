@@ -80,9 +80,14 @@ func TestPreviewURLsByHostAndPathWithTokensUnexposeAndSleep(t *testing.T) {
 	require.Equal(t, 200, st, body)
 	require.Equal(t, "hello-preview\n", body)
 	t.Logf("first preview request by host: %v", time.Since(start))
+	// The path form is on the API's origin: API clients only (a header
+	// credential), and nothing it serves acts as that origin.
 	st, body, _ = previewGet(t, "", "/v1/preview/"+n+"/8000/index.html", nil)
+	require.Equal(t, 404, st, body)
+	st, body, hdr := previewGet(t, "", "/v1/preview/"+n+"/8000/index.html", http.Header{"Authorization": {"Bearer " + stack.Token}})
 	require.Equal(t, 200, st, body)
 	require.Equal(t, "hello-preview\n", body)
+	require.Equal(t, "sandbox", hdr.Get("Content-Security-Policy"))
 
 	// A private port refuses without its token and takes it as a header or
 	// as ?berth_token= (traded for a cookie, then redirected without it).
@@ -102,7 +107,7 @@ func TestPreviewURLsByHostAndPathWithTokensUnexposeAndSleep(t *testing.T) {
 	st, body, _ = previewGet(t, host, "/index.html", http.Header{"X-Berth-Preview-Token": {priv.Token}})
 	require.Equal(t, 200, st, body)
 	require.Equal(t, "hello-preview\n", body)
-	st, _, hdr := previewGet(t, host, "/index.html?a=1&berth_token="+priv.Token, nil)
+	st, _, hdr = previewGet(t, host, "/index.html?a=1&berth_token="+priv.Token, nil)
 	require.Equal(t, 303, st)
 	require.Equal(t, "/index.html?a=1", hdr.Get("Location"))
 	cookie := hdr.Get("Set-Cookie")
@@ -112,6 +117,8 @@ func TestPreviewURLsByHostAndPathWithTokensUnexposeAndSleep(t *testing.T) {
 	require.Equal(t, 200, st, body)
 	st, body, _ = previewGet(t, "", "/v1/preview/"+n+"/8001/index.html", http.Header{"X-Berth-Preview-Token": {priv.Token}})
 	require.Equal(t, 200, st, body)
+	st, body, _ = previewGet(t, "", "/v1/preview/"+n+"/8001/index.html?berth_token="+priv.Token, nil)
+	require.Equal(t, 404, st, "the path form takes no query token: %s", body)
 
 	ports, err := c.Ports(ctx, n)
 	require.NoError(t, err)

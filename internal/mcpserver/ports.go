@@ -18,7 +18,7 @@ type exposeOut struct {
 	Port int `json:"port"`
 	// URL opens the preview in a browser; a private port's carries its token.
 	URL     string `json:"url" jsonschema:"the preview URL to open (a private port's includes its token)"`
-	PathURL string `json:"pathUrl" jsonschema:"the same by path, for clients that cannot use the URL's host name"`
+	PathURL string `json:"pathUrl" jsonschema:"the same by path, for HTTP clients that cannot use the URL's host name: send the X-Berth-Preview-Token header (a private port) or the gateway's bearer token; browsers use url"`
 	Public  bool   `json:"public"`
 	Token   string `json:"token,omitempty" jsonschema:"a private port's token (also the X-Berth-Preview-Token header)"`
 }
@@ -40,8 +40,8 @@ func (b *berth) expose(ctx context.Context, _ *mcp.CallToolRequest, in exposeIn)
 	out := exposeOut{Port: p.Port, URL: p.URL, PathURL: p.PathURL, Public: p.Public, Token: p.Token}
 	if !p.Public && p.Token != "" {
 		// The gateway trades the token for a cookie and drops it from the address.
+		// The path form, on the API's origin, takes header credentials only.
 		out.URL += "?berth_token=" + url.QueryEscape(p.Token)
-		out.PathURL += "?berth_token=" + url.QueryEscape(p.Token)
 	}
 	return nil, out, nil
 }

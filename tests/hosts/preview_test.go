@@ -36,7 +36,9 @@ func TestRemotePreview(t *testing.T) {
 	}
 	got := make(chan answer, 1)
 	go func() {
-		resp, err := (&http.Client{Timeout: time.Minute}).Get(stack.URL + "/v1/preview/" + n + "/8080/")
+		req, _ := http.NewRequest(http.MethodGet, stack.URL+"/v1/preview/"+n+"/8080/", nil)
+		req.Header.Set("Authorization", "Bearer "+stack.Token) // the path form is for API clients
+		resp, err := (&http.Client{Timeout: time.Minute}).Do(req)
 		if err != nil {
 			got <- answer{err: err}
 			return
