@@ -130,6 +130,10 @@ func (r *Runtime) runOnce(ctx context.Context, s Spec) (id, ip string, err error
 		CapDrop:       []string{"ALL"},
 		CapAdd:        keptCapabilities,
 		SecurityOpt:   []string{"no-new-privileges:true"},
+		// No IPv6 in the sandbox's namespace (the interface the worker
+		// adds later takes "default"): the egress proxy and its guard
+		// speak IPv4, and an IPv6 link-local address is a way around them.
+		Sysctls: map[string]string{"net.ipv6.conf.all.disable_ipv6": "1", "net.ipv6.conf.default.disable_ipv6": "1"},
 		Resources: container.Resources{
 			NanoCPUs:   s.NanoCPUs,
 			Memory:     s.MemoryBytes,

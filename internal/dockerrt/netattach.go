@@ -24,7 +24,15 @@ import (
 // bridge. A container made with network "none" starts without it, and the
 // worker gives it its interface itself, in about a millisecond: a veth pair
 // whose host end is a port of the same bridge, an address of the same
-// subnet, so the same guard rules, the same isolation. Its resolv.conf is
+// subnet, so the same guard rules, the same isolation.
+//
+// Each host end is an isolated bridge port (IFLA_BRPORT_ISOLATED): the
+// bridge forwards nothing from one isolated port to another, whatever the
+// frame (ARP, IPv6 link-local, broadcast, multicast) and whether or not
+// br_netfilter hands bridged frames to the guard's IP rules; a sandbox
+// reaches only the bridge itself, the host, where the guard decides.
+// IPv6 is off inside (the egress proxy speaks IPv4 only): see Spec's
+// sysctls in container.go. Its resolv.conf is
 // the host's upstream nameservers, which the embedded resolver forwarded
 // to anyway.
 //
@@ -170,14 +178,18 @@ func (r *Runtime) rejoinPorts(n network.Summary) error {
 	var errs []error
 	for _, l := range links {
 		a := l.Attrs()
-		if l.Type() != "veth" || !strings.HasPrefix(a.Name, VethPrefix) || a.MasterIndex == br.Attrs().Index {
+		if l.Type() != "veth" || !strings.HasPrefix(a.Name, VethPrefix) {
 			continue
 		}
-		if err := netlink.LinkSetMaster(l, br); err != nil {
-			errs = append(errs, fmt.Errorf("%s joins %s: %w", a.Name, name, err))
-			continue
+		if a.MasterIndex != br.Attrs().Index {
+			if err := netlink.LinkSetMaster(l, br); err != nil {
+				errs = append(errs, fmt.Errorf("%s joins %s: %w", a.Name, name, err))
+				continue
+			}
+			errs = append(errs, netlink.LinkSetUp(l))
 		}
-		errs = append(errs, netlink.LinkSetUp(l))
+		// Ports an older worker attached were not isolated.
+		errs = append(errs, netlink.LinkSetIsolated(l, true))
 	}
 	if err := errors.Join(errs...); err != nil {
 		r.addrs.joined.Store(0) // try again at the next check
@@ -257,6 +269,10 @@ func attachTo(an *attachNet, c *container.InspectResponse, a netip.Addr) error {
 			return errAddrTaken
 		}
 		return fmt.Errorf("make the interface of %s: %w", c.Name, err)
+	}
+	if err := netlink.LinkSetIsolated(veth, true); err != nil {
+		_ = netlink.LinkDel(veth)
+		return fmt.Errorf("isolate the bridge port of %s: %w", c.Name, err)
 	}
 	if err := configureInside(ns, a, an); err != nil {
 		_ = netlink.LinkDel(veth) // its peer goes with it
