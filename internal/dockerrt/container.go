@@ -133,7 +133,7 @@ func (r *Runtime) runOnce(ctx context.Context, s Spec) (id, ip string, err error
 		// No IPv6 in the sandbox's namespace (the interface the worker
 		// adds later takes "default"): the egress proxy and its guard
 		// speak IPv4, and an IPv6 link-local address is a way around them.
-		Sysctls: map[string]string{"net.ipv6.conf.all.disable_ipv6": "1", "net.ipv6.conf.default.disable_ipv6": "1"},
+		Sysctls: noIPv6(),
 		Resources: container.Resources{
 			NanoCPUs:   s.NanoCPUs,
 			Memory:     s.MemoryBytes,
@@ -326,4 +326,14 @@ func (r *Runtime) LogTail(ctx context.Context, id string, lines int) string {
 		return ""
 	}
 	return strings.Join(strings.Split(strings.TrimSpace(out.String()), "\n"), "; ")
+}
+
+// noIPv6 are the sysctls that turn IPv6 off in a container's namespace;
+// none on a kernel without IPv6 (ipv6.disable=1), where setting them would
+// fail every start.
+func noIPv6() map[string]string {
+	if _, err := os.Stat("/proc/sys/net/ipv6"); err != nil {
+		return nil
+	}
+	return map[string]string{"net.ipv6.conf.all.disable_ipv6": "1", "net.ipv6.conf.default.disable_ipv6": "1"}
 }
