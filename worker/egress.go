@@ -233,25 +233,50 @@ func upstreamRoots(extra string) (*x509.CertPool, error) {
 	return pool, nil
 }
 
-// hostNameserver is the first nameserver of the host's resolv.conf, which
-// the worker (in the host's network namespace) can reach, a loopback stub
-// included.
+// hostNameserver is the host's first nameserver that is not on loopback:
+// from /etc/resolv.conf, or systemd-resolved's real list when that file
+// names only its stub. A loopback stub (systemd-resolved, dnsmasq) answers
+// from the host's own /etc/hosts and local zones, names a sandbox must not
+// learn, so the resolver never forwards to one: with only a stub, the
+// operator names an upstream in BERTH_EGRESS_DNS.
 func hostNameserver() (string, error) {
-	f, err := os.Open("/etc/resolv.conf")
-	if err != nil {
-		return "", fmt.Errorf("egress resolver upstream: %w (set BERTH_EGRESS_DNS)", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "nameserver" {
-			if a, err := netip.ParseAddr(fields[1]); err == nil {
-				return netip.AddrPortFrom(a, 53).String(), nil
-			}
+	return firstUpstream(resolvConfs)
+}
+
+// resolvConfs are read in turn by hostNameserver.
+var resolvConfs = []string{"/etc/resolv.conf", "/run/systemd/resolve/resolv.conf"}
+
+func firstUpstream(paths []string) (string, error) {
+	var stubs []string
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			continue
 		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			fields := strings.Fields(sc.Text())
+			if len(fields) < 2 || fields[0] != "nameserver" {
+				continue
+			}
+			a, err := netip.ParseAddr(fields[1])
+			if err != nil {
+				continue
+			}
+			if a.Unmap().IsLoopback() {
+				stubs = append(stubs, a.String())
+				continue
+			}
+			f.Close()
+			return netip.AddrPortFrom(a.Unmap(), 53).String(), nil
+		}
+		f.Close()
 	}
-	return "", fmt.Errorf("egress resolver upstream: no nameserver in /etc/resolv.conf (set BERTH_EGRESS_DNS)")
+	if len(stubs) > 0 {
+		return "", fmt.Errorf("egress resolver upstream: the host names only the loopback resolver %s, which answers with the host's own names; "+
+			"set BERTH_EGRESS_DNS to an upstream resolver (host:port)", strings.Join(stubs, ", "))
+	}
+	return "", fmt.Errorf("egress resolver upstream: no nameserver in %s (set BERTH_EGRESS_DNS)", strings.Join(paths, " or "))
 }
 
 // defaultPolicy is what a boot without one gets: the public internet.
