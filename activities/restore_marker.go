@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/archive"
+	"github.com/berthdev/berth/internal/faults"
 )
 
 // A restore writes the workspace through the page cache and does not wait
@@ -192,6 +193,6 @@ func (a *Activities) settleRestore(ctx context.Context, sandbox, dir string) err
 // waits this long first, so a test can kill the worker and the container
 // while a restored volume is certainly not on disk yet.
 func faultFlushDelay() time.Duration {
-	d, _ := time.ParseDuration(os.Getenv("BERTH_FAULT_RESTORE_FLUSH_DELAY"))
+	d, _ := time.ParseDuration(faults.Get("RESTORE_FLUSH_DELAY"))
 	return d
 }

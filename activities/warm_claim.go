@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/faults"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -220,7 +221,7 @@ func (a *Activities) dropClaim(sandbox string) {
 // worker removes it and exits right after renaming the warm container it
 // claims, before the disk is handed over, as a crash there would.
 func faultClaimCrash() {
-	if p := os.Getenv("BERTH_FAULT_CLAIM_CRASH"); p != "" && os.Remove(p) == nil {
+	if p := faults.Get("CLAIM_CRASH"); p != "" && os.Remove(p) == nil {
 		os.Exit(3)
 	}
 }

@@ -6,7 +6,6 @@ package worker
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 
 	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/faults"
 	"github.com/berthdev/berth/workflows"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -41,10 +41,10 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 		acts.Log.Warn("reconcile skipped", zap.Error(err))
 	}
 	// Fault injection (tests only): BERTH_FAULT_NO_HOST_QUEUE, below.
-	noHostQueue := os.Getenv("BERTH_FAULT_NO_HOST_QUEUE") == "1"
+	noHostQueue := faults.Get("NO_HOST_QUEUE") == "1"
 	// BERTH_FAULT_NO_LOCAL_BOOT=1 (tests only) sends every boot through
 	// the host's queue, as when the workflow's worker is on another host.
-	acts.LocalBoots = !noHostQueue && os.Getenv("BERTH_FAULT_NO_LOCAL_BOOT") != "1" // before any Place runs
+	acts.LocalBoots = !noHostQueue && faults.Get("NO_LOCAL_BOOT") != "1" // before any Place runs
 	shared, err := startPolling(ctx, acts.Log, "shared", func() sdkworker.Worker {
 		w := sdkworker.New(c, contract.SharedQueue, sdkworker.Options{})
 		w.RegisterWorkflowWithOptions(workflows.Sandbox, workflow.RegisterOptions{Name: contract.WorkflowType})

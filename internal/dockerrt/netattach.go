@@ -14,6 +14,8 @@ import (
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
+
+	"github.com/berthdev/berth/internal/faults"
 )
 
 // Sandboxes join the sandbox network through the worker, not through
@@ -343,7 +345,7 @@ func (r *Runtime) Adopt(ctx context.Context, c *container.InspectResponse) (stri
 // worker removes it and exits between a container's start and its attach,
 // as a crash there would.
 func faultAttachCrash() {
-	if p := os.Getenv("BERTH_FAULT_ATTACH_CRASH"); p != "" && os.Remove(p) == nil {
+	if p := faults.Get("ATTACH_CRASH"); p != "" && os.Remove(p) == nil {
 		os.Exit(3)
 	}
 }

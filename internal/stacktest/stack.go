@@ -254,10 +254,12 @@ func copyFile(from, to string) error {
 }
 
 // Build builds berth into bin and berth-supervisor into supervisor from
-// the module at root, the way every test stack runs them.
+// the module at root, the way every test stack runs them: berth with the
+// fault switches (BERTH_FAULT_*, internal/faults) that production builds
+// leave out.
 func Build(ctx context.Context, root, bin, supervisor string) error {
 	for _, b := range []struct{ out, pkg string }{{bin, "./cmd/berth"}, {supervisor, "./cmd/berth-supervisor"}} {
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", b.out, b.pkg)
+		cmd := exec.CommandContext(ctx, "go", "build", "-tags", "faults", "-o", b.out, b.pkg)
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
