@@ -86,7 +86,8 @@ func fromMemo(fields map[string]*commonpb.Payload, started time.Time) (described
 			d.from, d.forkBackupID = &f.From, f.BackupID
 		}
 	}
-	if p, ok := fields[contract.MemoState]; ok && dc.FromPayload(p, &d.view) == nil {
+	if v, ok, err := contract.ViewFromMemo(fields); ok && err == nil {
+		d.view = v
 		return d, true
 	}
 	d.view = viewFromSpec(d.spec, d.egress, started)

@@ -14,7 +14,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/activities"
@@ -185,10 +184,10 @@ func readSandbox(ctx context.Context, c client.Client, name string) (*sandboxSta
 	info := resp.GetWorkflowExecutionInfo()
 	s := &sandboxState{closed: info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING}
 	s.view.Status = contract.StatusCreated // before its first workflow task
-	if p, ok := info.GetMemo().GetFields()[contract.MemoState]; ok {
-		if err := converter.GetDefaultDataConverter().FromPayload(p, &s.view); err != nil {
-			return &sandboxState{err: fmt.Errorf("read memo %s: %w", contract.MemoState, err)}, nil
-		}
+	if v, ok, err := contract.ViewFromMemo(info.GetMemo().GetFields()); err != nil {
+		return &sandboxState{err: err}, nil
+	} else if ok {
+		s.view = v
 	}
 	return s, nil
 }

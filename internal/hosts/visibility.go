@@ -7,7 +7,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -41,9 +40,8 @@ func SandboxesOn(ctx context.Context, c client.Client, namespace, host string, s
 			if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 				continue
 			}
-			var v contract.View
-			p, ok := info.GetMemo().GetFields()[contract.MemoState]
-			if !ok || converter.GetDefaultDataConverter().FromPayload(p, &v) != nil || v.Name == "" {
+			v, ok, err := contract.ViewFromMemo(info.GetMemo().GetFields())
+			if !ok || err != nil || v.Name == "" {
 				continue // before its first state: nothing on a host yet
 			}
 			out = append(out, v)
