@@ -17,6 +17,7 @@ import (
 	"github.com/berthdev/berth/internal/auth"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -235,18 +236,18 @@ func (a *Activities) ensureSandboxNetwork(ctx context.Context) error {
 // to start is removed, and the error says why it died when it did.
 func (a *Activities) runContainer(ctx context.Context, name, volume, bootID string, it config.InstanceType, img bootImage,
 	labels map[string]string, eb EgressBoot) (id, ip string, err error) {
-	base := []string{"BERTH_BOOT_ID=" + bootID, "BERTH_SUPERVISOR_LISTEN=:" + contract.SupervisorPort}
+	base := []string{supervisorapi.EnvBootID + "=" + bootID, supervisorapi.EnvListen + "=:" + contract.SupervisorPort}
 	if n := a.diskBytes(it); n > 0 && a.Docker.DisksEnabled() {
 		// The supervisor reports the disk's use (GET /v1/stats) only
 		// when /workspace is the sandbox's own disk.
-		base = append(base, "BERTH_DISK_BYTES="+strconv.FormatInt(n, 10))
+		base = append(base, supervisorapi.EnvDiskBytes+"="+strconv.FormatInt(n, 10))
 	}
 	id, ip, err = a.Docker.Run(ctx, dockerrt.Spec{
 		Name: name, Image: img.Ref, Volume: volume, SupervisorHost: a.SupervisorPath, SeedWorkspace: img.seed,
 		Env:      append(append(append(base, img.supervisorEnv()...), a.SupervisorEnv...), eb.Env...),
 		ReadOnly: eb.ReadOnly, BeforeStart: eb.BeforeStart,
 		// Never in the environment: that stays readable in /proc/1/environ.
-		Files:    []dockerrt.File{{Path: tokenPath, Mode: 0o400, Data: []byte(auth.SupervisorToken(a.Secret, bootID))}},
+		Files:    []dockerrt.File{{Path: supervisorapi.TokenFile, Mode: 0o400, Data: []byte(auth.SupervisorToken(a.Secret, bootID))}},
 		Labels:   labels,
 		NanoCPUs: it.NanoCPUs(), MemoryBytes: it.MemoryBytes(), Pids: it.Pids, DiskBytes: a.diskBytes(it),
 	})
@@ -266,10 +267,6 @@ func (a *Activities) runContainer(ctx context.Context, name, volume, bootID stri
 
 // labelRestored records on a container which backup its workspace came from.
 const labelRestored = "io.berth.restored"
-
-// tokenPath is where the supervisor takes its token from (and removes it):
-// supervisor.DefaultTokenFile.
-const tokenPath = "/.berth-boot/token"
 
 // volumeLabels label a sandbox's workspace volume; LabelDisk sizes its disk.
 func (a *Activities) volumeLabels(in contract.BootInput) map[string]string {

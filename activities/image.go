@@ -12,6 +12,7 @@ import (
 
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -32,10 +33,10 @@ type bootImage struct {
 func (img bootImage) supervisorEnv() []string {
 	var env []string
 	if img.User != "" {
-		env = append(env, "BERTH_RUN_AS="+img.User)
+		env = append(env, supervisorapi.EnvRunAs+"="+img.User)
 	}
 	if img.Workdir != "" && img.Workdir != "/" {
-		env = append(env, "BERTH_DEFAULT_CWD="+img.Workdir)
+		env = append(env, supervisorapi.EnvDefaultCwd+"="+img.Workdir)
 	}
 	return env
 }

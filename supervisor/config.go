@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/supervisor/internal/child"
 )
 
@@ -19,14 +20,14 @@ import (
 // readable in /proc/1/environ whatever os.Unsetenv does, so the token comes
 // in a file (see TokenFile).
 const (
-	EnvBootID = "BERTH_BOOT_ID"
+	EnvBootID = supervisorapi.EnvBootID
 	// EnvToken is refused: a token in the environment would be readable by
 	// every process of the sandbox.
 	EnvToken = "BERTH_SUPERVISOR_TOKEN"
 	// EnvTokenFile overrides DefaultTokenFile (tests that run the supervisor
 	// outside a container).
 	EnvTokenFile     = "BERTH_SUPERVISOR_TOKEN_FILE"
-	EnvListen        = "BERTH_SUPERVISOR_LISTEN"
+	EnvListen        = supervisorapi.EnvListen
 	EnvLogBufferSize = "BERTH_LOG_BUFFER_BYTES"
 	// EnvLogTotalSize caps the output kept for all processes together;
 	// default an eighth of the container's memory limit.
@@ -34,18 +35,18 @@ const (
 	EnvMaxExited    = "BERTH_MAX_EXITED"
 	// EnvDefaultCwd overrides the default working directory (/workspace);
 	// mostly for running the supervisor outside a container in tests.
-	EnvDefaultCwd = "BERTH_DEFAULT_CWD"
+	EnvDefaultCwd = supervisorapi.EnvDefaultCwd
 	// EnvKillGrace is the delay between SIGTERM and SIGKILL, both for an exec
 	// timeout and for the supervisor's own shutdown. Go duration syntax.
 	EnvKillGrace = "BERTH_KILL_GRACE"
 	// EnvRunAs is the image's USER: whom commands, terminals and services
 	// run as, and who owns /workspace and the files the API writes. The
 	// supervisor itself runs as root so that `user: root` stays possible.
-	EnvRunAs = "BERTH_RUN_AS"
+	EnvRunAs = supervisorapi.EnvRunAs
 	// EnvDiskBytes is the size of the sandbox's own disk mounted at
 	// /workspace; unset when /workspace is a plain volume of the host's
 	// file system, whose figures say nothing about the sandbox.
-	EnvDiskBytes = "BERTH_DISK_BYTES"
+	EnvDiskBytes = supervisorapi.EnvDiskBytes
 )
 
 // Config is the supervisor's whole configuration.
@@ -76,7 +77,7 @@ const (
 	// DefaultTokenFile is where the worker puts the token (in a directory
 	// of its own, owned by the container's user) before the container
 	// starts; the supervisor reads and removes it before anything else runs.
-	DefaultTokenFile = "/.berth-boot/token"
+	DefaultTokenFile = supervisorapi.TokenFile
 )
 
 // ConfigFromEnv reads the configuration, unsets every variable it read and
