@@ -20,7 +20,7 @@ import (
 // the supervisor must know of it: the supervisor is the container's
 // entrypoint and runs as root, so the image's ENTRYPOINT and CMD are not
 // run, and its USER and WORKDIR become the defaults of what the sandbox
-// runs (docs/ARCHITECTURE.md, "Images").
+// runs (docs/design/images.md).
 type bootImage struct {
 	Ref     string // what Docker is asked to run
 	ID      string // the image id on this host

@@ -2,8 +2,7 @@ package api
 
 // Code is an error code: the "code" of the error body, and the ErrorCode
 // schema of schemas/openapi.yaml. A Code is an error, so the client can use
-// the constants as errors.Is targets. docs/ARCHITECTURE.md, "Errors, end to
-// end", says where each comes from.
+// the constants as errors.Is targets. docs/design/errors.md says where each comes from.
 type Code string
 
 func (c Code) Error() string { return "berth: " + string(c) }

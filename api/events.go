@@ -10,7 +10,7 @@ import (
 // /v1/sandboxes/{name}/events; the Event schema). Offset is strictly
 // increasing over the stream's whole life (across continue-as-new runs of
 // the sandbox workflow). The payload's Go types and JSON Schemas are in
-// package schemas; docs/ARCHITECTURE.md, "Event stream", says how streams
+// package schemas; docs/design/events.md says how streams
 // are derived from workflow history.
 type Event struct {
 	Offset    int64           `json:"offset"`

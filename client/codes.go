@@ -3,7 +3,7 @@ package client
 import "github.com/berthdev/berth/api"
 
 // Error codes of lifecycle and stream failures (in the ErrorCode schema of
-// schemas/openapi.yaml; docs/ARCHITECTURE.md, "Errors, end to end", says
+// schemas/openapi.yaml; docs/design/errors.md says
 // where each comes from). Like the others, match them with errors.Is.
 const (
 	ErrSandboxNotRunning   = api.CodeSandboxNotRunning      // 409: the operation needs a running sandbox (e.g. CreateBackup)

@@ -16,7 +16,7 @@ import (
 )
 
 // Event is one envelope of an event stream, {offset, type, payload,
-// createdAt, path} (docs/ARCHITECTURE.md, "Event stream"). Type is the full
+// createdAt, path} (docs/design/events.md). Type is the full
 // name from the sandbox event catalogue (api.EventStarted is
 // "events.iterate.com/sandbox/started"); ShortType gives "started". The Go
 // types of the payloads are in package schemas (schemas.NewPayload).

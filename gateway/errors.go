@@ -18,7 +18,7 @@ import (
 )
 
 // The gateway answers every error as an api.Error with one of api's codes;
-// docs/ARCHITECTURE.md, "Errors, end to end", says where each comes from.
+// docs/design/errors.md says where each comes from.
 
 // noCapacityRetryAfter: capacity frees when a sandbox sleeps or a host
 // announces itself, every contract.HostAnnounceEvery.

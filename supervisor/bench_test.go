@@ -18,7 +18,7 @@ import (
 )
 
 // Benchmarks report each figure beside its baseline measured in the same
-// run (docs/ARCHITECTURE.md, "Tests and benchmarks"). Run with:
+// run (docs/design/testing.md). Run with:
 //
 //	go test ./supervisor -run '^$' -bench . -benchtime 1x   # log: one transfer
 //	go test ./supervisor -run '^$' -bench ExecRoundTrip      # exec: many

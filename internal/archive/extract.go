@@ -30,8 +30,7 @@ type ExtractOptions struct {
 	// NoSync (publish only) skips flushing the tree to disk before it is
 	// published. The caller then owns durability: it must keep its own
 	// record that the published tree may be torn by a host crash until it
-	// has called SyncFS on it (see docs/ARCHITECTURE.md, "Restore without
-	// waiting for the disk").
+	// has called SyncFS on it (see docs/design/backups.md ("Restore without waiting for the disk")).
 	NoSync bool
 	// InPlace (publish only) moves the verified tree's entries into root,
 	// an empty directory someone holds (a running container's mount of

@@ -4,8 +4,7 @@
 // http.Transport hands each request to a connection's write and read
 // goroutines and the answer back over channels; on two vCPUs those
 // cross-thread wakeups were a fifth to a third of the gateway's hop to a
-// supervisor for a short exec (docs/ARCHITECTURE.md, "Tests and
-// benchmarks"), and a measurable part of an SDK call's round trip. Here
+// supervisor for a short exec (docs/design/testing.md), and a measurable part of an SDK call's round trip. Here
 // the caller writes the request (Request.Write) and reads the answer
 // (http.ReadResponse) itself. Only requests whose whole body is in memory
 // and small (MaxBody) take this way: a streaming upload, TLS and an

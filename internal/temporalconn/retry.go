@@ -12,8 +12,7 @@ import (
 // How soon a call that found no Temporal node to serve it is tried again.
 // The SDK's own retry doubles from 200 ms without a cap below 10 s: a call
 // failing from a node's death until the cluster has moved its shards and
-// task queues (about 6 s, see docs/ARCHITECTURE.md, "Production
-// Temporal") is next tried 12.4 s after it started. Trying again every
+// task queues (about 6 s, see docs/design/production.md) is next tried 12.4 s after it started. Trying again every
 // half second at most answers it within half a second of the move.
 const (
 	retryFirst = 50 * time.Millisecond
