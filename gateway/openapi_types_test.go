@@ -34,6 +34,8 @@ var wireTypes = map[string]any{
 	"ExposedPort":   api.ExposedPort{},
 	"Secret":        api.Secret{},
 	"SecretRequest": api.SecretRequest{},
+	"Token":         api.Token{},
+	"TokenRequest":  api.TokenRequest{},
 	"ForkFrom":      api.ForkFrom{},
 	"HostLoss":      api.HostLoss{},
 }

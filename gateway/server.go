@@ -9,7 +9,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,10 +17,10 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
 
-	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/eventlog"
+	"github.com/berthdev/berth/internal/tokens"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -50,6 +49,9 @@ type Options struct {
 	// Images are the image refs a create may name (BERTH_IMAGES); empty
 	// allows any.
 	Images []string
+	// Tokens keeps scoped tokens; nil: only the admin token is accepted
+	// (and the token routes answer 503).
+	Tokens *tokens.Store
 }
 
 // HTTPLimits protect the gateway from clients that hold connections
@@ -121,6 +123,7 @@ type Server struct {
 	events             *eventlog.Hub
 	backups            blob.Store
 	secrets            SecretStore
+	tokens             *tokens.Store
 	targets            targets
 	targetRecheck      time.Duration
 	preview            *previewState // preview URLs (preview.go)
@@ -140,7 +143,7 @@ func New(o Options) *Server {
 	}
 	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
 		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter, backups: o.Backups,
-		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets, images: o.Images}
+		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets, images: o.Images, tokens: o.Tokens}
 	s.targetRecheck = o.TargetRecheck
 	if s.targetRecheck <= 0 {
 		s.targetRecheck = DefaultTargetRecheck
@@ -191,6 +194,7 @@ func New(o Options) *Server {
 	v1.GET("/sandboxes/:name/events", s.sandboxEvents, named)
 	v1.GET("/events", s.catalogEvents)
 	s.mountHosts(v1)
+	s.mountTokens(v1)
 	v1.GET("/sandboxes/:name/backups", s.listBackups, named)
 	v1.POST("/sandboxes/:name/backups", s.createBackup, named)
 	// The hot path, straight to the supervisor. Bodies are limited there,
@@ -238,21 +242,32 @@ func (s *Server) health(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }
 
-// auth checks the bearer token in constant time on every route but health.
+// auth checks the bearer token on every route but health: the admin token
+// in constant time, or a scoped token (authz.go), which it then holds to
+// the route's need.
 func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
-	want := []byte(s.token)
 	return func(c echo.Context) error {
 		if p := c.Request().URL.Path; p == "/healthz" || p == "/v1/healthz" {
 			return next(c)
 		}
-		h := c.Request().Header.Get("Authorization")
-		got, ok := strings.CutPrefix(h, "Bearer ")
-		if !ok || s.token == "" || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
-			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="berth"`)
-			return api.NewError(http.StatusUnauthorized, api.CodeUnauthorized, "missing or wrong bearer token (Authorization: Bearer $BERTH_TOKEN)")
+		p, aerr := s.authenticate(c)
+		if aerr != nil {
+			if aerr.Status == http.StatusUnauthorized {
+				c.Response().Header().Set("WWW-Authenticate", `Bearer realm="berth"`)
+			}
+			return aerr
 		}
+		if aerr := s.authorize(c, p); aerr != nil {
+			return aerr
+		}
+		c.SetRequest(c.Request().WithContext(withPrincipal(c.Request().Context(), p)))
 		return next(c)
 	}
+}
+
+// tokenMatches compares got with the admin token in constant time.
+func (s *Server) tokenMatches(got string) bool {
+	return s.token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
 }
 
 func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
