@@ -27,6 +27,9 @@ func (s *Server) mountTokens(v1 *echo.Group) {
 }
 
 func tokenView(r tokens.Record) api.Token {
+	if r.Sandboxes == nil {
+		r.Sandboxes = []string{}
+	}
 	return api.Token{ID: r.ID, Name: r.Name, Sandboxes: r.Sandboxes, Scopes: r.Scopes, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt}
 }
 
