@@ -21,6 +21,7 @@ import (
 // route middleware looks at the sandbox, so an answer to a scoped token
 // never depends on whether a sandbox outside its reach exists.
 type principal struct {
+	set   bool           // false: a context auth never saw (no actor)
 	token *tokens.Record // nil: the admin token
 }
 
@@ -36,6 +37,18 @@ func principalOf(ctx context.Context) principal {
 }
 
 func (p principal) admin() bool { return p.token == nil }
+
+// actor is who the workflow records as the cause of what p asks; nil for
+// a context that did not come through auth.
+func (p principal) actor() *api.Actor {
+	switch {
+	case !p.set:
+		return nil
+	case p.admin():
+		return &api.Actor{Kind: api.ActorAdmin}
+	}
+	return &api.Actor{Kind: api.ActorToken, ID: p.token.ID, Name: p.token.Name}
+}
 
 // need is what a route requires.
 type need struct {
@@ -215,7 +228,7 @@ func (s *Server) authenticate(c echo.Context) (principal, *api.Error) {
 		return principal{}, unauthorized("missing bearer token (Authorization: Bearer $BERTH_TOKEN)")
 	}
 	if s.tokenMatches(got) {
-		return principal{}, nil
+		return principal{set: true}, nil
 	}
 	if s.tokens == nil || !tokens.IsScoped(got) {
 		return principal{}, unauthorized("wrong bearer token (Authorization: Bearer $BERTH_TOKEN or a scoped token)")
@@ -232,7 +245,7 @@ func (s *Server) authenticate(c echo.Context) (principal, *api.Error) {
 		e.Retryable = true
 		return principal{}, e
 	}
-	return principal{token: rec}, nil
+	return principal{set: true, token: rec}, nil
 }
 
 func unauthorized(msg string) *api.Error {

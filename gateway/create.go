@@ -176,7 +176,7 @@ func (s *Server) create(c echo.Context) error {
 				contract.SABerthStatus.ValueSet(string(contract.StatusCreated)),
 				contract.SABerthInstanceType.ValueSet(spec.InstanceType)),
 		}, contract.WorkflowType, contract.Input{Spec: &spec, ContinueAsNewAfter: s.continueAsNewAfter, Egress: egress, From: origin,
-			Services: req.Services, Start: req.Start})
+			Services: req.Services, Start: req.Start, Actor: principalOf(ctx).actor()})
 		return err
 	})
 	if err == nil {

@@ -35,6 +35,7 @@ var wireTypes = map[string]any{
 	"Secret":        api.Secret{},
 	"SecretRequest": api.SecretRequest{},
 	"Token":         api.Token{},
+	"Actor":         api.Actor{},
 	"TokenRequest":  api.TokenRequest{},
 	"ForkFrom":      api.ForkFrom{},
 	"HostLoss":      api.HostLoss{},
