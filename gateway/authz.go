@@ -74,7 +74,17 @@ var (
 // fails for a route missing here. A route the table lacks is refused to
 // scoped tokens at run time too (fail closed).
 var routeNeeds = map[string]need{
-	"GET /healthz":                             public,
+	"GET /healthz": public,
+	// The console's pages and sign-in check its session themselves
+	// (console.go); its data comes from the /v1 routes below.
+	"GET /ui":                                  public,
+	"GET /ui/":                                 public,
+	"GET /ui/login":                            public,
+	"GET /ui/login.css":                        public,
+	"POST /ui/login":                           public,
+	"POST /ui/logout":                          public,
+	"GET /ui/session":                          public,
+	"GET /ui/assets/*":                         public,
 	"GET /v1/healthz":                          public,
 	"GET /v1/openapi.yaml":                     {scope: api.ScopeRead},
 	"POST /v1/sandboxes":                       {scope: api.ScopeLifecycle, sandbox: "handler"},
@@ -223,7 +233,14 @@ func routeExists(c echo.Context) bool {
 
 // authenticate resolves the Authorization header to a principal.
 func (s *Server) authenticate(c echo.Context) (principal, *api.Error) {
-	got, ok := strings.CutPrefix(c.Request().Header.Get("Authorization"), "Bearer ")
+	h := c.Request().Header.Get("Authorization")
+	if h == "" {
+		if _, err := c.Cookie(sessionCookie); err == nil {
+			p, _, aerr := s.sessionPrincipal(c, true)
+			return p, aerr
+		}
+	}
+	got, ok := strings.CutPrefix(h, "Bearer ")
 	if !ok || got == "" {
 		return principal{}, unauthorized("missing bearer token (Authorization: Bearer $BERTH_TOKEN)")
 	}

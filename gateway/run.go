@@ -52,9 +52,23 @@ func Run(ctx context.Context, cfg config.Config, c client.Client, backups blob.S
 		Temporal: c, Namespace: cfg.Namespace, Token: cfg.Token, Secret: cfg.Secret, Backups: backups,
 		InstanceTypes: types, Log: log.Named("gateway"), ContinueAsNewAfter: continueAsNewAfter(),
 		HTTP: httpLimits, Secrets: store, Preview: cfg.Preview, Images: cfg.Images,
-		Tokens: toks,
+		Tokens: toks, TemporalUI: temporalUIFromEnv(),
 	})
 	return gw.Serve(ctx, ln)
+}
+
+// temporalUIFromEnv is BERTH_TEMPORAL_UI, the Temporal UI the console
+// links each sandbox's workflow to; default the dev server's
+// (http://127.0.0.1:8233), "off" for none.
+func temporalUIFromEnv() string {
+	switch v := os.Getenv("BERTH_TEMPORAL_UI"); v {
+	case "":
+		return "http://127.0.0.1:8233"
+	case "off":
+		return ""
+	default:
+		return v
+	}
 }
 
 // tokenCacheFromEnv reads BERTH_TOKEN_CACHE: how long this gateway trusts

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,6 +53,9 @@ type Options struct {
 	// Tokens keeps scoped tokens; nil: only the admin token is accepted
 	// (and the token routes answer 503).
 	Tokens *tokens.Store
+	// TemporalUI is the Temporal UI's base URL the console links sandboxes
+	// to ("" hides the links).
+	TemporalUI string
 }
 
 // HTTPLimits protect the gateway from clients that hold connections
@@ -124,6 +128,8 @@ type Server struct {
 	backups            blob.Store
 	secrets            SecretStore
 	tokens             *tokens.Store
+	consoleKey         []byte // signs console sessions (console.go)
+	temporalUI         string
 	targets            targets
 	targetRecheck      time.Duration
 	preview            *previewState // preview URLs (preview.go)
@@ -144,6 +150,7 @@ func New(o Options) *Server {
 	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
 		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter, backups: o.Backups,
 		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets, images: o.Images, tokens: o.Tokens}
+	s.consoleKey, s.temporalUI = consoleKey(o.Secret), o.TemporalUI
 	s.targetRecheck = o.TargetRecheck
 	if s.targetRecheck <= 0 {
 		s.targetRecheck = DefaultTargetRecheck
@@ -163,6 +170,7 @@ func New(o Options) *Server {
 	e.Use(envelopeErrors)      // API routes only: a preview's answers are its app's
 	e.Use(s.boundBodies)
 	e.Use(s.auth)
+	s.mountConsole(e)
 	e.GET("/healthz", s.health)
 	e.GET("/v1/healthz", s.health)
 	v1 := e.Group("/v1")
@@ -247,8 +255,8 @@ func (s *Server) health(c echo.Context) error {
 // the route's need.
 func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if p := c.Request().URL.Path; p == "/healthz" || p == "/v1/healthz" {
-			return next(c)
+		if p := c.Request().URL.Path; p == "/healthz" || p == "/v1/healthz" || p == "/ui" || strings.HasPrefix(p, "/ui/") {
+			return next(c) // the console's routes check its session themselves
 		}
 		p, aerr := s.authenticate(c)
 		if aerr != nil {

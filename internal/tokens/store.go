@@ -267,3 +267,23 @@ func (s *Store) Revoke(ctx context.Context, id string) error {
 	s.mu.Unlock()
 	return nil
 }
+
+// Lookup returns the live record of token id (through the cache):
+// ErrInvalid when it is unknown or revoked, ErrExpired past its lifetime.
+// The console's sessions name their token by id.
+func (s *Store) Lookup(ctx context.Context, id string) (*Record, error) {
+	if !validID(id) {
+		return nil, ErrInvalid
+	}
+	rec, err := s.lookup(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return nil, ErrInvalid
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !s.now().Before(rec.ExpiresAt) {
+		return nil, ErrExpired
+	}
+	return rec, nil
+}
