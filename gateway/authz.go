@@ -81,6 +81,7 @@ var routeNeeds = map[string]need{
 	"GET /ui/":                                 public,
 	"GET /ui/login":                            public,
 	"GET /ui/login.css":                        public,
+	"GET /ui/login.js":                         public,
 	"POST /ui/login":                           public,
 	"POST /ui/logout":                          public,
 	"GET /ui/session":                          public,
