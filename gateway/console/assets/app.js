@@ -71,7 +71,7 @@ async function listPage() {
   const create = h("form", { class: "row", id: "create", onsubmit: act(async () => {
     await api("POST", "/v1/sandboxes", { name: name.value, ...(type.value ? { instanceType: type.value } : {}) });
     location.hash = "#/s/" + name.value;
-  }, "created") }, name, type, h("button", { type: "submit" }, "Create"));
+  }, "created") }, name, type, h("button", { type: "submit", id: "create-btn" }, "Create"));
   app.replaceChildren(h("h2", {}, "Sandboxes"), create, filter,
     h("table", { id: "sandboxes" }, h("thead", {}, h("tr", {}, ["Name", "Status", "Type", "Image", "Host", "Last activity", "Egress", ""].map((c) => h("th", {}, c)))), body));
   let rows = [];
@@ -189,7 +189,7 @@ function terminalView(name, el) {
   };
   open.addEventListener("click", act(async () => {
     open.disabled = true;
-    term = new window.Terminal({ cols: 100, rows: 24, convertEol: false });
+    term = new window.Terminal({ cols: 100, rows: 24, rendererType: "dom" });
     term.open(box);
     const t = await api("POST", sbPath(name, "terminals"), { cols: term.cols, rows: term.rows });
     id = t.id;
@@ -235,7 +235,7 @@ function processesView(name, el) {
     const p = await api("POST", sbPath(name, "processes"), { argv: ["sh", "-c", cmd.value] });
     await refresh();
     follow(p.id);
-  }) }, cmd, h("button", { type: "submit" }, "Run"));
+  }) }, cmd, h("button", { type: "submit", id: "proc-btn" }, "Run"));
   el.replaceChildren(h("h3", {}, "Processes"), run, list, logs);
   refresh().catch(() => {});
 }
