@@ -85,7 +85,7 @@ func browserCtx(t *testing.T) context.Context {
 
 func shot(t *testing.T, ctx context.Context, dir, name string) {
 	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
@@ -171,6 +171,17 @@ func TestConsoleInABrowser(t *testing.T) {
 	waitJS(t, ctx, "the terminal to connect", `document.getElementById("term-state").textContent === "connected"`, 60*time.Second)
 	must(t, chromedp.Do(ctx, chromedp.SendKeys(css("#term .xterm-helper-textarea"), "echo hello-$((6*7))\r")))
 	waitJS(t, ctx, "the command's output in the terminal", `document.querySelector("#term .xterm-rows").innerText.includes("hello-42")`, 30*time.Second)
+	// Seen, not only present: the text's colour is not the background's
+	// (the renderer's theme styles must not be blocked).
+	colours, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+		const row = [...document.querySelectorAll("#term .xterm-rows > div")].find(d => d.innerText.includes("hello-42"));
+		const span = row.querySelector("span") || row;
+		return getComputedStyle(span).color + " on " + getComputedStyle(document.querySelector("#term .xterm-viewport")).backgroundColor;
+	})()`))
+	must(t, err)
+	if fg, bg, _ := strings.Cut(colours, " on "); fg == bg {
+		t.Fatalf("the terminal's text is drawn in its background colour: %s", colours)
+	}
 	shot(t, ctx, dir, "03-terminal")
 
 	// A process's logs, live: lines arrive one a second, then its exit.

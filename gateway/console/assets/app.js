@@ -115,12 +115,15 @@ async function sandboxPage(name) {
     const v = await api("GET", sbPath(name));
     document.getElementById("status").textContent = v.status;
     document.getElementById("status").className = "status " + v.status;
+    document.getElementById("info-host").textContent = v.host || "—";
+    clearTimeout(refresh.backups);
+    refresh.backups = setTimeout(() => backupsView(name, sections.backups), 500);
   };
   const temporal = session.temporalUI ? h("a", { target: "_blank", rel: "noopener",
     href: session.temporalUI + "/namespaces/" + encodeURIComponent(session.namespace || "default") + "/workflows/" + encodeURIComponent("sandbox/" + name) }, "Workflow in the Temporal UI") : null;
   const dl = h("dl", { class: "info" }, ...[["Type", s.instanceType], ["Image", s.image || "default"], ["Host", s.host || "—"],
     ["Sleep after", s.sleepAfter + (s.keepAlive ? " (keep-alive)" : "")], ["Egress", s.egress?.mode || "open"], ["Created", s.createdAt]]
-    .flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+    .flatMap(([k, v]) => [h("dt", {}, k), h("dd", k === "Host" ? { id: "info-host" } : {}, v)]));
   const sections = {
     events: h("section", { id: "events" }),
     terminal: h("section", { id: "terminal" }),
@@ -191,6 +194,7 @@ function terminalView(name, el) {
     open.disabled = true;
     term = new window.Terminal({ cols: 100, rows: 24, rendererType: "dom" });
     term.open(box);
+    try { window.XtermFit.fit(term); } catch {}
     const t = await api("POST", sbPath(name, "terminals"), { cols: term.cols, rows: term.rows });
     id = t.id;
     term.on("data", (d) => ws && ws.readyState === 1 && ws.send(new TextEncoder().encode(d)));
