@@ -168,7 +168,7 @@ func (s *Server) mountConsole(e *echo.Echo) {
 		if _, _, aerr := s.sessionPrincipal(c, false); aerr != nil {
 			return aerr
 		}
-		return serveStatic(c, static, path.Join("assets", path.Clean("/" + c.Param("*"))))
+		return serveStatic(c, static, path.Join("assets", path.Clean("/"+c.Param("*"))))
 	})
 }
 
