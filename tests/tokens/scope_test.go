@@ -172,3 +172,44 @@ func requireForbidden(t *testing.T, err error, scope, sandbox string) {
 		require.Equal(t, sandbox, e.Context["sandbox"])
 	}
 }
+
+// TestInScopeTokenAnswersAsTheAdminOnEveryRoute: two sandboxes in the same
+// state, one driven by the admin and one by a token holding every scope
+// on it: each sandbox route answers both with the same status, so no
+// route refuses a token inside its reach (the out-of-reach test above
+// shows the refusals). Bodies are "{}", so several answers are the
+// route's own 400; destroy comes last.
+func TestInScopeTokenAnswersAsTheAdminOnEveryRoute(t *testing.T) {
+	b := base(t, "ins")
+	byAdmin, byToken := b+"-a", b+"-t"
+	for _, n := range []string{byAdmin, byToken} {
+		_, _, err := admin().Create(context.Background(), client.CreateRequest{Name: n})
+		require.NoError(t, err)
+	}
+	tok := mint(t, "all", []string{byToken}, time.Hour, api.ScopeRead, api.ScopeExec, api.ScopeFiles, api.ScopeLifecycle)
+	ordered := append([]struct{ method, path string }{}, sandboxRoutes[1:]...)
+	// Destroy last: after the rest.
+	var destroy struct{ method, path string }
+	rest := ordered[:0]
+	for _, r := range append([]struct{ method, path string }{sandboxRoutes[0]}, ordered...) {
+		if r.method == "DELETE" && r.path == "" {
+			destroy = r
+			continue
+		}
+		rest = append(rest, r)
+	}
+	for _, r := range append(rest, destroy) {
+		if r.method == "PUT" && strings.HasPrefix(r.path, "/files/") {
+			continue // a file body is not JSON: WriteFile in TestScopedTokenWorksInsideItsReach
+		}
+		body := "{}"
+		if r.path == "/egress" {
+			body = `{"mode":"open"}`
+		}
+		a := stack.Do(t, r.method, "/v1/sandboxes/"+byAdmin+r.path, body)
+		g := stack.DoAuth(t, "Bearer "+tok.Value, r.method, "/v1/sandboxes/"+byToken+r.path, body)
+		if g.Status == 403 || g.Status != a.Status {
+			t.Errorf("%s %s: the admin got %d, the in-scope token %d %s", r.method, r.path, a.Status, g.Status, g.Body)
+		}
+	}
+}
