@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	berth "github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/stacktest"
 )
 
@@ -279,4 +280,48 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestConsoleSignedInWithAScopedToken: a browser signed in with a token
+// for one sandbox lists that sandbox only, cannot open another's page or
+// the admin's pages, and is signed out when the token is revoked.
+func TestConsoleSignedInWithAScopedToken(t *testing.T) {
+	dir := artifacts(t)
+	bg := context.Background()
+	admin := stack.Client()
+	b := fmt.Sprintf("sc-%d", time.Now().UnixNano()%1e7)
+	mine, theirs := b+"-mine", b+"-theirs"
+	for _, n := range []string{mine, theirs} {
+		_, _, err := admin.Create(bg, berth.CreateRequest{Name: n})
+		must(t, err)
+	}
+	tok, err := admin.CreateToken(bg, "browser", berth.TokenOptions{Sandboxes: []string{mine}, Scopes: []string{"read", "files"}, TTL: time.Hour})
+	must(t, err)
+
+	ctx := browserCtx(t)
+	must(t, chromedp.Do(ctx, chromedp.Navigate(stack.URL+"/ui/login"), chromedp.WaitVisible(css("#token")),
+		chromedp.SetValue(css("#token"), tok.Value), chromedp.Click(css("#signin")), chromedp.WaitVisible(css(`#sandboxes tr[data-name="`+mine+`"]`))))
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#sandboxes tbody tr")].map(r => r.dataset.name)`))
+	must(t, err)
+	for _, r := range rows {
+		if r != mine {
+			t.Errorf("the list shows %s, outside the token's reach (rows %v)", r, rows)
+		}
+	}
+	who, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("who").textContent`))
+	must(t, err)
+	if !strings.Contains(who, "browser") {
+		t.Errorf("the header says %q, not the token's name", who)
+	}
+	shot(t, ctx, dir, "01-scoped-list")
+	must(t, chromedp.Do(ctx, chromedp.Navigate(stack.URL+"/ui/#/s/"+theirs)))
+	waitJS(t, ctx, "the refusal of another sandbox", `document.body.innerText.includes("FORBIDDEN")`, 20*time.Second)
+	must(t, chromedp.Do(ctx, chromedp.Navigate(stack.URL+"/ui/#/hosts")))
+	waitJS(t, ctx, "the refusal of the hosts page", `document.body.innerText.includes("admin token")`, 20*time.Second)
+	shot(t, ctx, dir, "02-scoped-refused")
+
+	must(t, admin.RevokeToken(bg, tok.ID))
+	time.Sleep(6 * time.Second) // the gateway's token cache bound (BERTH_TOKEN_CACHE, 5s by default)
+	must(t, chromedp.Do(ctx, chromedp.Navigate(stack.URL+"/ui/")))
+	waitJS(t, ctx, "the login page after the revocation", `location.pathname === "/ui/login"`, 20*time.Second)
 }
