@@ -255,6 +255,17 @@ func TestConsoleInABrowser(t *testing.T) {
 	must(t, chromedp.Do(ctx, chromedp.Navigate(stack.URL+"/ui/#/hosts"), chromedp.WaitVisible(css("#hosts"))))
 	shot(t, ctx, dir, "07-hosts")
 	must(t, chromedp.Do(ctx, chromedp.Navigate(stack.URL+"/ui/#/secrets"), chromedp.WaitVisible(css("#secrets"))))
+	// A secret set from the page: listed by name and host, its value
+	// nowhere on the page.
+	secretName := "ui/" + name
+	must(t, chromedp.Do(ctx, chromedp.SendKeys(css("#secret-name"), secretName), chromedp.SendKeys(css("#secret-hosts"), "api.example.com"),
+		chromedp.SendKeys(css("#secret-value"), "s3cret-"+name), chromedp.Click(css("#secret-btn"))))
+	waitJS(t, ctx, "the new secret in the list", `document.getElementById("secrets").innerText.includes("`+secretName+`")`, 20*time.Second)
+	html, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML + [...document.querySelectorAll("input")].map(i => i.value).join(" ")`))
+	must(t, err)
+	if strings.Contains(html, "s3cret-"+name) {
+		t.Fatal("the secret's value is still on the page")
+	}
 	shot(t, ctx, dir, "08-secrets")
 
 	// Sign out: the cookie is gone and the pages are closed again.

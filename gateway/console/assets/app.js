@@ -131,6 +131,7 @@ async function sandboxPage(name) {
     files: h("section", { id: "files" }),
     env: h("section", { id: "env" }),
     ports: h("section", { id: "ports" }),
+    services: h("section", { id: "services" }),
     backups: h("section", { id: "backups" }),
   };
   app.replaceChildren(head, h("div", { class: "row" }, lifecycleButtons(s, refresh), temporal), dl,
@@ -141,6 +142,7 @@ async function sandboxPage(name) {
   filesView(name, sections.files, "/workspace");
   envView(s, sections.env);
   portsView(name, sections.ports);
+  servicesView(name, sections.services);
   backupsView(name, sections.backups);
 }
 
@@ -211,6 +213,7 @@ function processesView(name, el) {
   const cmd = h("input", { id: "proc-cmd", placeholder: "shell command, e.g. for i in 1 2 3; do echo $i; sleep 1; done" });
   const list = h("ul", { id: "proc-list" });
   const logs = h("pre", { id: "proc-logs", class: "logs" });
+  const dl = h("a", { id: "proc-download", hidden: true }, "download output");
   const refresh = async () => {
     const ps = await api("GET", sbPath(name, "processes"));
     list.replaceChildren(...(ps || []).map((p) => h("li", {}, h("a", { href: "#", "data-proc": p.id, onclick: (e) => { e.preventDefault(); follow(p.id); } },
@@ -221,6 +224,9 @@ function processesView(name, el) {
     es && es.close();
     logs.replaceChildren();
     logs.dataset.proc = id;
+    dl.href = sbPath(name, "processes", id, "output");
+    dl.setAttribute("download", id + "-output.json");
+    dl.hidden = false;
     es = new EventSource(sbPath(name, "processes", id, "logs") + "?follow=true");
     es.onmessage = (m) => {
       const ev = JSON.parse(m.data);
@@ -240,7 +246,7 @@ function processesView(name, el) {
     await refresh();
     follow(p.id);
   }) }, cmd, h("button", { type: "submit", id: "proc-btn" }, "Run"));
-  el.replaceChildren(h("h3", {}, "Processes"), run, list, logs);
+  el.replaceChildren(h("h3", {}, "Processes"), run, list, dl, logs);
   refresh().catch(() => {});
 }
 
@@ -289,6 +295,16 @@ async function portsView(name, el) {
   } catch (e) { el.append(h("p", {}, e.message)); }
 }
 
+async function servicesView(name, el) {
+  el.replaceChildren(h("h3", {}, "Services"));
+  try {
+    const ss = await api("GET", sbPath(name, "services"));
+    el.append(h("ul", {}, ...(ss || []).map((x) => h("li", {}, h("b", {}, x.name), " ", (x.argv || []).join(" "), " ",
+      h("small", {}, [x.state || "not running", x.pid ? "pid " + x.pid : "", x.restarts ? x.restarts + " restarts" : "",
+        x.lastExit ? "last exit " + x.lastExit.code : "", x.lastError || ""].filter(Boolean).join(", "))))));
+  } catch (e) { el.append(h("p", {}, e.message)); }
+}
+
 async function backupsView(name, el) {
   el.replaceChildren(h("h3", {}, "Backups"));
   try {
@@ -314,7 +330,16 @@ async function hostsPage() {
 
 async function secretsPage() {
   const ss = await api("GET", "/v1/secrets");
-  app.replaceChildren(h("h2", {}, "Secrets"), h("p", {}, "Names, hosts and versions; values are write-only and never shown."),
+  const sname = h("input", { id: "secret-name", placeholder: "name (github)", required: true });
+  const hosts = h("input", { id: "secret-hosts", placeholder: "hosts, comma-separated (api.github.com)", required: true });
+  const value = h("input", { id: "secret-value", type: "password", placeholder: "value (write-only)", required: true, autocomplete: "off" });
+  const set = h("form", { class: "row", id: "secret-set", onsubmit: act(async () => {
+    await api("PUT", "/v1/secrets/" + sname.value.split("/").map(encodeURIComponent).join("/"),
+      { value: value.value, hosts: hosts.value.split(",").map((x) => x.trim()).filter(Boolean) });
+    value.value = "";
+    await secretsPage();
+  }, "secret set (a new version if it existed)") }, sname, hosts, value, h("button", { type: "submit", id: "secret-btn" }, "Set or rotate"));
+  app.replaceChildren(h("h2", {}, "Secrets"), h("p", {}, "Names, hosts and versions; values are write-only and never shown."), set,
     h("table", { id: "secrets" }, h("thead", {}, h("tr", {}, ["Name", "Hosts", "Version", "Updated"].map((c) => h("th", {}, c)))),
       h("tbody", {}, ...ss.map((x) => h("tr", {}, h("td", {}, x.name), h("td", {}, (x.hosts || []).join(", ")), h("td", {}, x.version), h("td", {}, x.updatedAt))))));
 }
