@@ -72,7 +72,7 @@ func artifacts(t *testing.T) string {
 	return dir
 }
 
-func browserCtx(t *testing.T) context.Context {
+func browserCtx(t testing.TB) context.Context {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium()), chromedp.NoSandbox,
 		chromedp.WindowSize(1400, 1000), chromedp.Flag("disable-gpu", true))
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
