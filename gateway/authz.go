@@ -36,7 +36,9 @@ func principalOf(ctx context.Context) principal {
 	return p
 }
 
-func (p principal) admin() bool { return p.token == nil }
+// admin: the admin token. A principal auth never set (a context that did
+// not come through auth) is nobody: it covers nothing.
+func (p principal) admin() bool { return p.set && p.token == nil }
 
 // actor is who the workflow records as the cause of what p asks; nil for
 // a context that did not come through auth.
@@ -164,6 +166,9 @@ func (p principal) covers(scope, sandbox string) bool {
 	if p.admin() {
 		return true
 	}
+	if !p.set {
+		return false
+	}
 	if scope == api.ScopeAdmin || !slices.Contains(p.token.Scopes, scope) {
 		return false
 	}
@@ -176,6 +181,9 @@ func (p principal) covers(scope, sandbox string) bool {
 func (p principal) coversSandbox(name string) bool {
 	if p.admin() {
 		return true
+	}
+	if !p.set {
+		return false
 	}
 	for _, pat := range p.token.Sandboxes {
 		if api.SandboxPatternMatches(pat, name) {

@@ -179,3 +179,16 @@ func TestTokensAuthenticate(t *testing.T) {
 		t.Errorf("second revoke: %d %+v, want 404 TOKEN_NOT_FOUND", code, e)
 	}
 }
+
+// TestUnsetPrincipalCoversNothing: a context that did not come through
+// auth is nobody, not the admin.
+func TestUnsetPrincipalCoversNothing(t *testing.T) {
+	var p principal
+	if p.admin() || p.covers(api.ScopeRead, "x") || p.coversSandbox("x") || p.actor() != nil {
+		t.Fatal("an unset principal has rights")
+	}
+	admin := principal{set: true}
+	if !admin.covers(api.ScopeAdmin, "") || admin.actor().Kind != api.ActorAdmin {
+		t.Fatal("the admin lost rights")
+	}
+}
