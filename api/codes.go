@@ -11,6 +11,8 @@ func (c Code) Error() string { return "berth: " + string(c) }
 const (
 	CodeValidation             Code = "VALIDATION_FAILED"        // 400 a malformed or refused request
 	CodeUnauthorized           Code = "UNAUTHORIZED"             // 401
+	CodeForbidden              Code = "FORBIDDEN"                // 403 a scoped token outside its sandboxes or scopes
+	CodeTokenNotFound          Code = "TOKEN_NOT_FOUND"          // 404 no scoped token of that id
 	CodeSandboxNotFound        Code = "SANDBOX_NOT_FOUND"        // 404
 	CodeNotFound               Code = "NOT_FOUND"                // 404 no such route
 	CodeMethodNotAllowed       Code = "METHOD_NOT_ALLOWED"       // 405
@@ -92,7 +94,7 @@ const (
 // Codes lists every code, for checks against the spec.
 func Codes() []Code {
 	return []Code{
-		CodeValidation, CodeUnauthorized, CodeSandboxNotFound, CodeNotFound, CodeMethodNotAllowed,
+		CodeValidation, CodeUnauthorized, CodeForbidden, CodeTokenNotFound, CodeSandboxNotFound, CodeNotFound, CodeMethodNotAllowed,
 		CodeNameConflict, CodeSandboxDestroyed, CodeSandboxNotRunning, CodePayloadTooLarge, CodeEnvTooLarge,
 		CodeContainerUnavailable, CodeBootFailed, CodeBackupFailed, CodeBackupStoreUnavailable,
 		CodeBackupNotFound, CodeRestoreFailed, CodeTemporalUnavailable, CodeUnavailable, CodeTimeout, CodeEgressUnavailable, CodeSecretNotFound, CodePortNotExposed, CodeNoCapacity, CodeRollbackNeeded, CodeHostNotFound, CodeHostLive, CodeHostInUse, CodeInternal,

@@ -18,6 +18,25 @@ type Event struct {
 	Payload   json.RawMessage `json:"payload"`
 	CreatedAt time.Time       `json:"createdAt"`
 	Path      string          `json:"path"`
+	// Actor is who caused the event; absent on events recorded before
+	// Berth kept it, and on events a raw Temporal signal caused.
+	Actor *Actor `json:"actor,omitempty"`
+}
+
+// Actor kinds.
+const (
+	ActorAdmin  = "admin"  // the admin token (BERTH_TOKEN)
+	ActorToken  = "token"  // a scoped token: ID and Name say which
+	ActorSystem = "system" // Berth itself: idle sleep, a container's exit, host loss, egress refusals
+)
+
+// Actor is who caused an event (the Actor schema): the admin token, a
+// scoped token (its id and name as they were when it acted), or the
+// system.
+type Actor struct {
+	Kind string `json:"kind"`
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name,omitempty"`
 }
 
 // Event type names, exactly as the catalogue spells them: clients match on

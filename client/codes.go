@@ -6,6 +6,8 @@ import "github.com/berthdev/berth/api"
 // schemas/openapi.yaml; docs/design/errors.md says
 // where each comes from). Like the others, match them with errors.Is.
 const (
+	ErrForbidden           = api.CodeForbidden              // 403: a scoped token outside its sandboxes or scopes (the error's context names the scope)
+	ErrTokenNotFound       = api.CodeTokenNotFound          // 404: no scoped token of that id
 	ErrSandboxNotRunning   = api.CodeSandboxNotRunning      // 409: the operation needs a running sandbox (e.g. CreateBackup)
 	ErrBootFailed          = api.CodeBootFailed             // 503: the container could not be started
 	ErrBackupFailed        = api.CodeBackupFailed           // 503: a snapshot failed; the previous backup stays

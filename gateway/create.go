@@ -103,6 +103,15 @@ func (s *Server) create(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
+	// A scoped token's reach is checked before anything is looked up.
+	if aerr := s.allow(c, api.ScopeLifecycle, req.Name); aerr != nil {
+		return aerr
+	}
+	if req.From != nil {
+		if aerr := s.allow(c, api.ScopeFiles, req.From.Sandbox); aerr != nil {
+			return aerr
+		}
+	}
 	spec, aerr := s.spec(req)
 	if aerr != nil {
 		return aerr
@@ -171,7 +180,7 @@ func (s *Server) create(c echo.Context) error {
 				contract.SABerthStatus.ValueSet(string(contract.StatusCreated)),
 				contract.SABerthInstanceType.ValueSet(spec.InstanceType)),
 		}, contract.WorkflowType, contract.Input{Spec: &spec, ContinueAsNewAfter: s.continueAsNewAfter, Egress: egress, From: origin,
-			Services: req.Services, Start: req.Start})
+			Services: req.Services, Start: req.Start, Actor: principalOf(ctx).actor()})
 		return err
 	})
 	if err == nil {

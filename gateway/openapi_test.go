@@ -65,7 +65,7 @@ var echoParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
 
 // restParams: routes whose last parameter is the rest of the path (a
 // secret name may hold '/'), as the spec names that parameter.
-var restParams = map[string]string{"/v1/secrets/*": "/v1/secrets/{secret}"}
+var restParams = map[string]string{"/v1/secrets/*": "/v1/secrets/{secret}", "/ui/assets/*": "/ui/assets/{asset}"}
 
 // routerOps is every route of the gateway's Echo router, with Echo's
 // :param turned into {param}. A path registered for every method (Echo's

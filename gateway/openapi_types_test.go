@@ -39,6 +39,9 @@ var wireTypes = map[string]any{
 	"ForkFrom":       api.ForkFrom{},
 	"HostLoss":       api.HostLoss{},
 	"SandboxStats":   api.SandboxStats{},
+	"Token":          api.Token{},
+	"Actor":          api.Actor{},
+	"TokenRequest":   api.TokenRequest{},
 }
 
 // requestOnly: object schemas of request bodies the gateway decodes into

@@ -14,6 +14,7 @@ import (
 	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/egress/secrets"
+	"github.com/berthdev/berth/internal/tokens"
 )
 
 // Run assembles a gateway from cfg (instance types, HTTP limits from the
@@ -39,12 +40,54 @@ func Run(ctx context.Context, cfg config.Config, c client.Client, backups blob.S
 	} else if store, err = secrets.OpenBlobStore(backups, keys); err != nil {
 		return err
 	}
+	cacheTTL, err := tokenCacheFromEnv()
+	if err != nil {
+		return err
+	}
+	var toks *tokens.Store
+	if backups != nil {
+		toks = tokens.New(backups, cacheTTL)
+	}
 	gw := New(Options{
 		Temporal: c, Namespace: cfg.Namespace, Token: cfg.Token, Secret: cfg.Secret, Backups: backups,
 		InstanceTypes: types, Log: log.Named("gateway"), ContinueAsNewAfter: continueAsNewAfter(),
 		HTTP: httpLimits, Secrets: store, Preview: cfg.Preview, Images: cfg.Images,
+		Tokens: toks, TemporalUI: temporalUIFromEnv(),
 	})
 	return gw.Serve(ctx, ln)
+}
+
+// temporalUIFromEnv is BERTH_TEMPORAL_UI, the Temporal UI the console
+// links each sandbox's workflow to; default the dev server's
+// (http://127.0.0.1:8233), "off" for none.
+func temporalUIFromEnv() string {
+	switch v := os.Getenv("BERTH_TEMPORAL_UI"); v {
+	case "":
+		return "http://127.0.0.1:8233"
+	case "off":
+		return ""
+	default:
+		return v
+	}
+}
+
+// tokenCacheFromEnv reads BERTH_TOKEN_CACHE: how long this gateway trusts
+// what it read of a scoped token, the bound on how late it sees another
+// gateway's revocation (default tokens.DefaultCacheTTL; "0" reads the
+// store on every request).
+func tokenCacheFromEnv() (time.Duration, error) {
+	v := os.Getenv("BERTH_TOKEN_CACHE")
+	if v == "" {
+		return tokens.DefaultCacheTTL, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d > time.Minute {
+		return 0, fmt.Errorf("BERTH_TOKEN_CACHE=%q: want a duration from 0s to 1m", v)
+	}
+	if d == 0 {
+		d = -1 // tokens.New: no cache
+	}
+	return d, nil
 }
 
 // httpLimitsFromEnv reads BERTH_HTTP_READ_HEADER_TIMEOUT,

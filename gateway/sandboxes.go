@@ -121,6 +121,7 @@ func (s *Server) list(c echo.Context) error {
 		query = fmt.Sprintf("WorkflowType = '%s' AND BerthStatus = '%s'", contract.WorkflowType, status)
 	}
 	out := []api.Sandbox{}
+	who := principalOf(c.Request().Context())
 	var token []byte
 	for {
 		var resp *workflowservice.ListWorkflowExecutionsResponse
@@ -136,7 +137,7 @@ func (s *Server) list(c echo.Context) error {
 			if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 				continue // a closed run of a continued-as-new sandbox
 			}
-			if d, ok := fromMemo(info.GetMemo().GetFields(), info.GetStartTime().AsTime()); ok {
+			if d, ok := fromMemo(info.GetMemo().GetFields(), info.GetStartTime().AsTime()); ok && who.coversSandbox(d.view.Name) {
 				out = append(out, publicView(d.view))
 			}
 		}

@@ -18,10 +18,10 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
 
-	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/eventlog"
+	"github.com/berthdev/berth/internal/tokens"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -50,6 +50,12 @@ type Options struct {
 	// Images are the image refs a create may name (BERTH_IMAGES); empty
 	// allows any.
 	Images []string
+	// Tokens keeps scoped tokens; nil: only the admin token is accepted
+	// (and the token routes answer 503).
+	Tokens *tokens.Store
+	// TemporalUI is the Temporal UI's base URL the console links sandboxes
+	// to ("" hides the links).
+	TemporalUI string
 }
 
 // HTTPLimits protect the gateway from clients that hold connections
@@ -121,6 +127,9 @@ type Server struct {
 	events             *eventlog.Hub
 	backups            blob.Store
 	secrets            SecretStore
+	tokens             *tokens.Store
+	consoleKey         []byte // signs console sessions (console.go)
+	temporalUI         string
 	targets            targets
 	targetRecheck      time.Duration
 	lastDisk           lastDisks     // stats.go
@@ -141,7 +150,8 @@ func New(o Options) *Server {
 	}
 	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
 		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter, backups: o.Backups,
-		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets, images: o.Images}
+		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets, images: o.Images, tokens: o.Tokens}
+	s.consoleKey, s.temporalUI = consoleKey(o.Secret), o.TemporalUI
 	s.targetRecheck = o.TargetRecheck
 	if s.targetRecheck <= 0 {
 		s.targetRecheck = DefaultTargetRecheck
@@ -161,6 +171,7 @@ func New(o Options) *Server {
 	e.Use(envelopeErrors)      // API routes only: a preview's answers are its app's
 	e.Use(s.boundBodies)
 	e.Use(s.auth)
+	s.mountConsole(e)
 	e.GET("/healthz", s.health)
 	e.GET("/v1/healthz", s.health)
 	v1 := e.Group("/v1")
@@ -195,6 +206,7 @@ func New(o Options) *Server {
 	v1.GET("/sandboxes/:name/stats", s.sandboxStats, named)
 	v1.GET("/events", s.catalogEvents)
 	s.mountHosts(v1)
+	s.mountTokens(v1)
 	v1.GET("/sandboxes/:name/backups", s.listBackups, named)
 	v1.POST("/sandboxes/:name/backups", s.createBackup, named)
 	// The hot path, straight to the supervisor. Bodies are limited there,
@@ -242,21 +254,32 @@ func (s *Server) health(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }
 
-// auth checks the bearer token in constant time on every route but health.
+// auth checks the bearer token on every route but health: the admin token
+// in constant time, or a scoped token (authz.go), which it then holds to
+// the route's need.
 func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
-	want := []byte(s.token)
 	return func(c echo.Context) error {
-		if p := c.Request().URL.Path; p == "/healthz" || p == "/v1/healthz" {
-			return next(c)
+		if p := c.Request().URL.Path; p == "/healthz" || p == "/v1/healthz" || p == "/ui" || strings.HasPrefix(p, "/ui/") {
+			return next(c) // the console's routes check its session themselves
 		}
-		h := c.Request().Header.Get("Authorization")
-		got, ok := strings.CutPrefix(h, "Bearer ")
-		if !ok || s.token == "" || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
-			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="berth"`)
-			return api.NewError(http.StatusUnauthorized, api.CodeUnauthorized, "missing or wrong bearer token (Authorization: Bearer $BERTH_TOKEN)")
+		p, aerr := s.authenticate(c)
+		if aerr != nil {
+			if aerr.Status == http.StatusUnauthorized {
+				c.Response().Header().Set("WWW-Authenticate", `Bearer realm="berth"`)
+			}
+			return aerr
 		}
+		if aerr := s.authorize(c, p); aerr != nil {
+			return aerr
+		}
+		c.SetRequest(c.Request().WithContext(withPrincipal(c.Request().Context(), p)))
 		return next(c)
 	}
+}
+
+// tokenMatches compares got with the admin token in constant time.
+func (s *Server) tokenMatches(got string) bool {
+	return s.token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
 }
 
 func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {

@@ -26,7 +26,17 @@ const (
 
 // update runs a lifecycle Update and waits for its result, however long
 // the workflow takes while Temporal stays reachable.
+//
+// The caller (the request's principal) goes last, after the op's own
+// argument: the workflow records it on the events the op causes, and a
+// workflow of an older Berth ignores an argument it does not take.
 func (s *Server) update(ctx context.Context, name string, op contract.Op, args ...any) (contract.View, error) {
+	if len(args) == 0 && op == contract.OpStart {
+		args = []any{contract.StartRequest{}}
+	}
+	if who := principalOf(ctx).actor(); who != nil {
+		args = append(args, *who)
+	}
 	var v contract.View
 	opts := client.UpdateWorkflowOptions{
 		UpdateID:   uuid.NewString(),

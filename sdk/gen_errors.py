@@ -11,6 +11,8 @@ codes = re.findall(r"^        - ([A-Z_]+)$", block, re.M)
 hints = {
 "VALIDATION_FAILED": "The request was rejected as malformed; the message names the field. Fix the call rather than retrying it.",
 "UNAUTHORIZED": "Pass the gateway's bearer token (BERTH_TOKEN) to the client.",
+"FORBIDDEN": "This scoped token does not reach the sandbox or lacks the scope the error's context names: use a token minted with it.",
+"TOKEN_NOT_FOUND": "No scoped token has this id (revoked already?): list them first.",
 "SANDBOX_NOT_FOUND": "No sandbox has this name: create it first.",
 "PROCESS_NOT_FOUND": "The current container has no process with this id; start it again from its stored command.",
 "TERMINAL_NOT_FOUND": "The current container has no terminal with this id; open a new one.",

@@ -20,6 +20,8 @@ import (
 
 // apply runs one intent to completion and answers its update, if any.
 func (s *sandbox) apply(ctx workflow.Context, in contract.Intent) {
+	s.cause = causeOf(in)
+	defer func() { s.cause = nil }()
 	if in.Op == contract.OpPorts {
 		// Any status takes a ports change (none has a container effect),
 		// so it needs no opTable column.
@@ -63,6 +65,20 @@ func (s *sandbox) apply(ctx workflow.Context, in contract.Intent) {
 	}
 	s.answer(in, err)
 }
+
+// causeOf is who an intent's events name: its caller, or the system for
+// the workflow's own findings (idle, a container's exit, a host's loss).
+// A signal's intents name nobody.
+func causeOf(in contract.Intent) *cause {
+	switch in.Op {
+	case opIdle, opExited, opHostLost:
+		return &cause{actor: &contract.System}
+	}
+	return &cause{actor: in.Actor}
+}
+
+// cause is who the events being recorded name; actor nil names nobody.
+type cause struct{ actor *api.Actor }
 
 func (s *sandbox) answer(in contract.Intent, err error) {
 	if in.FromUpdate {

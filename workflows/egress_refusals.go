@@ -42,5 +42,10 @@ func (s *sandbox) recordEgressRefused(ctx workflow.Context, r schemas.EgressRefu
 	if workflow.GetVersion(ctx, egressRefusalsVersion, workflow.DefaultVersion, 1) != 1 {
 		return
 	}
+	// The system's finding, even while a caller's intent is being applied
+	// (this runs in the signal's coroutine beside the main loop).
+	saved := s.cause
+	s.cause = &cause{actor: &contract.System}
 	s.record(ctx, api.EventEgressRefused, r)
+	s.cause = saved
 }

@@ -49,10 +49,21 @@ func (s *sandbox) record(ctx workflow.Context, typ string, payload any) {
 	env := api.Event{
 		Offset: s.st.NextOffset, Type: typ, Payload: raw,
 		CreatedAt: workflow.Now(ctx), Path: api.SandboxEventPath(s.st.Config.Name),
+		Actor: s.actor(),
 	}
 	s.st.NextOffset++
 	s.st.LastEvent = strings.TrimPrefix(typ, "events.iterate.com/sandbox/")
 	s.upsert(ctx, map[string]any{contract.MemoEvent: env, contract.MemoState: s.st.View()})
+}
+
+// actor is who the event being recorded names: the cause of the intent
+// being applied, or the system for what the workflow records by itself
+// (egress refusals, image pulls of a boot it began on its own).
+func (s *sandbox) actor() *api.Actor {
+	if s.cause != nil {
+		return s.cause.actor
+	}
+	return &contract.System
 }
 
 // publish refreshes the state memo and search attributes without an event.

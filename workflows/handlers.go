@@ -4,6 +4,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -28,8 +29,10 @@ func (s *sandbox) register(ctx workflow.Context) error {
 	}
 	plain := func(op contract.Op) error {
 		return workflow.SetUpdateHandlerWithOptions(ctx, string(op),
-			func(ctx workflow.Context) (contract.View, error) { return s.await(ctx, contract.Intent{Op: op}) },
-			workflow.UpdateHandlerOptions{Validator: func() error { return s.validate(op) }})
+			func(ctx workflow.Context, who api.Actor) (contract.View, error) {
+				return s.await(ctx, contract.Intent{Op: op}, who)
+			},
+			workflow.UpdateHandlerOptions{Validator: func(api.Actor) error { return s.validate(op) }})
 	}
 	for _, op := range []contract.Op{contract.OpSleep, contract.OpKill, contract.OpDestroy, contract.OpBackup} {
 		if err := plain(op); err != nil {
@@ -39,14 +42,14 @@ func (s *sandbox) register(ctx workflow.Context) error {
 	// start takes an optional StartRequest; a caller that sends none (as
 	// every caller did before it existed) gets the zero request.
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, string(contract.OpStart),
-		func(ctx workflow.Context, req contract.StartRequest) (contract.View, error) {
+		func(ctx workflow.Context, req contract.StartRequest, who api.Actor) (contract.View, error) {
 			in := contract.Intent{Op: contract.OpStart}
 			if req.BackupID != "" || req.AllowRollback {
 				in.Start = &req
 			}
-			return s.await(ctx, in)
+			return s.await(ctx, in, who)
 		},
-		workflow.UpdateHandlerOptions{Validator: func(req contract.StartRequest) error {
+		workflow.UpdateHandlerOptions{Validator: func(req contract.StartRequest, _ api.Actor) error {
 			if err := s.validate(contract.OpStart); err != nil {
 				return err
 			}
@@ -55,10 +58,10 @@ func (s *sandbox) register(ctx workflow.Context) error {
 		return err
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, string(contract.OpConfigure),
-		func(ctx workflow.Context, req contract.ConfigureRequest) (contract.View, error) {
-			return s.await(ctx, contract.Intent{Op: contract.OpConfigure, Configure: &req})
+		func(ctx workflow.Context, req contract.ConfigureRequest, who api.Actor) (contract.View, error) {
+			return s.await(ctx, contract.Intent{Op: contract.OpConfigure, Configure: &req}, who)
 		},
-		workflow.UpdateHandlerOptions{Validator: func(req contract.ConfigureRequest) error {
+		workflow.UpdateHandlerOptions{Validator: func(req contract.ConfigureRequest, _ api.Actor) error {
 			if err := s.validate(contract.OpConfigure); err != nil {
 				return err
 			}
@@ -73,11 +76,11 @@ func (s *sandbox) register(ctx workflow.Context) error {
 		return err
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, string(contract.OpEgress),
-		func(ctx workflow.Context, p policy.Policy) (contract.View, error) {
+		func(ctx workflow.Context, p policy.Policy, who api.Actor) (contract.View, error) {
 			p = p.Normalized()
-			return s.await(ctx, contract.Intent{Op: contract.OpEgress, Egress: &p})
+			return s.await(ctx, contract.Intent{Op: contract.OpEgress, Egress: &p}, who)
 		},
-		workflow.UpdateHandlerOptions{Validator: func(p policy.Policy) error {
+		workflow.UpdateHandlerOptions{Validator: func(p policy.Policy, _ api.Actor) error {
 			if err := s.validate(contract.OpEgress); err != nil {
 				return err
 			}
@@ -89,10 +92,10 @@ func (s *sandbox) register(ctx workflow.Context) error {
 		return err
 	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, string(contract.OpPatch),
-		func(ctx workflow.Context, req contract.PatchRequest) (contract.View, error) {
-			return s.await(ctx, contract.Intent{Op: contract.OpPatch, Patch: &req})
+		func(ctx workflow.Context, req contract.PatchRequest, who api.Actor) (contract.View, error) {
+			return s.await(ctx, contract.Intent{Op: contract.OpPatch, Patch: &req}, who)
 		},
-		workflow.UpdateHandlerOptions{Validator: func(req contract.PatchRequest) error {
+		workflow.UpdateHandlerOptions{Validator: func(req contract.PatchRequest, _ api.Actor) error {
 			if err := s.validate(contract.OpPatch); err != nil {
 				return err
 			}
@@ -114,7 +117,10 @@ func destroyedError(name string) error {
 }
 
 // await enqueues an intent and blocks the update until the loop applied it.
-func (s *sandbox) await(ctx workflow.Context, in contract.Intent) (contract.View, error) {
+// who is the caller the gateway named (its last argument; zero from callers
+// that name none, which the SDK hands in for a missing argument).
+func (s *sandbox) await(ctx workflow.Context, in contract.Intent, who api.Actor) (contract.View, error) {
+	in.Actor = contract.CleanActor(who)
 	in.Seq = s.nextSeq()
 	in.FromUpdate = true
 	s.intents.SendAsync(in)

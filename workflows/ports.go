@@ -17,10 +17,10 @@ const portsVersion = "preview-ports"
 // installing a handler adds no command, so older histories replay unchanged.
 func (s *sandbox) registerPorts(ctx workflow.Context) error {
 	return workflow.SetUpdateHandlerWithOptions(ctx, string(contract.OpPorts),
-		func(ctx workflow.Context, req contract.PortsRequest) (contract.View, error) {
-			return s.await(ctx, contract.Intent{Op: contract.OpPorts, Ports: &req})
+		func(ctx workflow.Context, req contract.PortsRequest, who api.Actor) (contract.View, error) {
+			return s.await(ctx, contract.Intent{Op: contract.OpPorts, Ports: &req}, who)
 		},
-		workflow.UpdateHandlerOptions{Validator: func(req contract.PortsRequest) error {
+		workflow.UpdateHandlerOptions{Validator: func(req contract.PortsRequest, _ api.Actor) error {
 			if err := s.validate(contract.OpPorts); err != nil {
 				return err
 			}

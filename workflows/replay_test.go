@@ -135,6 +135,11 @@ import (
 //	                 damaged and the volume removed, two starts refused
 //	                 (RESTORE_FAILED), each recording start-failed with
 //	                 the "start-failed" marker, destroy (two runs)
+//	actors           (6dc7ebc) recorded on the real stack: a scoped token
+//	                 creates (with env), starts, kills and destroys; the
+//	                 admin sets env, patches and sleeps: each Update's last
+//	                 argument names its caller (an api.Actor), which the
+//	                 memo events carry (two runs)
 //
 // To record a new history (do it whenever you add a path to the workflow,
 // and keep the old files: they are what running workflows look like):

@@ -46,10 +46,12 @@ func Sandbox(ctx workflow.Context, in contract.Input) error {
 	}
 	s.recordImagePulls(ctx)
 	if in.State == nil {
+		s.cause = &cause{actor: in.Actor}
 		s.recordCreated(ctx)
+		s.cause = nil
 		if in.Start {
 			// Only histories whose input asks for it take this path.
-			s.st.Pending = append(s.st.Pending, contract.Intent{Op: contract.OpStart, Seq: s.nextSeq()})
+			s.st.Pending = append(s.st.Pending, contract.Intent{Op: contract.OpStart, Seq: s.nextSeq(), Actor: in.Actor})
 		}
 	} else {
 		s.publish(ctx)
@@ -64,6 +66,9 @@ type sandbox struct {
 	st      *contract.State
 	intents workflow.Channel // intents from update handlers
 	results map[int64]result // answers for waiting update handlers
+	// cause is who the events recorded now name (apply, the create);
+	// nil: the system.
+	cause *cause
 
 	watch       workflow.Future // container watch while running
 	watchCancel workflow.CancelFunc

@@ -88,10 +88,10 @@ func nonNilServices(l []api.Service) []api.Service {
 // service change always waits for it).
 func (s *sandbox) registerServices(ctx workflow.Context) error {
 	return workflow.SetUpdateHandlerWithOptions(ctx, string(contract.OpServices),
-		func(ctx workflow.Context, c contract.ServicesChange) (contract.View, error) {
-			return s.await(ctx, contract.Intent{Op: contract.OpServices, Services: &c})
+		func(ctx workflow.Context, c contract.ServicesChange, who api.Actor) (contract.View, error) {
+			return s.await(ctx, contract.Intent{Op: contract.OpServices, Services: &c}, who)
 		},
-		workflow.UpdateHandlerOptions{Validator: func(c contract.ServicesChange) error {
+		workflow.UpdateHandlerOptions{Validator: func(c contract.ServicesChange, _ api.Actor) error {
 			if err := s.validate(contract.OpServices); err != nil {
 				return err
 			}

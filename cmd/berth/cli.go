@@ -37,7 +37,7 @@ func clientCommands(g *globals) []*cobra.Command {
 	return append([]*cobra.Command{
 		// Sandboxes (cli_sandbox.go, cli_lifecycle.go, cli_backups.go, cli_fork.go).
 		createCmd(g), lsCmd(g), getCmd(g), startCmd(g), lifecycleCmd(g, "sleep"), killCmd(g), rmCmd(g),
-		envCmd(g), backupCmd(g), backupsCmd(g), egressCmd(g), secretCmd(g), forkCmd(g),
+		envCmd(g), backupCmd(g), backupsCmd(g), egressCmd(g), secretCmd(g), tokenCmd(g), forkCmd(g),
 		serviceCmd(g),          // cli_services.go
 		statsCmd(g), topCmd(g), // cli_stats.go, cli_top.go
 		// Processes (cli_process.go), terminals (cli_shell.go).
@@ -254,6 +254,8 @@ var errorHints = map[client.ErrorCode]string{
 	client.ErrImageUnsupported:     "Berth cannot run this image as a sandbox (the message says why); fix the image and create a new sandbox",
 	client.ErrImagePullFailed:      "the registry could not be reached; retry in a few seconds (nothing was created)",
 	client.ErrUnauthorized:         "the token is missing or wrong: set BERTH_TOKEN to the token `berth dev` printed (it is in .berth/token)",
+	client.ErrForbidden:            "this scoped token does not reach that (the message names the scope it lacks): ask whoever holds BERTH_TOKEN for a token with it (`berth token create`)",
+	client.ErrTokenNotFound:        "no such token (revoked already?): `berth token ls` lists them",
 	client.ErrSandboxNotFound:      "list sandboxes with `berth ls`, or create this one with `berth create NAME`",
 	client.ErrProcessNotFound:      "the sandbox's current container has no such process; list them with `berth ps NAME`",
 	client.ErrNameConflict:         "a sandbox of this name exists with another configuration: pick another name, or see it with `berth get NAME`",

@@ -101,10 +101,25 @@ func eventLine(ev client.Event, withPath bool) string {
 	if withPath {
 		fmt.Fprintf(&b, "  %s", strings.TrimPrefix(ev.Path, api.CatalogPath+"/"))
 	}
+	if who := actorText(ev.Actor); who != "" {
+		b.WriteString("  by " + who)
+	}
 	if d := eventDetails(ev); d != "" {
 		b.WriteString("  " + d)
 	}
 	return termsafe.String(strings.TrimRight(b.String(), " "))
+}
+
+// actorText says who caused an event: "admin", "system", or a scoped
+// token as name(id).
+func actorText(a *api.Actor) string {
+	switch {
+	case a == nil:
+		return ""
+	case a.Kind == api.ActorToken:
+		return fmt.Sprintf("%s(%s)", strings.ReplaceAll(a.Name, " ", "_"), a.ID)
+	}
+	return a.Kind
 }
 
 // eventDetails summarises a payload. Env values are not printed: they may be

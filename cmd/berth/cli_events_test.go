@@ -26,3 +26,24 @@ func TestEventLineEscapes(t *testing.T) {
 		t.Fatalf("eventLine = %q", line)
 	}
 }
+
+// TestEventLineSaysWhoCausedIt: berth events names the token, the admin
+// or the system behind each event.
+func TestEventLineSaysWhoCausedIt(t *testing.T) {
+	for _, c := range []struct {
+		actor *api.Actor
+		want  string
+	}{
+		{&api.Actor{Kind: api.ActorToken, ID: "0123456789abcdef", Name: "ci bot"}, "by ci_bot(0123456789abcdef)"},
+		{&api.Actor{Kind: api.ActorAdmin}, "by admin"},
+		{&api.Actor{Kind: api.ActorSystem}, "by system"},
+	} {
+		line := eventLine(client.Event{Offset: 4, Type: api.EventDestroyRequested, Payload: json.RawMessage("{}"), CreatedAt: time.Now(), Actor: c.actor}, false)
+		if !strings.Contains(line, c.want) {
+			t.Errorf("eventLine = %q, want it to say %q", line, c.want)
+		}
+	}
+	if line := eventLine(client.Event{Offset: 4, Type: api.EventDestroyRequested, CreatedAt: time.Now()}, false); strings.Contains(line, "by ") {
+		t.Errorf("an event without an actor says %q", line)
+	}
+}

@@ -119,6 +119,9 @@ type Input struct {
 	// Start boots the sandbox right after its create (first run only), as
 	// a start signal would: the boot overlaps the caller's next request.
 	Start bool `json:"start,omitempty"`
+	// Actor is who created the sandbox (first run only; nil from older
+	// gateways).
+	Actor *api.Actor `json:"actor,omitempty"`
 }
 
 // Intent is one queued operation. Update handlers and signal handlers only
@@ -140,6 +143,8 @@ type Intent struct {
 	HostLost *HostLost `json:"hostLost,omitempty"`
 	// FromUpdate marks intents whose caller waits for a result.
 	FromUpdate bool `json:"fromUpdate,omitempty"`
+	// Actor is who asked (the gateway's caller); nil for a signal's.
+	Actor *api.Actor `json:"actor,omitempty"`
 }
 
 // View is what callers see of the state.

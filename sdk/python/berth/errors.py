@@ -19,6 +19,18 @@ class UnauthorizedError(BerthError):
     code_name = "UNAUTHORIZED"
 
 
+class ForbiddenError(BerthError):
+    """FORBIDDEN: This scoped token does not reach the sandbox or lacks the scope the error's context names: use a token minted with it."""
+
+    code_name = "FORBIDDEN"
+
+
+class TokenNotFoundError(BerthError):
+    """TOKEN_NOT_FOUND: No scoped token has this id (revoked already?): list them first."""
+
+    code_name = "TOKEN_NOT_FOUND"
+
+
 class SandboxNotFoundError(BerthError):
     """SANDBOX_NOT_FOUND: No sandbox has this name: create it first."""
 
@@ -419,6 +431,8 @@ class InternalError(BerthError):
 ERROR_CLASSES: dict[str, type[BerthError]] = {
     "VALIDATION_FAILED": ValidationError,
     "UNAUTHORIZED": UnauthorizedError,
+    "FORBIDDEN": ForbiddenError,
+    "TOKEN_NOT_FOUND": TokenNotFoundError,
     "SANDBOX_NOT_FOUND": SandboxNotFoundError,
     "PROCESS_NOT_FOUND": ProcessNotFoundError,
     "TERMINAL_NOT_FOUND": TerminalNotFoundError,
@@ -491,6 +505,8 @@ ERROR_CLASSES: dict[str, type[BerthError]] = {
 HINTS: dict[str, str] = {
     "VALIDATION_FAILED": "The request was rejected as malformed; the message names the field. Fix the call rather than retrying it.",
     "UNAUTHORIZED": "Pass the gateway's bearer token (BERTH_TOKEN) to the client.",
+    "FORBIDDEN": "This scoped token does not reach the sandbox or lacks the scope the error's context names: use a token minted with it.",
+    "TOKEN_NOT_FOUND": "No scoped token has this id (revoked already?): list them first.",
     "SANDBOX_NOT_FOUND": "No sandbox has this name: create it first.",
     "PROCESS_NOT_FOUND": "The current container has no process with this id; start it again from its stored command.",
     "TERMINAL_NOT_FOUND": "The current container has no terminal with this id; open a new one.",
@@ -559,4 +575,4 @@ HINTS: dict[str, str] = {
     "INTERNAL": "A bug in Berth: report it with the request id.",
 }
 
-__all__ = ["ValidationError", "UnauthorizedError", "SandboxNotFoundError", "ProcessNotFoundError", "TerminalNotFoundError", "NotFoundError", "MethodNotAllowedError", "NameConflictError", "StaleProcessHandleError", "InvalidProcessCursorError", "SandboxDestroyedError", "SandboxNotRunningError", "PayloadTooLargeError", "EnvTooLargeError", "EgressUnavailableError", "PortNotExposedError", "SecretNotFoundError", "TooManyProcessesError", "TooManyTerminalsError", "TooManyFollowersError", "ContainerUnavailableError", "BootFailedError", "BackupFailedError", "BackupStoreUnavailableError", "BackupNotFoundError", "RestoreFailedError", "NoCapacityError", "RollbackNeededError", "HostNotFoundError", "HostLiveError", "HostInUseError", "TemporalUnavailableError", "UnavailableError", "TimeoutError", "WaitTimeoutError", "ExecutableNotFoundError", "InvalidCwdError", "ExecFailedError", "ProcessNotRunningError", "ProcessExitedError", "StdinNotPipedError", "StdinClosedError", "InvalidTerminalCursorError", "UpgradeRequiredError", "FileNotFoundError", "IsADirectoryError", "NotADirectoryError", "NotEmptyError", "AlreadyExistsError", "NotARegularFileError", "InvalidPathError", "PathEscapeError", "InvalidArchiveError", "PermissionDeniedError", "PreconditionFailedError", "NoSpaceError", "ReadOnlyFilesystemError", "RequestTimeoutError", "RangeNotSatisfiableError", "HeadersTooLargeError", "TooManyConnectionsError", "TooManyRequestsError", "ImageNotAllowedError", "ImageNotFoundError", "ImageAuthFailedError", "ImageUnsupportedError", "ImagePullFailedError", "InternalError", "ERROR_CLASSES", "HINTS"]
+__all__ = ["ValidationError", "UnauthorizedError", "ForbiddenError", "TokenNotFoundError", "SandboxNotFoundError", "ProcessNotFoundError", "TerminalNotFoundError", "NotFoundError", "MethodNotAllowedError", "NameConflictError", "StaleProcessHandleError", "InvalidProcessCursorError", "SandboxDestroyedError", "SandboxNotRunningError", "PayloadTooLargeError", "EnvTooLargeError", "EgressUnavailableError", "PortNotExposedError", "SecretNotFoundError", "TooManyProcessesError", "TooManyTerminalsError", "TooManyFollowersError", "ContainerUnavailableError", "BootFailedError", "BackupFailedError", "BackupStoreUnavailableError", "BackupNotFoundError", "RestoreFailedError", "NoCapacityError", "RollbackNeededError", "HostNotFoundError", "HostLiveError", "HostInUseError", "TemporalUnavailableError", "UnavailableError", "TimeoutError", "WaitTimeoutError", "ExecutableNotFoundError", "InvalidCwdError", "ExecFailedError", "ProcessNotRunningError", "ProcessExitedError", "StdinNotPipedError", "StdinClosedError", "InvalidTerminalCursorError", "UpgradeRequiredError", "FileNotFoundError", "IsADirectoryError", "NotADirectoryError", "NotEmptyError", "AlreadyExistsError", "NotARegularFileError", "InvalidPathError", "PathEscapeError", "InvalidArchiveError", "PermissionDeniedError", "PreconditionFailedError", "NoSpaceError", "ReadOnlyFilesystemError", "RequestTimeoutError", "RangeNotSatisfiableError", "HeadersTooLargeError", "TooManyConnectionsError", "TooManyRequestsError", "ImageNotAllowedError", "ImageNotFoundError", "ImageAuthFailedError", "ImageUnsupportedError", "ImagePullFailedError", "InternalError", "ERROR_CLASSES", "HINTS"]

@@ -7,6 +7,10 @@ import { BerthError } from "./base.js";
 export class ValidationError extends BerthError { static readonly code = "VALIDATION_FAILED"; }
 /** UNAUTHORIZED: Pass the gateway's bearer token (BERTH_TOKEN) to the client. */
 export class UnauthorizedError extends BerthError { static readonly code = "UNAUTHORIZED"; }
+/** FORBIDDEN: This scoped token does not reach the sandbox or lacks the scope the error's context names: use a token minted with it. */
+export class ForbiddenError extends BerthError { static readonly code = "FORBIDDEN"; }
+/** TOKEN_NOT_FOUND: No scoped token has this id (revoked already?): list them first. */
+export class TokenNotFoundError extends BerthError { static readonly code = "TOKEN_NOT_FOUND"; }
 /** SANDBOX_NOT_FOUND: No sandbox has this name: create it first. */
 export class SandboxNotFoundError extends BerthError { static readonly code = "SANDBOX_NOT_FOUND"; }
 /** PROCESS_NOT_FOUND: The current container has no process with this id; start it again from its stored command. */
@@ -144,6 +148,8 @@ export class InternalError extends BerthError { static readonly code = "INTERNAL
 export const errorClasses: Record<string, typeof BerthError> = {
   VALIDATION_FAILED: ValidationError,
   UNAUTHORIZED: UnauthorizedError,
+  FORBIDDEN: ForbiddenError,
+  TOKEN_NOT_FOUND: TokenNotFoundError,
   SANDBOX_NOT_FOUND: SandboxNotFoundError,
   PROCESS_NOT_FOUND: ProcessNotFoundError,
   TERMINAL_NOT_FOUND: TerminalNotFoundError,
@@ -216,6 +222,8 @@ export const errorClasses: Record<string, typeof BerthError> = {
 export const hints: Record<string, string> = {
   VALIDATION_FAILED: "The request was rejected as malformed; the message names the field. Fix the call rather than retrying it.",
   UNAUTHORIZED: "Pass the gateway's bearer token (BERTH_TOKEN) to the client.",
+  FORBIDDEN: "This scoped token does not reach the sandbox or lacks the scope the error's context names: use a token minted with it.",
+  TOKEN_NOT_FOUND: "No scoped token has this id (revoked already?): list them first.",
   SANDBOX_NOT_FOUND: "No sandbox has this name: create it first.",
   PROCESS_NOT_FOUND: "The current container has no process with this id; start it again from its stored command.",
   TERMINAL_NOT_FOUND: "The current container has no terminal with this id; open a new one.",
