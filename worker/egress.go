@@ -1,7 +1,6 @@
 package worker
 
 import (
-	"bufio"
 	"context"
 	"crypto/x509"
 	"fmt"
@@ -240,37 +239,16 @@ func upstreamRoots(extra string) (*x509.CertPool, error) {
 // learn, so the resolver never forwards to one: with only a stub, the
 // operator names an upstream in BERTH_EGRESS_DNS.
 func hostNameserver() (string, error) {
-	return firstUpstream(resolvConfs)
+	return firstUpstream(netguard.ResolvConfs)
 }
-
-// resolvConfs are read in turn by hostNameserver.
-var resolvConfs = []string{"/etc/resolv.conf", "/run/systemd/resolve/resolv.conf"}
 
 func firstUpstream(paths []string) (string, error) {
 	var stubs []string
-	for _, path := range paths {
-		f, err := os.Open(path)
-		if err != nil {
-			continue
+	for _, a := range netguard.Nameservers(paths) {
+		if !a.IsLoopback() {
+			return netip.AddrPortFrom(a, 53).String(), nil
 		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			fields := strings.Fields(sc.Text())
-			if len(fields) < 2 || fields[0] != "nameserver" {
-				continue
-			}
-			a, err := netip.ParseAddr(fields[1])
-			if err != nil {
-				continue
-			}
-			if a.Unmap().IsLoopback() {
-				stubs = append(stubs, a.String())
-				continue
-			}
-			f.Close()
-			return netip.AddrPortFrom(a.Unmap(), 53).String(), nil
-		}
-		f.Close()
+		stubs = append(stubs, a.String())
 	}
 	if len(stubs) > 0 {
 		return "", fmt.Errorf("egress resolver upstream: the host names only the loopback resolver %s, which answers with the host's own names; "+

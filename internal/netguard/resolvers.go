@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-// resolvConfs are where dockerd takes the nameservers it writes into a
+// ResolvConfs are where dockerd takes the nameservers it writes into a
 // sandbox's resolv.conf from: the host's file, or systemd-resolved's real
 // list when the host's file only names the local stub.
-var resolvConfs = []string{"/etc/resolv.conf", "/run/systemd/resolve/resolv.conf"}
+var ResolvConfs = []string{"/etc/resolv.conf", "/run/systemd/resolve/resolv.conf"}
 
 // HostResolvers lists the private nameservers a sandbox's resolv.conf
 // names (a sandbox is a container of network "none" that the worker
@@ -20,7 +20,21 @@ var resolvConfs = []string{"/etc/resolv.conf", "/run/systemd/resolve/resolv.conf
 // and a loopback one is never reached from a sandbox.
 func HostResolvers() []netip.Addr {
 	var out []netip.Addr
-	for _, path := range resolvConfs {
+	for _, a := range Nameservers(ResolvConfs) {
+		if a.Zone() != "" || a.IsLoopback() || !Denied(a) || slices.Contains(out, a) {
+			continue
+		}
+		out = append(out, a)
+	}
+	slices.SortFunc(out, netip.Addr.Compare)
+	return out
+}
+
+// Nameservers lists the nameservers of the resolv.conf files at paths, in
+// order (IPv4-mapped ones unmapped); a file that cannot be read is skipped.
+func Nameservers(paths []string) []netip.Addr {
+	var out []netip.Addr
+	for _, path := range paths {
 		f, err := os.Open(path)
 		if err != nil {
 			continue
@@ -31,14 +45,11 @@ func HostResolvers() []netip.Addr {
 			if len(fields) < 2 || fields[0] != "nameserver" {
 				continue
 			}
-			a, err := netip.ParseAddr(fields[1])
-			if err != nil || a.Zone() != "" || a.IsLoopback() || !Denied(a) || slices.Contains(out, a.Unmap()) {
-				continue
+			if a, err := netip.ParseAddr(fields[1]); err == nil {
+				out = append(out, a.Unmap())
 			}
-			out = append(out, a.Unmap())
 		}
 		f.Close()
 	}
-	slices.SortFunc(out, netip.Addr.Compare)
 	return out
 }

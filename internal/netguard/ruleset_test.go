@@ -176,9 +176,9 @@ func TestHostResolversKeepsPrivateNameserversOnly(t *testing.T) {
 	a, b := dir+"/resolv.conf", dir+"/resolved.conf"
 	require.NoError(t, os.WriteFile(a, []byte("# comment\nnameserver 127.0.0.53\nnameserver 10.0.0.2\nnameserver 8.8.8.8\noptions edns0\n"), 0o644))
 	require.NoError(t, os.WriteFile(b, []byte("nameserver 169.254.169.253\nnameserver 10.0.0.2\nnameserver fe80::1%eth0\nnameserver fd00::53\n"), 0o644))
-	old := resolvConfs
-	resolvConfs = []string{a, b, dir + "/missing"}
-	t.Cleanup(func() { resolvConfs = old })
+	old := ResolvConfs
+	ResolvConfs = []string{a, b, dir + "/missing"}
+	t.Cleanup(func() { ResolvConfs = old })
 	var got []string
 	for _, r := range HostResolvers() {
 		got = append(got, r.String())

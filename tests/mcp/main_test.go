@@ -5,9 +5,7 @@
 package mcptests
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -19,20 +17,7 @@ import (
 var stack *stacktest.Stack
 
 func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	s, err := stacktest.Start(ctx, stacktest.Options{})
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start the Berth stack:", err)
-		os.Exit(1)
-	}
-	stack = s
-	code := m.Run()
-	if code != 0 {
-		fmt.Fprintf(os.Stderr, "--- worker log ---\n%s\n--- gateway log ---\n%s\n", s.Logs("worker"), s.Logs("gateway"))
-	}
-	s.Close()
-	os.Exit(code)
+	stacktest.Main(m, stacktest.Options{}, func(s *stacktest.Stack) { stack = s })
 }
 
 // name gives each test its own sandbox name.

@@ -7,7 +7,6 @@ package statstests
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,25 +18,7 @@ import (
 var stack *stacktest.Stack
 
 func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	s, err := stacktest.Start(ctx, stacktest.Options{})
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start the Berth stack:", err)
-		os.Exit(1)
-	}
-	stack = s
-	code := m.Run()
-	// Every answer these tests got must be one the spec describes.
-	if _, bad := stacktest.SpecReport(); len(bad) > 0 {
-		fmt.Fprintf(os.Stderr, "answers that schemas/openapi.yaml does not describe:\n%v\n", bad)
-		code = 1
-	}
-	if code != 0 {
-		fmt.Fprintf(os.Stderr, "--- worker log ---\n%s\n--- gateway log ---\n%s\n", s.Logs("worker"), s.Logs("gateway"))
-	}
-	s.Close()
-	os.Exit(code)
+	stacktest.Main(m, stacktest.Options{}, func(s *stacktest.Stack) { stack = s })
 }
 
 var seq atomic.Int64
