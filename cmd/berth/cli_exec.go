@@ -104,7 +104,7 @@ pipes and globs. --detach prints the process id and returns at once.`,
 			if g.json && !detach {
 				return runJSON(ctx, cmd, c.Sandbox(name), argv, opts)
 			}
-			stopPulls := showPulls(ctx, c, name) // the exec may boot the sandbox
+			stopPulls := showPulls(ctx, c, name, nil) // the exec may boot the sandbox
 			p, err := c.Sandbox(name).Exec(ctx, argv, opts)
 			stopPulls()
 			if err != nil {

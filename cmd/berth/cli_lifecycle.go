@@ -39,7 +39,12 @@ func runLifecycleWith(cmd *cobra.Command, g *globals, op, name string, so client
 	t := lifecycleText[op]
 	began := time.Now()
 	p := startProgress(t.doing + " " + name)
+	stopPulls := func() {}
+	if op == "start" { // a boot may pull the sandbox's image
+		stopPulls = showPulls(cmd.Context(), c, name, p.setDetail)
+	}
 	info, err := call(cmd.Context(), name)
+	stopPulls()
 	p.end()
 	if err != nil {
 		return err

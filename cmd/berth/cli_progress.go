@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -21,10 +22,14 @@ func isTerminal(f *os.File) bool {
 // while a synchronous call (start, sleep, backup) runs. Off a terminal it
 // prints nothing.
 type progress struct {
-	w    io.Writer
-	stop chan struct{}
-	done sync.WaitGroup
+	w      io.Writer
+	stop   chan struct{}
+	done   sync.WaitGroup
+	detail atomic.Pointer[string] // shown after the label (an image pull's bytes)
 }
+
+// setDetail shows s after the label from the next frame on.
+func (p *progress) setDetail(s string) { p.detail.Store(&s) }
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
@@ -45,7 +50,11 @@ func startProgress(label string) *progress {
 		for i := 0; ; i++ {
 			// Show nothing for quick calls.
 			if el := time.Since(start); el > 300*time.Millisecond {
-				fmt.Fprintf(p.w, "\r\033[K%s %s %.1fs", spinnerFrames[i%len(spinnerFrames)], label, el.Seconds())
+				detail := ""
+				if d := p.detail.Load(); d != nil && *d != "" {
+					detail = " (" + *d + ")"
+				}
+				fmt.Fprintf(p.w, "\r\033[K%s %s%s %.1fs", spinnerFrames[i%len(spinnerFrames)], label, detail, el.Seconds())
 			}
 			select {
 			case <-p.stop:

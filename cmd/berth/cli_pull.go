@@ -15,7 +15,8 @@ import (
 // showPulls shows, on a terminal's stderr, the image pulls a boot of the
 // sandbox records (image-pulling events) while a call that may boot it
 // runs; the returned function ends it. Off a terminal it does nothing.
-func showPulls(ctx context.Context, c *client.Client, name string) func() {
+// With show, each pull's line goes there (a spinner's detail) instead.
+func showPulls(ctx context.Context, c *client.Client, name string, show func(string)) func() {
 	if !isTerminal(os.Stderr) || os.Getenv("TERM") == "dumb" {
 		return func() {}
 	}
@@ -39,7 +40,12 @@ func showPulls(ctx context.Context, c *client.Client, name string) func() {
 			if json.Unmarshal(ev.Payload, &p) != nil {
 				continue
 			}
-			fmt.Fprintf(os.Stderr, "\r\033[Kpulling %s: %s", termsafe.String(p.Image), pullBytes(p.BytesDone, p.BytesTotal))
+			line := fmt.Sprintf("pulling %s: %s", termsafe.String(p.Image), pullBytes(p.BytesDone, p.BytesTotal))
+			if show != nil {
+				show(line)
+				continue
+			}
+			fmt.Fprint(os.Stderr, "\r\033[K"+line)
 			shown = true
 		}
 		if shown {
