@@ -71,6 +71,8 @@ func (s *Server) Handler() http.Handler {
 	handle("GET /v1/activity", s.activityReport)
 	handle("POST /v1/activity", s.recordActivity)
 	handle("PUT /v1/env", s.putEnv)
+	handle("POST /v1/doze", s.doze)
+	handle("POST /v1/thaw", s.thaw)
 	s.procs.Mount(handle)
 	s.files.Mount(handle)
 	s.terms.Mount(handle)
@@ -84,7 +86,10 @@ func (s *Server) Handler() http.Handler {
 		if files.IsPath(r.URL.Path) {
 			// Before the mux: it would redirect "//" or "/./" in a path.
 			if !files.IsWatch(r) {
-				s.act.requestStarted()
+				if !s.act.requestStarted() {
+					writeDozing(w)
+					return
+				}
 				defer s.act.requestEnded()
 			}
 			serveFiles(w, r)
@@ -96,8 +101,11 @@ func (s *Server) Handler() http.Handler {
 			mux.ServeHTTP(&jsonErrorWriter{ResponseWriter: w}, r)
 			return
 		}
-		if p := r.URL.Path; p != "/v1/health" && p != "/v1/activity" {
-			s.act.requestStarted()
+		if p := r.URL.Path; !uncounted(p) {
+			if !s.act.requestStarted() {
+				writeDozing(w)
+				return
+			}
 			defer s.act.requestEnded()
 		}
 		mux.ServeHTTP(w, r)

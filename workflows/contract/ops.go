@@ -16,6 +16,10 @@ const (
 	// OpEgress sets the egress policy (a policy.Policy); a running
 	// sandbox's host enforces it before the change is recorded.
 	OpEgress Op = "egress"
+	// OpThaw (ThawRequest) brings a dozing sandbox back: what a gateway
+	// sends before a request when it cannot tell the sandbox is running.
+	// Any other status answers as it is (no boot).
+	OpThaw Op = "thaw"
 )
 
 // Activity types as the worker registers them: the method names of

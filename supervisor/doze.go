@@ -1,0 +1,90 @@
+package supervisor
+
+import (
+	"net/http"
+	"time"
+
+	wire "github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/supervisor/internal/httpapi"
+)
+
+// A doze freezes the whole container (the worker pauses it). Between the
+// workflow deciding the sandbox is idle and the freeze, a client may come:
+// the worker first asks POST /v1/doze {minIdleMs}, which, only if no
+// client was in flight or held the sandbox for that long, fences it: from
+// then on requests are refused with 503 and DozingHeader (the gateway
+// thaws through the workflow and sends them again) instead of being taken
+// and frozen half-served. POST /v1/thaw lifts the fence once the
+// container runs again. A fence whose freeze never came (the worker died
+// in between) lifts itself after dozeFence.
+
+// DozingHeader marks the supervisor's refusal of a request during a doze.
+const DozingHeader = "X-Berth-Dozing"
+
+// dozeFence bounds a fence: the worker pauses the container right after
+// setting it (a Docker call), so a fence this old belongs to a worker
+// that died in between. Frozen time counts: a thaw always finds it lifted.
+const dozeFence = 10 * time.Second
+
+// uncounted paths are the worker's own calls: they are not client
+// activity and a fence does not refuse them.
+func uncounted(path string) bool {
+	switch path {
+	case "/v1/health", "/v1/activity", "/v1/doze", "/v1/thaw":
+		return true
+	}
+	return false
+}
+
+func writeDozing(w http.ResponseWriter) {
+	w.Header().Set(DozingHeader, "1")
+	w.Header().Set("Retry-After", "1")
+	httpapi.WriteError(w, httpapi.NewError(http.StatusServiceUnavailable, wire.CodeContainerUnavailable,
+		"the sandbox is dozing off; send the request again (the gateway thaws it first)"))
+}
+
+// fence sets the doze fence if no client came for minIdle, and says
+// whether it did and the client idle time it judged by.
+func (a *activity) fence(minIdle time.Duration) (bool, int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := time.Now()
+	a.endHold(now)
+	idle := a.clientIdleMs(now)
+	if a.inFlight > 0 || time.Duration(idle)*time.Millisecond < minIdle {
+		return false, idle
+	}
+	a.fencedUntil = now.Add(dozeFence)
+	return true, idle
+}
+
+// unfence lifts the fence; the thaw counts as a client's coming, so the
+// next doze waits a full dozeAfter.
+func (a *activity) unfence() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := time.Now()
+	a.fencedUntil = time.Time{}
+	a.last, a.lastClient = now, now
+}
+
+func (s *Server) doze(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		MinIdleMs int64 `json:"minIdleMs"`
+	}
+	if err := httpapi.DecodeJSON(r, &req, false); err != nil {
+		return err
+	}
+	if req.MinIdleMs < 0 {
+		return httpapi.BadRequest("minIdleMs must not be negative")
+	}
+	ok, idle := s.act.fence(time.Duration(req.MinIdleMs) * time.Millisecond)
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"dozed": ok, "idleMs": idle})
+	return nil
+}
+
+func (s *Server) thaw(w http.ResponseWriter, r *http.Request) error {
+	s.act.unfence()
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{})
+	return nil
+}
