@@ -72,6 +72,8 @@ type StopInput struct {
 	Sandbox    string    `json:"sandbox"`
 	Container  Container `json:"container"`
 	SkipBackup bool      `json:"skipBackup,omitempty"`
+	// KeepFrozen: the sandbox dozes; a snapshot leaves it frozen.
+	KeepFrozen bool `json:"keepFrozen,omitempty"`
 }
 
 // StopResult says what became of the workspace; Bytes and Files size the
