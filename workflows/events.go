@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -24,7 +26,7 @@ func (s *sandbox) recordCreated(ctx workflow.Context) {
 	c := s.st.Config
 	s.record(ctx, api.EventCreated, schemas.Created{Config: schemas.SandboxConfig{
 		Name: c.Name, InstanceType: c.InstanceType, SleepAfter: c.SleepAfter.String(),
-		KeepAlive: c.KeepAlive, Env: c.Env, Image: c.Image, ImageDigest: c.ImageDigest,
+		KeepAlive: c.KeepAlive, DozeAfter: dozeAfterString(c.DozeAfter), Env: c.Env, Image: c.Image, ImageDigest: c.ImageDigest,
 	}, From: s.forkOrigin()})
 	if len(c.Env) > 0 {
 		env := make(map[string]*string, len(c.Env))
@@ -79,4 +81,13 @@ func (s *sandbox) upsert(ctx workflow.Context, memo map[string]any) {
 	// Shown on the workflow's page in the Temporal UI.
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("**status:** %s  \n**last event:** %s  \n**host:** %s",
 		s.st.Status, s.st.LastEvent, s.st.Host))
+}
+
+// dozeAfterString is "" when the sandbox never dozes (the field is then
+// absent, as in events recorded before dozing existed).
+func dozeAfterString(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return d.String()
 }

@@ -96,6 +96,9 @@ type State struct {
 	HostLost *HostLoss `json:"hostLost,omitempty"`
 	// DozedAt is when the current doze began (status dozing).
 	DozedAt time.Time `json:"dozedAt,omitzero"`
+	// SleepAt is when a dozing sandbox's sleepAfter is up (zero: it was
+	// busy as it dozed, and sleeps only when asked).
+	SleepAt time.Time `json:"sleepAt,omitzero"`
 	// PokedAt is when a client last asked for the sandbox through the
 	// workflow (a thaw or a start): a doze waits a full DozeAfter from it,
 	// since a gateway that asked forwards without asking again for a while.
@@ -151,6 +154,8 @@ type Intent struct {
 	// HostLost is a host-lost signal's report, or the workflow's own
 	// finding that a host's queue stopped taking work.
 	HostLost *HostLost `json:"hostLost,omitempty"`
+	// Idle is the idle check a doze intent was decided on.
+	Idle *Idle `json:"idle,omitempty"`
 	// Thaw is a thaw's cause (OpThaw).
 	Thaw *ThawRequest `json:"thaw,omitempty"`
 	// FromUpdate marks intents whose caller waits for a result.
