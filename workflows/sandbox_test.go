@@ -38,7 +38,7 @@ type harness struct {
 	idleMs     int64
 	// clientIdleMs is CheckIdle's ClientIdleMs (what a doze goes by).
 	clientIdleMs int64
-	views      []contract.View
+	views        []contract.View
 	// boot, if set, may fail a boot.
 	boot func(contract.BootInput) error
 	// stop answers the Stop activity (default: a backup named b0).
