@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
@@ -49,8 +50,9 @@ func (s *Server) hotPath(kind string, wakes func(method, rest string) bool) echo
 		if isUpgrade(req) {
 			return s.proxyUpgrade(c, name, "/v1/"+kind+rest)
 		}
-		wake := wakes(req.Method, rest) && !isFileWatch(kind, rest, req)
-		return s.proxy(c, name, "/v1/"+kind+rest, rest, wake)
+		watch := isFileWatch(kind, rest, req)
+		wake := wakes(req.Method, rest) && !watch
+		return s.proxy(c, name, "/v1/"+kind+rest, rest, wake, thawCause(kind, req.Method, rest), !watch)
 	}
 }
 
@@ -66,14 +68,17 @@ func isFileWatch(kind, rest string, req *http.Request) bool {
 func wakeOnCreate(method, rest string) bool { return method == http.MethodPost && rest == "" }
 func wakeAlways(string, string) bool        { return true }
 
-func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool) error {
+// proxy forwards one request; counted says the supervisor counts it as a
+// client's (a file watch it does not), so its answer renews the trust in
+// the cached target (doze.go).
+func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool, cause string, counted bool) error {
 	req := c.Request()
 	body, replayable, err := bufferBody(req)
 	if err != nil {
 		return err
 	}
 	for attempt := 0; ; attempt++ {
-		t, err := s.resolve(req.Context(), name, wake)
+		t, err := s.resolve(req.Context(), name, wake, cause)
 		var nc *noContainer
 		if errors.As(err, &nc) {
 			return noContainerAnswer(c, nc, path, rest)
@@ -81,7 +86,22 @@ func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool) error
 		if err != nil {
 			return err
 		}
+		sent := time.Now()
+		disarm := s.watchThaw(name)
 		resp, err := s.forward(req.Context(), t, req, path, body)
+		disarm()
+		if err == nil && isDozingAnswer(resp) {
+			// The sandbox is dozing off under this request: thaw, resend.
+			resp.Body.Close()
+			s.targets.distrust(name)
+			if attempt < 2 && replayable {
+				continue
+			}
+			return unavailable("the sandbox was dozing off; retry")
+		}
+		if err == nil && counted && resp.StatusCode != http.StatusUnauthorized {
+			s.targets.contacted(name, t.bootID, sent)
+		}
 		if err != nil {
 			s.targets.drop(name)
 			if req.Context().Err() != nil {

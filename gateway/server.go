@@ -50,6 +50,9 @@ type Options struct {
 	// Images are the image refs a create may name (BERTH_IMAGES); empty
 	// allows any.
 	Images []string
+	// DozeAfter is the dozeAfter of a create that gives none (0: such
+	// sandboxes never doze); berth dev sets 30s.
+	DozeAfter time.Duration
 }
 
 // HTTPLimits protect the gateway from clients that hold connections
@@ -123,6 +126,7 @@ type Server struct {
 	secrets            SecretStore
 	targets            targets
 	targetRecheck      time.Duration
+	dozeAfter          time.Duration // Options.DozeAfter
 	preview            *previewState // preview URLs (preview.go)
 	// supervisors carries requests to supervisors and host proxies
 	// (supervisorClient): the hot path's small ones over connpool.
@@ -140,7 +144,7 @@ func New(o Options) *Server {
 	}
 	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
 		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter, backups: o.Backups,
-		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets, images: o.Images}
+		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets, images: o.Images, dozeAfter: o.DozeAfter}
 	s.targetRecheck = o.TargetRecheck
 	if s.targetRecheck <= 0 {
 		s.targetRecheck = DefaultTargetRecheck

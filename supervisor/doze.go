@@ -12,14 +12,11 @@ import (
 // workflow deciding the sandbox is idle and the freeze, a client may come:
 // the worker first asks POST /v1/doze {minIdleMs}, which, only if no
 // client was in flight or held the sandbox for that long, fences it: from
-// then on requests are refused with 503 and DozingHeader (the gateway
+// then on requests are refused with 503 and api.DozingHeader (the gateway
 // thaws through the workflow and sends them again) instead of being taken
 // and frozen half-served. POST /v1/thaw lifts the fence once the
 // container runs again. A fence whose freeze never came (the worker died
 // in between) lifts itself after dozeFence.
-
-// DozingHeader marks the supervisor's refusal of a request during a doze.
-const DozingHeader = "X-Berth-Dozing"
 
 // dozeFence bounds a fence: the worker pauses the container right after
 // setting it (a Docker call), so a fence this old belongs to a worker
@@ -37,7 +34,7 @@ func uncounted(path string) bool {
 }
 
 func writeDozing(w http.ResponseWriter) {
-	w.Header().Set(DozingHeader, "1")
+	w.Header().Set(wire.DozingHeader, "1")
 	w.Header().Set("Retry-After", "1")
 	httpapi.WriteError(w, httpapi.NewError(http.StatusServiceUnavailable, wire.CodeContainerUnavailable,
 		"the sandbox is dozing off; send the request again (the gateway thaws it first)"))

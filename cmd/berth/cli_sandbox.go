@@ -112,7 +112,7 @@ func createCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-var statuses = []string{"created", "starting", "running", "stopping", "stopped", "destroying", "destroyed"}
+var statuses = []string{"created", "starting", "running", "dozing", "stopping", "stopped", "destroying", "destroyed"}
 
 func lsCmd(g *globals) *cobra.Command {
 	var status string
