@@ -197,6 +197,9 @@ func (a *announcer) announce(ctx context.Context) error {
 			continue // removed meanwhile
 		}
 		seen[ct.ID] = true
+		if ct.State == "paused" {
+			lim.MilliCPU = 0 // frozen (a dozing sandbox): it holds memory, no CPU
+		}
 		rec.Used = rec.Used.Add(lim) // a warm container holds its limits too
 		if warm {
 			if !a.warm.Ready(ct.ID) {

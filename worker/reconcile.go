@@ -104,11 +104,7 @@ func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, h
 			continue // not a sandbox's, or warm (activities/warm.go keeps those)
 		}
 		keep, why := keepContainer(state(name), hostID, ct.Labels[dockerrt.LabelBoot])
-		if keep {
-			matchFreeze(ctx, docker, ct, state(name), log)
-			continue
-		}
-		if ct.Labels[dockerrt.LabelPool] != "" && claiming != nil && claiming(name) {
+		if keep || ct.Labels[dockerrt.LabelPool] != "" && claiming != nil && claiming(name) {
 			continue
 		}
 		log.Info("removing orphan container", zap.String("sandbox", name), zap.String("container", ct.ID), zap.String("why", why))
