@@ -140,8 +140,3 @@ type LogEvent struct {
 	Data      []byte      `json:"data,omitempty"`
 	Exit      *ExitStatus `json:"exit,omitempty"`
 }
-
-// DozingHeader marks a supervisor's refusal of a request while its
-// sandbox is dozing off (503): the gateway thaws the sandbox and sends the
-// request again; clients never see it.
-const DozingHeader = "X-Berth-Dozing"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -25,11 +26,12 @@ import (
 // cannot be frozen. Past it, one thaw update (a no-op answer for a
 // running sandbox) comes first. Two nets catch what the rule cannot see
 // (another gateway lowering dozeAfter, a clock far off): the supervisor's
-// doze fence refuses requests between the decision and the freeze
-// (api.DozingHeader; the request is sent again after a thaw), and
-// a request without an answer after thawWatchdog has the workflow asked
-// whether the sandbox dozes, and thawed if so; a request sent into a
-// frozen container is not lost, it is served on the thaw.
+// doze fence holds requests that come between the decision and the
+// freeze until the thaw, and a request without an answer after
+// thawWatchdog has the workflow asked whether the sandbox dozes, and
+// thawed if so. A request sent into a frozen container is not lost: it is
+// served on the thaw. That is also why a cached target past its window
+// need not wait for the thaw's answer (thawBehind).
 
 // thawWatchdog is how long a request to a supervisor may go unanswered
 // before the gateway checks whether its sandbox dozes.
@@ -129,11 +131,6 @@ func dozeAfterOf(v contract.View) time.Duration {
 	return d
 }
 
-// isDozingAnswer: the supervisor refused the request under a doze fence.
-func isDozingAnswer(resp *http.Response) bool {
-	return resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get(api.DozingHeader) != ""
-}
-
 // thawCause names what a hot-path request is, for the thawed event.
 func thawCause(kind, method, rest string) string {
 	switch {
@@ -176,4 +173,62 @@ func checkDozeAfter(d optDoze) *api.Error {
 		return badRequest(fmt.Sprintf("dozeAfter %s is out of range: use 0 (never) or 1s to 168h", d.D))
 	}
 	return nil
+}
+
+// thawing is a thaw update sent beside a request (thawBehind).
+type thawing struct {
+	done chan struct{}
+	ok   bool // the target still holds (the sandbox runs that boot)
+}
+
+// thawBehindTimeout bounds a thaw sent beside a request.
+const thawBehindTimeout = 2 * time.Minute
+
+// thawBehind sends the thaw update for a cached target past its trust
+// window without waiting for it: the request goes to the supervisor at
+// once and is served the moment the container runs (at once when it was
+// not dozing at all).
+func (s *Server) thawBehind(name, cause string, t target) *thawing {
+	th := &thawing{done: make(chan struct{})}
+	go func() {
+		defer close(th.done)
+		ctx, cancel := context.WithTimeout(context.Background(), thawBehindTimeout)
+		defer cancel()
+		_, _, ok, err := s.refreshTrust(ctx, name, cause, t)
+		th.ok = ok && err == nil
+	}()
+	return th
+}
+
+// wait waits for the thaw's answer: whether the target still holds.
+func (th *thawing) wait() bool {
+	<-th.done
+	return th.ok
+}
+
+// abandonUnless cancels the request sent beside the thaw if the thaw
+// finds the target gone before the supervisor answered (the request would
+// wait on a container no one thaws). The returned func marks the answer.
+func (th *thawing) abandonUnless(ctx context.Context, cancel context.CancelFunc) (answered func()) {
+	if th == nil {
+		return func() {}
+	}
+	var mu sync.Mutex
+	got := false
+	go func() {
+		select {
+		case <-th.done:
+			mu.Lock()
+			if !th.ok && !got {
+				cancel()
+			}
+			mu.Unlock()
+		case <-ctx.Done():
+		}
+	}()
+	return func() {
+		mu.Lock()
+		got = true
+		mu.Unlock()
+	}
 }

@@ -78,26 +78,38 @@ func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool, cause
 		return err
 	}
 	for attempt := 0; ; attempt++ {
-		t, err := s.resolve(req.Context(), name, wake, cause)
-		var nc *noContainer
-		if errors.As(err, &nc) {
-			return noContainerAnswer(c, nc, path, rest)
+		var t target
+		var th *thawing
+		if cached, ok := s.targets.get(name); ok && attempt == 0 && replayable && !cached.trusted(time.Now()) {
+			// The sandbox may doze: the thaw goes to the workflow while the
+			// request goes to the supervisor, where it waits for the thaw
+			// (a frozen container's kernel still takes the connection).
+			t, th = cached, s.thawBehind(name, cause, cached)
+		} else {
+			var err error
+			t, err = s.resolve(req.Context(), name, wake, cause)
+			var nc *noContainer
+			if errors.As(err, &nc) {
+				return noContainerAnswer(c, nc, path, rest)
+			}
+			if err != nil {
+				return err
+			}
 		}
-		if err != nil {
-			return err
-		}
+		fctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		answered := th.abandonUnless(fctx, cancel)
 		sent := time.Now()
 		disarm := s.watchThaw(name)
-		resp, err := s.forward(req.Context(), t, req, path, body)
+		resp, err := s.forward(fctx, t, req, path, body)
+		answered()
 		disarm()
-		if err == nil && isDozingAnswer(resp) {
-			// The sandbox is dozing off under this request: thaw, resend.
-			resp.Body.Close()
-			s.targets.distrust(name)
-			if attempt < 2 && replayable {
-				continue
+		if th != nil && (err != nil || resp.StatusCode == http.StatusUnauthorized) && !th.wait() {
+			// The thaw found no running container there: ask again.
+			if err == nil {
+				resp.Body.Close()
 			}
-			return unavailable("the sandbox was dozing off; retry")
+			continue
 		}
 		if err == nil && counted && resp.StatusCode != http.StatusUnauthorized {
 			s.targets.contacted(name, t.bootID, sent)

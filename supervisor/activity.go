@@ -23,10 +23,11 @@ type activity struct {
 	// lastClient is the last request or hold, running processes and
 	// terminals aside: a doze freezes those in place.
 	lastClient time.Time
-	// fencedUntil: a doze is under way (see doze.go); requests are
-	// refused until the container is frozen and thawed, or until then
-	// should the freeze never come.
+	// fencedUntil: a doze is under way (see doze.go); requests wait
+	// until the container is frozen and thawed (lifted closes), or until
+	// then should the freeze never come.
 	fencedUntil time.Time
+	lifted      chan struct{}
 }
 
 func newActivity(now time.Time) *activity { return &activity{last: now, lastClient: now} }
@@ -40,15 +41,31 @@ func (a *activity) bump(counter *int, delta int) {
 	a.mu.Unlock()
 }
 
-// requestStarted counts a request in flight, unless a doze fenced the
-// sandbox: then it says false and the request must be refused.
-func (a *activity) requestStarted() bool {
+// requestStarted counts a request in flight. Under a doze fence it first
+// waits for the fence to lift (the request is then served after the
+// thaw); it says false only when done ends first (the client left).
+func (a *activity) requestStarted(done <-chan struct{}) bool {
 	a.mu.Lock()
+	for {
+		now := time.Now()
+		if !now.Before(a.fencedUntil) {
+			break
+		}
+		lifted, wait := a.lifted, a.fencedUntil.Sub(now)
+		a.mu.Unlock()
+		t := time.NewTimer(wait)
+		select {
+		case <-lifted:
+		case <-t.C:
+		case <-done:
+			t.Stop()
+			return false
+		}
+		t.Stop()
+		a.mu.Lock()
+	}
 	defer a.mu.Unlock()
 	now := time.Now()
-	if now.Before(a.fencedUntil) {
-		return false
-	}
 	a.inFlight++
 	a.last, a.lastClient = now, now
 	return true

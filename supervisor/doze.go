@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	wire "github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
 
@@ -12,32 +11,26 @@ import (
 // workflow deciding the sandbox is idle and the freeze, a client may come:
 // the worker first asks POST /v1/doze {minIdleMs}, which, only if no
 // client was in flight or held the sandbox for that long, fences it: from
-// then on requests are refused with 503 and api.DozingHeader (the gateway
-// thaws through the workflow and sends them again) instead of being taken
-// and frozen half-served. POST /v1/thaw lifts the fence once the
-// container runs again. A fence whose freeze never came (the worker died
-// in between) lifts itself after dozeFence.
+// then on a new request waits (uncounted, so it cannot be frozen
+// half-served) until POST /v1/thaw lifts the fence after the container
+// runs again; the gateway, seeing no answer, has the sandbox thawed. A
+// fence whose freeze never came (the worker died in between) lifts itself
+// after dozeFence.
 
 // dozeFence bounds a fence: the worker pauses the container right after
-// setting it (a Docker call), so a fence this old belongs to a worker
-// that died in between. Frozen time counts: a thaw always finds it lifted.
+// setting it (one Docker call), so a fence this old belongs to a worker
+// that died in between. Frozen time counts, so a request held across a
+// long doze goes on as soon as the container runs.
 const dozeFence = 10 * time.Second
 
 // uncounted paths are the worker's own calls: they are not client
-// activity and a fence does not refuse them.
+// activity and a fence does not hold them.
 func uncounted(path string) bool {
 	switch path {
 	case "/v1/health", "/v1/activity", "/v1/doze", "/v1/thaw":
 		return true
 	}
 	return false
-}
-
-func writeDozing(w http.ResponseWriter) {
-	w.Header().Set(wire.DozingHeader, "1")
-	w.Header().Set("Retry-After", "1")
-	httpapi.WriteError(w, httpapi.NewError(http.StatusServiceUnavailable, wire.CodeContainerUnavailable,
-		"the sandbox is dozing off; send the request again (the gateway thaws it first)"))
 }
 
 // fence sets the doze fence if no client came for minIdle, and says
@@ -51,16 +44,23 @@ func (a *activity) fence(minIdle time.Duration) (bool, int64) {
 	if a.inFlight > 0 || time.Duration(idle)*time.Millisecond < minIdle {
 		return false, idle
 	}
+	if !now.Before(a.fencedUntil) {
+		a.lifted = make(chan struct{})
+	}
 	a.fencedUntil = now.Add(dozeFence)
 	return true, idle
 }
 
-// unfence lifts the fence; the thaw counts as a client's coming, so the
-// next doze waits a full dozeAfter.
+// unfence lifts the fence and lets the held requests go; the thaw counts
+// as a client's coming, so the next doze waits a full dozeAfter.
 func (a *activity) unfence() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := time.Now()
+	if a.lifted != nil {
+		close(a.lifted)
+		a.lifted = nil
+	}
 	a.fencedUntil = time.Time{}
 	a.last, a.lastClient = now, now
 }

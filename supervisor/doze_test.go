@@ -5,11 +5,11 @@ import (
 	"time"
 )
 
-func TestDozeFenceWaitsForIdleClientsAndRefusesRequestsUntilThaw(t *testing.T) {
+func TestDozeFenceWaitsForIdleClientsAndHoldsRequestsUntilThaw(t *testing.T) {
 	a := newActivity(time.Now().Add(-time.Minute))
 	a.processStarted() // a running process does not keep a doze off
 	a.lastClient = time.Now().Add(-time.Minute)
-	if !a.requestStarted() {
+	if !a.requestStarted(nil) {
 		t.Fatal("a request was refused before any fence")
 	}
 	if ok, _ := a.fence(time.Second); ok {
@@ -23,16 +23,40 @@ func TestDozeFenceWaitsForIdleClientsAndRefusesRequestsUntilThaw(t *testing.T) {
 	if ok, idle := a.fence(time.Second); !ok || idle < 2000 {
 		t.Fatalf("no fence after 2 s without clients (ok=%v idle=%d)", ok, idle)
 	}
-	if a.requestStarted() {
+	started := make(chan bool, 1)
+	go func() { started <- a.requestStarted(nil) }()
+	select {
+	case <-started:
 		t.Fatal("a request was taken while fenced")
+	case <-time.After(100 * time.Millisecond):
 	}
 	a.unfence()
-	if !a.requestStarted() {
-		t.Fatal("a request was refused after the thaw")
+	select {
+	case ok := <-started:
+		if !ok {
+			t.Fatal("the held request was refused")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the held request did not go on after the thaw")
 	}
 	a.requestEnded()
 	if ok, _ := a.fence(time.Second); ok {
 		t.Fatal("the thaw did not count as a client's coming")
+	}
+}
+
+func TestDozeFenceLetsAHeldClientLeave(t *testing.T) {
+	a := newActivity(time.Now().Add(-time.Minute))
+	if ok, _ := a.fence(time.Second); !ok {
+		t.Fatal("no fence")
+	}
+	done := make(chan struct{})
+	close(done)
+	if a.requestStarted(done) {
+		t.Fatal("a request whose client left was counted")
+	}
+	if a.inFlight != 0 {
+		t.Fatalf("inFlight %d", a.inFlight)
 	}
 }
 
@@ -41,8 +65,10 @@ func TestDozeFenceLiftsItselfWhenNoFreezeCame(t *testing.T) {
 	if ok, _ := a.fence(time.Second); !ok {
 		t.Fatal("no fence")
 	}
-	a.fencedUntil = time.Now().Add(-time.Millisecond) // dozeFence passed
-	if !a.requestStarted() {
+	a.mu.Lock()
+	a.fencedUntil = time.Now().Add(50 * time.Millisecond) // as if dozeFence were nearly up
+	a.mu.Unlock()
+	if !a.requestStarted(nil) {
 		t.Fatal("a fence outlived dozeFence")
 	}
 }

@@ -86,9 +86,8 @@ func (s *Server) Handler() http.Handler {
 		if files.IsPath(r.URL.Path) {
 			// Before the mux: it would redirect "//" or "/./" in a path.
 			if !files.IsWatch(r) {
-				if !s.act.requestStarted() {
-					writeDozing(w)
-					return
+				if !s.act.requestStarted(r.Context().Done()) {
+					return // the client left while a doze held it
 				}
 				defer s.act.requestEnded()
 			}
@@ -102,9 +101,8 @@ func (s *Server) Handler() http.Handler {
 			return
 		}
 		if p := r.URL.Path; !uncounted(p) {
-			if !s.act.requestStarted() {
-				writeDozing(w)
-				return
+			if !s.act.requestStarted(r.Context().Done()) {
+				return // the client left while a doze held it
 			}
 			defer s.act.requestEnded()
 		}
