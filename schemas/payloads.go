@@ -12,10 +12,10 @@ import (
 // SandboxConfig is the durable configuration of a sandbox as the created event
 // records it.
 type SandboxConfig struct {
-	Name         string            `json:"name"`
-	InstanceType string            `json:"instanceType"`
-	SleepAfter   string            `json:"sleepAfter"`
-	KeepAlive    bool              `json:"keepAlive"`
+	Name         string `json:"name"`
+	InstanceType string `json:"instanceType"`
+	SleepAfter   string `json:"sleepAfter"`
+	KeepAlive    bool   `json:"keepAlive"`
 	// DozeAfter is absent when the sandbox never dozes.
 	DozeAfter   string            `json:"dozeAfter,omitempty"`
 	Env         map[string]string `json:"env,omitempty"`
@@ -25,10 +25,10 @@ type SandboxConfig struct {
 
 // CreateRequested lands on the catalogue stream: the atomic name claim.
 type CreateRequested struct {
-	Path         string            `json:"path"`
-	InstanceType string            `json:"instanceType"`
-	SleepAfter   string            `json:"sleepAfter,omitempty"`
-	KeepAlive    *bool             `json:"keepAlive,omitempty"`
+	Path         string `json:"path"`
+	InstanceType string `json:"instanceType"`
+	SleepAfter   string `json:"sleepAfter,omitempty"`
+	KeepAlive    *bool  `json:"keepAlive,omitempty"`
 	// DozeAfter: absent or "0s", the sandbox never dozes.
 	DozeAfter string            `json:"dozeAfter,omitempty"`
 	Env       map[string]string `json:"env,omitempty"`
