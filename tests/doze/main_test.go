@@ -160,3 +160,5 @@ func run(t testing.TB, ctx context.Context, sb *client.Sandbox, script string) s
 }
 
 func eventTypes(t testing.TB, n string) []string { return stack.EventTypes(t, n) }
+
+func createDoze(d time.Duration) client.CreateRequest { return client.CreateRequest{DozeAfter: dur(d)} }
