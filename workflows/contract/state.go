@@ -72,8 +72,11 @@ type View struct {
 	Services  []api.Service  `json:"services,omitempty"`
 	Ports     []Port         `json:"ports,omitempty"`
 	Unexposed []int          `json:"unexposed,omitempty"`
-	CreatedAt time.Time      `json:"createdAt"`
-	UpdatedAt time.Time      `json:"updatedAt"`
+	// DozedAt is when the current doze began (status dozing): a host
+	// under memory pressure sleeps its longest-dozing sandboxes first.
+	DozedAt   time.Time `json:"dozedAt,omitzero"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 // State is everything the workflow carries across continue-as-new.
@@ -179,6 +182,9 @@ func (s *State) View() View {
 	}
 	if s.Config.DozeAfter > 0 {
 		v.DozeAfter = s.Config.DozeAfter.String()
+	}
+	if s.Status == StatusDozing {
+		v.DozedAt = s.DozedAt
 	}
 	return v
 }
