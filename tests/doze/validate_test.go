@@ -33,6 +33,22 @@ func TestDozeAfterIsValidatedAtTheEdge(t *testing.T) {
 		}
 	}
 	waitStatus(t, n, "dozing", time.Minute)
+	// `berth ls --status dozing` (the list reads Temporal's visibility,
+	// the search attribute the Temporal UI shows too).
+	listed := false
+	for deadline := time.Now().Add(30 * time.Second); !listed && time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+		var l []struct {
+			Name   string `json:"name"`
+			Status string `json:"status"`
+		}
+		stack.Must(t, 200, "GET", "/v1/sandboxes?status=dozing", nil).JSON(t, &l)
+		for _, x := range l {
+			listed = listed || x.Name == n && x.Status == "dozing"
+		}
+	}
+	if !listed {
+		t.Fatal("the list of dozing sandboxes does not name it")
+	}
 	v.DozeAfter, v.Status = "", ""
 	stack.Must(t, 200, "PATCH", "/v1/sandboxes/"+n, `{"dozeAfter":0}`).JSON(t, &v)
 	if v.Status != "running" || v.DozeAfter != "" {
