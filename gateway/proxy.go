@@ -104,7 +104,7 @@ func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool, cause
 		resp, err := s.forward(fctx, t, req, path, body)
 		answered()
 		disarm()
-		if th != nil && (err != nil || resp.StatusCode == http.StatusUnauthorized) && !th.wait() {
+		if th != nil && req.Context().Err() == nil && (err != nil || resp.StatusCode == http.StatusUnauthorized) && !th.wait() {
 			// The thaw found no running container there: ask again.
 			if err == nil {
 				resp.Body.Close()
