@@ -188,14 +188,19 @@ const thawBehindTimeout = 2 * time.Minute
 // window without waiting for it: the request goes to the supervisor at
 // once and is served the moment the container runs (at once when it was
 // not dozing at all).
+// Requests that come together share one thaw update.
 func (s *Server) thawBehind(name, cause string, t target) *thawing {
 	th := &thawing{done: make(chan struct{})}
-	go func() {
-		defer close(th.done)
+	ch := s.thaws.DoChan(name+"\x00"+t.bootID, func() (any, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), thawBehindTimeout)
 		defer cancel()
 		_, _, ok, err := s.refreshTrust(ctx, name, cause, t)
-		th.ok = ok && err == nil
+		return ok && err == nil, nil
+	})
+	go func() {
+		r := <-ch
+		th.ok, _ = r.Val.(bool)
+		close(th.done)
 	}()
 	return th
 }

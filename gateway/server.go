@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/blob"
@@ -126,8 +127,9 @@ type Server struct {
 	secrets            SecretStore
 	targets            targets
 	targetRecheck      time.Duration
-	dozeAfter          time.Duration // Options.DozeAfter
-	preview            *previewState // preview URLs (preview.go)
+	dozeAfter          time.Duration      // Options.DozeAfter
+	thaws              singleflight.Group // thaw updates sent beside requests (doze.go)
+	preview            *previewState      // preview URLs (preview.go)
 	// supervisors carries requests to supervisors and host proxies
 	// (supervisorClient): the hot path's small ones over connpool.
 	supervisors *http.Client

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,6 +51,13 @@ func BenchmarkExecThawVsRunningVsWake(b *testing.B) {
 		thaws = append(thaws, exec(dozing))
 		runs = append(runs, exec(running)) // interleaved: same load
 		updates = append(updates, noopThaw(b, running.Name()))
+		// The exec is served once the container runs; the workflow
+		// records the thaw just after: wait for it, so that the next
+		// "dozing" is the next doze.
+		waitStatus(b, dozing.Name(), "running", time.Minute)
+	}
+	if got := strings.Count(strings.Join(eventTypes(b, dozing.Name()), " "), "thawed"); got != dozingN {
+		b.Fatalf("%d thaws recorded for %d timed execs on a dozing sandbox", got, dozingN)
 	}
 	// The unpause alone: the dozing sandbox's frozen container, thawed and
 	// frozen again behind the workflow's back (it still says dozing).

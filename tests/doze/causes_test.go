@@ -39,7 +39,7 @@ func TestEveryKindOfRequestThaws(t *testing.T) {
 		t.Fatalf("file read after a doze: %q", b)
 	}
 
-	waitStatus(t, n, "dozing", time.Minute)
+	redoze(t, n)
 	for ev, err := range p.Logs(ctx, "", true, false) {
 		if err != nil {
 			t.Fatal(err)
@@ -49,7 +49,7 @@ func TestEveryKindOfRequestThaws(t *testing.T) {
 		}
 	}
 
-	waitStatus(t, n, "dozing", time.Minute)
+	redoze(t, n)
 	conn, err := term.Connect(ctx, "", 80, 24)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +60,7 @@ func TestEveryKindOfRequestThaws(t *testing.T) {
 	readUntil(t, conn, "t-42")
 	conn.Close()
 
-	waitStatus(t, n, "dozing", time.Minute)
+	redoze(t, n)
 	procs, err := sb.ListProcesses(ctx)
 	if err != nil || len(procs) == 0 {
 		t.Fatalf("process list after a doze: %v, %v", procs, err)
@@ -77,6 +77,15 @@ func TestEveryKindOfRequestThaws(t *testing.T) {
 		}
 	}
 	if got := strings.Join(causes, " "); got != "files logs terminal process" {
-		t.Fatalf("thaw causes %q, want files logs terminal process", got)
+		t.Fatalf("thaw causes %q, want files logs terminal process (events: %v)", got, eventTypes(t, n))
 	}
+}
+
+// redoze waits for the thaw just served to be recorded (the request is
+// served as soon as the container runs, the workflow's record follows),
+// then for the next doze.
+func redoze(t *testing.T, n string) {
+	t.Helper()
+	waitStatus(t, n, "running", 30*time.Second)
+	waitStatus(t, n, "dozing", time.Minute)
 }
