@@ -59,4 +59,4 @@ const (
 // ActivityNames lists every activity type the workflow schedules.
 var ActivityNames = []string{ActivityBoot, ActivityBootWarm, ActivityStop, ActivitySnapshot, ActivityDestroy,
 	ActivityWatch, ActivityCheckIdle, ActivityApplyEnv, ActivityApplyEgress, ActivityArchiveEvents, ActivityApplyServices,
-	ActivityDoze, ActivityThaw}
+	ActivityDoze, ActivityThaw, ActivityDozeLocal, ActivityThawLocal}
