@@ -63,8 +63,8 @@ func (t *targets) contacted(name, boot string, sent time.Time) {
 	t.m[name] = v
 }
 
-// distrust makes the next request ask the workflow first (a fence said
-// the sandbox is dozing off).
+// distrust makes the next request ask the workflow first (a recheck
+// found the sandbox dozing).
 func (t *targets) distrust(name string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
