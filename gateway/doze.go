@@ -23,15 +23,16 @@ import (
 // workflow answered running). The workflow dozes a sandbox only when the
 // supervisor saw no client for dozeAfter and no thaw or start came for
 // dozeAfter (contract.State.PokedAt), so within the window the sandbox
-// cannot be frozen. Past it, one thaw update (a no-op answer for a
-// running sandbox) comes first. Two nets catch what the rule cannot see
+// cannot be frozen. Past it, one thaw update goes to the workflow (a
+// no-op for a running sandbox): terminals, previews and large uploads wait
+// for its answer, other hot-path requests go along with it (thawBehind,
+// below). Two nets catch what the rule cannot see
 // (another gateway lowering dozeAfter, a clock far off): the supervisor's
 // doze fence holds requests that come between the decision and the
 // freeze until the thaw, and a request without an answer after
 // thawWatchdog has the workflow asked whether the sandbox dozes, and
 // thawed if so. A request sent into a frozen container is not lost: it is
-// served on the thaw. That is also why a cached target past its window
-// need not wait for the thaw's answer (thawBehind).
+// served on the thaw, which is what lets thawBehind not wait.
 
 // thawWatchdog is how long a request to a supervisor may go unanswered
 // before the gateway checks whether its sandbox dozes.
