@@ -83,12 +83,15 @@ func (a *Activities) Snapshot(ctx context.Context, in contract.StopInput) (contr
 		return contract.SnapshotResult{}, temporal.NewNonRetryableApplicationError("the sandbox's container is not running", contract.ErrBackup, nil)
 	}
 	// Thaw on every way out, a failed Pause included (it may have frozen
-	// the container before failing).
-	defer func() {
-		if _, _, err := a.thaw(context.WithoutCancel(ctx), name); err != nil {
-			a.Log.Error("unfreeze sandbox", zap.String("sandbox", in.Sandbox), zap.Error(err))
-		}
-	}()
+	// the container before failing), unless the sandbox dozes: its copy is
+	// read in place and it stays frozen.
+	if !in.KeepFrozen {
+		defer func() {
+			if _, _, err := a.thaw(context.WithoutCancel(ctx), name); err != nil {
+				a.Log.Error("unfreeze sandbox", zap.String("sandbox", in.Sandbox), zap.Error(err))
+			}
+		}()
+	}
 	if !info.State.Paused {
 		if err := a.Docker.Pause(ctx, name); err != nil && !isAlreadyPaused(err) {
 			return contract.SnapshotResult{}, fmt.Errorf("freeze sandbox: %w", err)
@@ -104,9 +107,8 @@ func (a *Activities) Snapshot(ctx context.Context, in contract.StopInput) (contr
 	return contract.SnapshotResult{BackupID: m.BackupID, Bytes: m.Bytes, Files: m.Files}, nil
 }
 
-// thaw unpauses the container if it is paused; nothing else in Berth
-// pauses one, so a paused container outside a snapshot is a leftover of a
-// snapshot whose worker died. It returns what it inspected (nil: no such
+// thaw unpauses the container if it is paused: a snapshot's freeze whose
+// worker died, or a doze the caller ends (a stop). It returns what it inspected (nil: no such
 // container), for a caller that goes on to stop it.
 func (a *Activities) thaw(ctx context.Context, name string) (info *container.InspectResponse, thawed bool, err error) {
 	info, err = a.Docker.Inspect(ctx, name)
@@ -190,7 +192,8 @@ func (a *Activities) CheckIdle(ctx context.Context, c contract.Container) (contr
 	err := ask()
 	if err != nil {
 		// A frozen container answers nothing and would never idle-sleep:
-		// thaw it (see thaw) and ask again.
+		// thaw it (see thaw) and ask again. (The workflow runs no check
+		// while its sandbox dozes: a frozen one here is a leftover.)
 		if _, thawed, terr := a.thaw(ctx, c.ID); terr == nil && thawed {
 			err = ask()
 		}
@@ -199,7 +202,7 @@ func (a *Activities) CheckIdle(ctx context.Context, c contract.Container) (contr
 		// Unreachable: the container watch decides whether it died.
 		return contract.Idle{Reachable: false}, nil
 	}
-	return contract.Idle{Reachable: true, IdleMs: report.IdleMs}, nil
+	return contract.Idle{Reachable: true, IdleMs: report.IdleMs, ClientIdleMs: report.ClientIdleMs}, nil
 }
 
 // ApplyEnv replaces the sandbox env layer of a running supervisor; later

@@ -28,6 +28,10 @@ func TestContractActivityNamesAreMethods(t *testing.T) {
 		contract.ActivityApplyServices: {reflect.TypeFor[contract.ServicesInput](), nil},
 		contract.ActivityArchiveEvents: {reflect.TypeFor[contract.ArchiveEventsInput](),
 			reflect.TypeFor[contract.ArchiveEventsResult]()},
+		contract.ActivityDoze:      {reflect.TypeFor[contract.DozeInput](), reflect.TypeFor[contract.DozeResult]()},
+		contract.ActivityThaw:      {reflect.TypeFor[contract.DozeInput](), nil},
+		contract.ActivityDozeLocal: {reflect.TypeFor[contract.DozeInput](), reflect.TypeFor[contract.DozeResult]()},
+		contract.ActivityThawLocal: {reflect.TypeFor[contract.DozeInput](), reflect.TypeFor[contract.DozeResult]()},
 	}
 	if len(want) != len(contract.ActivityNames) {
 		t.Fatalf("contract.ActivityNames has %d names, this test knows %d", len(contract.ActivityNames), len(want))

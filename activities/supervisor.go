@@ -60,5 +60,6 @@ type supervisorHealth struct {
 }
 
 type supervisorActivity struct {
-	IdleMs int64 `json:"idleMs"`
+	IdleMs       int64 `json:"idleMs"`
+	ClientIdleMs int64 `json:"clientIdleMs"`
 }

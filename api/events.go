@@ -85,6 +85,12 @@ const (
 	// before any container (ROLLBACK_NEEDED, NO_CAPACITY) or failed
 	// (RESTORE_FAILED, BOOT_FAILED). The sandbox keeps the status it had.
 	EventStartFailed = eventPrefix + "start-failed"
+	// EventDozed: the sandbox was idle for dozeAfter and its container is
+	// frozen in place (processes and memory kept, no CPU).
+	EventDozed = eventPrefix + "dozed"
+	// EventThawed: a dozing sandbox runs again; the payload says what
+	// thawed it and how long it dozed.
+	EventThawed = eventPrefix + "thawed"
 )
 
 // EventTypes lists every event type of the catalogue in the order a
@@ -97,6 +103,7 @@ func EventTypes() []string {
 		EventDestroyRequested, EventDestroyed, EventEgressPolicyChanged,
 		EventEgressRefused, EventServicesChanged, EventPortsChanged,
 		EventHostLost, EventWorkspaceRolledBack, EventImagePulling, EventStartFailed,
+		EventDozed, EventThawed,
 	}
 }
 

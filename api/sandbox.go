@@ -5,12 +5,15 @@ import "time"
 // Sandbox is the public shape of a sandbox (the Sandbox schema).
 // SleepAfter is a Go duration string ("10m0s").
 type Sandbox struct {
-	Name         string            `json:"name"`
-	InstanceType string            `json:"instanceType"`
-	Status       string            `json:"status"` // created, starting, running, stopping, stopped, destroying, destroyed
-	SleepAfter   string            `json:"sleepAfter"`
-	KeepAlive    bool              `json:"keepAlive"`
-	Env          map[string]string `json:"env"`
+	Name         string `json:"name"`
+	InstanceType string `json:"instanceType"`
+	Status       string `json:"status"` // created, starting, running, dozing, stopping, stopped, destroying, destroyed
+	SleepAfter   string `json:"sleepAfter"`
+	KeepAlive    bool   `json:"keepAlive"`
+	// DozeAfter freezes the sandbox in place after this long without a
+	// client; absent: it never dozes.
+	DozeAfter string            `json:"dozeAfter,omitempty"`
+	Env       map[string]string `json:"env"`
 	// Image is the sandbox's own image as its create named it, and
 	// ImageDigest what that resolved to then, which every boot runs; both
 	// absent when the sandbox runs its instance type's image.

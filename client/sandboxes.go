@@ -17,10 +17,13 @@ import (
 type SandboxInfo struct {
 	Name         string
 	InstanceType string
-	Status       string // created, starting, running, stopping, stopped, destroying, destroyed
+	Status       string // created, starting, running, dozing, stopping, stopped, destroying, destroyed
 	SleepAfter   time.Duration
 	KeepAlive    bool
-	Env          map[string]string
+	// DozeAfter freezes the sandbox in place after this long without a
+	// client (0: never); any call thaws it.
+	DozeAfter time.Duration
+	Env       map[string]string
 	// Image and ImageDigest: the sandbox's own image and what it resolved
 	// to at create ("" for its instance type's image).
 	Image, ImageDigest string
@@ -58,7 +61,11 @@ func (s *SandboxInfo) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	*s = SandboxInfo{
+	doze, err := parseDurationJSON(json.RawMessage(strconvQuote(w.DozeAfter)))
+	if err != nil {
+		return err
+	}
+	*s = SandboxInfo{DozeAfter: doze,
 		Name: w.Name, InstanceType: w.InstanceType, Status: w.Status, SleepAfter: d,
 		KeepAlive: w.KeepAlive, Env: w.Env, Image: w.Image, ImageDigest: w.ImageDigest, LastBackupID: w.LastBackupID, Host: w.Host,
 		HostLost: w.HostLost, Egress: w.Egress, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
@@ -90,7 +97,9 @@ type CreateRequest struct {
 	Image      string
 	SleepAfter time.Duration
 	KeepAlive  bool
-	Env        map[string]string
+	// DozeAfter: nil takes the server's default; 0 never dozes.
+	DozeAfter *time.Duration
+	Env       map[string]string
 	// Egress is the egress policy; nil is the default (open).
 	Egress *EgressPolicy
 	// Services are declared at create; every boot starts them.
@@ -113,6 +122,9 @@ func (r CreateRequest) MarshalJSON() ([]byte, error) {
 	}
 	if r.KeepAlive {
 		w["keepAlive"] = true
+	}
+	if r.DozeAfter != nil {
+		w["dozeAfter"] = durationString(*r.DozeAfter)
 	}
 	if r.Start {
 		w["start"] = true
@@ -243,6 +255,12 @@ func (c *Client) Patch(ctx context.Context, name string, sleepAfter *time.Durati
 	return c.sandboxCall(ctx, http.MethodPatch, sandboxPath(name), body)
 }
 
+// SetDozeAfter changes how long the sandbox waits without a client before
+// it dozes; 0 turns dozing off (a dozing sandbox thaws).
+func (c *Client) SetDozeAfter(ctx context.Context, name string, dozeAfter time.Duration) (*SandboxInfo, error) {
+	return c.sandboxCall(ctx, http.MethodPatch, sandboxPath(name), map[string]any{"dozeAfter": durationString(dozeAfter)})
+}
+
 // SetEnv changes the sandbox env: a nil value unsets the variable. It
 // applies to processes started afterwards.
 func (c *Client) SetEnv(ctx context.Context, name string, env map[string]*string) (*SandboxInfo, error) {
@@ -252,3 +270,12 @@ func (c *Client) SetEnv(ctx context.Context, name string, env map[string]*string
 // Ptr returns a pointer to v, for env maps (map[string]*string, where nil
 // means unset) and optional Patch fields.
 func Ptr[T any](v T) *T { return &v }
+
+// strconvQuote is a JSON string of s, "" for an empty one.
+func strconvQuote(s string) string {
+	if s == "" {
+		return ""
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -24,13 +24,15 @@ type createRequest struct {
 	Name         string `json:"name"`
 	InstanceType string `json:"instanceType"`
 	// Image is the sandbox's own image (a ref); "" runs its type's.
-	Image      string             `json:"image"`
-	SleepAfter optDuration        `json:"sleepAfter"`
-	KeepAlive  *bool              `json:"keepAlive"`
-	Env        map[string]*string `json:"env"`
-	Egress     json.RawMessage    `json:"egress"`
-	From       *api.ForkFrom      `json:"from"` // a fork (forks.go)
-	Services   []api.Service      `json:"services"`
+	Image      string      `json:"image"`
+	SleepAfter optDuration `json:"sleepAfter"`
+	KeepAlive  *bool       `json:"keepAlive"`
+	// DozeAfter: absent takes the gateway's default (Options.DozeAfter).
+	DozeAfter optDoze            `json:"dozeAfter"`
+	Env       map[string]*string `json:"env"`
+	Egress    json.RawMessage    `json:"egress"`
+	From      *api.ForkFrom      `json:"from"` // a fork (forks.go)
+	Services  []api.Service      `json:"services"`
 	// Start boots the sandbox at once; not part of its configuration (a
 	// repeated create is compared without it, and starts nothing).
 	Start bool `json:"start"`
@@ -73,6 +75,12 @@ func (s *Server) spec(req createRequest) (schemas.CreateRequested, *api.Error) {
 	if !req.SleepAfter.Set {
 		req.SleepAfter.D = 10 * time.Minute
 	}
+	if err := checkDozeAfter(req.DozeAfter); err != nil {
+		return schemas.CreateRequested{}, err
+	}
+	if !req.DozeAfter.Set {
+		req.DozeAfter.D = s.dozeAfter
+	}
 	if err := checkEnv(req.Env, false); err != nil {
 		return schemas.CreateRequested{}, err
 	}
@@ -87,6 +95,9 @@ func (s *Server) spec(req createRequest) (schemas.CreateRequested, *api.Error) {
 	keep := req.KeepAlive != nil && *req.KeepAlive
 	spec := schemas.CreateRequested{Path: req.Name, InstanceType: req.InstanceType,
 		SleepAfter: req.SleepAfter.D.String(), KeepAlive: &keep, Image: req.Image}
+	if req.DozeAfter.D > 0 {
+		spec.DozeAfter = req.DozeAfter.D.String()
+	}
 	if len(req.Env) > 0 {
 		spec.Env = map[string]string{}
 		for k, v := range req.Env {
@@ -235,7 +246,7 @@ func viewFromSpec(spec schemas.CreateRequested, egress *policy.Policy, at time.T
 	d, _ := time.ParseDuration(spec.SleepAfter)
 	return contract.View{Name: spec.Path, InstanceType: spec.InstanceType, Status: contract.StatusCreated,
 		SleepAfter: d.String(), KeepAlive: spec.KeepAlive != nil && *spec.KeepAlive, Env: env,
-		Image: spec.Image, ImageDigest: spec.ImageDigest,
+		Image: spec.Image, ImageDigest: spec.ImageDigest, DozeAfter: spec.DozeAfter,
 		Egress: egress, CreatedAt: at, UpdatedAt: at}
 }
 

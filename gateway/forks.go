@@ -66,7 +66,7 @@ func (s *Server) resolveFork(ctx context.Context, from api.ForkFrom, name string
 	switch {
 	case from.BackupID != "":
 		m, err = s.namedBackup(ctx, from.Sandbox, from.BackupID)
-	case d.view.Status == contract.StatusRunning:
+	case d.view.Status == contract.StatusRunning || d.view.Status == contract.StatusDozing:
 		// A fresh snapshot through the origin's workflow (the origin keeps
 		// running and records backup-created as for any backup).
 		var v contract.View

@@ -120,7 +120,7 @@ func (h *hostRoutes) forget(c echo.Context) error {
 	var views []contract.View
 	err = h.s.callTemporal(ctx, func(ctx context.Context) (err error) {
 		views, err = hosts.SandboxesOn(ctx, h.s.temporal, h.s.namespace, id,
-			contract.StatusStarting, contract.StatusRunning, contract.StatusStopping)
+			contract.StatusStarting, contract.StatusRunning, contract.StatusDozing, contract.StatusStopping)
 		return err
 	})
 	if err != nil {
@@ -183,7 +183,7 @@ func (h *hostRoutes) drain(c echo.Context) error {
 	}
 	var views []contract.View
 	err = h.s.callTemporal(ctx, func(ctx context.Context) (err error) {
-		views, err = hosts.SandboxesOn(ctx, h.s.temporal, h.s.namespace, id, contract.StatusRunning)
+		views, err = hosts.SandboxesOn(ctx, h.s.temporal, h.s.namespace, id, contract.StatusRunning, contract.StatusDozing)
 		return err
 	})
 	if err != nil {

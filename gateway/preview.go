@@ -214,7 +214,7 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 		s.targets.drop(name)
 		ctx, cancel := context.WithDeadline(ctx, pw.deadline)
 		defer cancel()
-		t, err := s.resolve(ctx, name, true)
+		t, err := s.resolve(ctx, name, true, "preview")
 		if err != nil {
 			return "", err
 		}
@@ -376,13 +376,13 @@ func (s *Server) upstreamFailed(w http.ResponseWriter, r *http.Request, err erro
 // (CI: a 200 ms wait cut the lookup itself, and the answer was
 // TEMPORAL_UNAVAILABLE instead of "still waking").
 func (s *Server) awaitTarget(ctx context.Context, name string, port int) (string, error) {
-	if t, ok := s.targets.get(name); ok {
+	if t, ok := s.targets.get(name); ok && t.trusted(time.Now()) {
 		return portAddr(t, port), nil // the hot path: no goroutine, no Temporal
 	}
 	done := s.preview.wakes.DoChan(name, func() (any, error) {
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), backgroundWake)
 		defer cancel()
-		return s.resolve(wctx, name, true)
+		return s.resolve(wctx, name, true, "preview")
 	})
 	select {
 	case r := <-done:

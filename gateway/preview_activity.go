@@ -153,7 +153,7 @@ func (p *previewActivity) tick(send func(string)) {
 func (s *Server) touchSupervisor(name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), previewTouchTimeout)
 	defer cancel()
-	t, err := s.resolve(ctx, name, false) // never wakes: only a running sandbox's traffic counts
+	t, err := s.resolve(ctx, name, false, "preview") // never wakes: only a running sandbox's traffic counts
 	if err != nil {
 		s.log.Debug("preview activity not recorded", zap.String("sandbox", name), zap.Error(err))
 		return
@@ -164,7 +164,11 @@ func (s *Server) touchSupervisor(name string) {
 		return
 	}
 	in.Header.Set("Content-Type", "application/json")
+	sent := time.Now()
 	resp, err := s.forward(ctx, t, in, "/v1/activity", bytes.NewReader(body))
+	if err == nil && resp.StatusCode == http.StatusOK {
+		s.targets.contacted(name, t.bootID, sent)
+	}
 	if err != nil {
 		s.targets.drop(name)
 		s.log.Debug("preview activity not recorded", zap.String("sandbox", name), zap.Error(err))

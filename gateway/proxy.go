@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
@@ -49,8 +50,9 @@ func (s *Server) hotPath(kind string, wakes func(method, rest string) bool) echo
 		if isUpgrade(req) {
 			return s.proxyUpgrade(c, name, "/v1/"+kind+rest)
 		}
-		wake := wakes(req.Method, rest) && !isFileWatch(kind, rest, req)
-		return s.proxy(c, name, "/v1/"+kind+rest, rest, wake)
+		watch := isFileWatch(kind, rest, req)
+		wake := wakes(req.Method, rest) && !watch
+		return s.proxy(c, name, "/v1/"+kind+rest, rest, wake, thawCause(kind, req.Method, rest), !watch)
 	}
 }
 
@@ -66,22 +68,52 @@ func isFileWatch(kind, rest string, req *http.Request) bool {
 func wakeOnCreate(method, rest string) bool { return method == http.MethodPost && rest == "" }
 func wakeAlways(string, string) bool        { return true }
 
-func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool) error {
+// proxy forwards one request; counted says the supervisor counts it as a
+// client's (a file watch it does not), so its answer renews the trust in
+// the cached target (doze.go).
+func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool, cause string, counted bool) error {
 	req := c.Request()
 	body, replayable, err := bufferBody(req)
 	if err != nil {
 		return err
 	}
 	for attempt := 0; ; attempt++ {
-		t, err := s.resolve(req.Context(), name, wake)
-		var nc *noContainer
-		if errors.As(err, &nc) {
-			return noContainerAnswer(c, nc, path, rest)
+		var t target
+		var th *thawing
+		if cached, ok := s.targets.get(name); ok && attempt == 0 && replayable && !cached.trusted(time.Now()) {
+			// The sandbox may doze: the thaw goes to the workflow while the
+			// request goes to the supervisor, where it waits for the thaw
+			// (a frozen container's kernel still takes the connection).
+			t, th = cached, s.thawBehind(name, cause, cached)
+		} else {
+			var err error
+			t, err = s.resolve(req.Context(), name, wake, cause)
+			var nc *noContainer
+			if errors.As(err, &nc) {
+				return noContainerAnswer(c, nc, path, rest)
+			}
+			if err != nil {
+				return err
+			}
 		}
-		if err != nil {
-			return err
+		fctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		answered := th.abandonUnless(fctx, cancel)
+		sent := time.Now()
+		disarm := s.watchThaw(name)
+		resp, err := s.forward(fctx, t, req, path, body)
+		answered()
+		disarm()
+		if th != nil && req.Context().Err() == nil && (err != nil || resp.StatusCode == http.StatusUnauthorized) && !th.wait() {
+			// The thaw found no running container there: ask again.
+			if err == nil {
+				resp.Body.Close()
+			}
+			continue
 		}
-		resp, err := s.forward(req.Context(), t, req, path, body)
+		if err == nil && counted && resp.StatusCode != http.StatusUnauthorized {
+			s.targets.contacted(name, t.bootID, sent)
+		}
 		if err != nil {
 			s.targets.drop(name)
 			if req.Context().Err() != nil {

@@ -20,7 +20,7 @@ func isUpgrade(r *http.Request) bool {
 // supervisor. httputil.ReverseProxy handles the 101 switch and then copies
 // both directions; it never wakes a sandbox (the terminal must exist).
 func (s *Server) proxyUpgrade(c echo.Context, name, path string) error {
-	t, err := s.resolve(c.Request().Context(), name, false)
+	t, err := s.resolve(c.Request().Context(), name, false, "terminal")
 	if err != nil {
 		if _, ok := err.(*noContainer); ok {
 			return api.NewError(http.StatusConflict, api.CodeStaleHandle, "this terminal belonged to a container that no longer runs")

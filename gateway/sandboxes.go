@@ -24,7 +24,7 @@ import (
 // publicView is the API form of the workflow's view.
 func publicView(v contract.View) api.Sandbox {
 	return api.Sandbox{Name: v.Name, InstanceType: v.InstanceType, Status: string(v.Status), SleepAfter: v.SleepAfter,
-		KeepAlive: v.KeepAlive, Env: v.Env, Image: v.Image, ImageDigest: v.ImageDigest, LastBackupID: v.LastBackupID, Host: v.Host,
+		KeepAlive: v.KeepAlive, DozeAfter: v.DozeAfter, Env: v.Env, Image: v.Image, ImageDigest: v.ImageDigest, LastBackupID: v.LastBackupID, Host: v.Host,
 		LastEvent: v.LastEvent, HostLost: publicHostLoss(v.HostLost), Egress: wirePolicy(v.Egress),
 		CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}
 }
@@ -106,7 +106,7 @@ func (s *Server) get(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-var listableStatus = map[string]bool{"created": true, "starting": true, "running": true, "stopping": true,
+var listableStatus = map[string]bool{"created": true, "starting": true, "running": true, "dozing": true, "stopping": true,
 	"stopped": true, "destroying": true, "destroyed": true}
 
 // list reads Temporal visibility; destroyed sandboxes are listed only when
@@ -173,6 +173,7 @@ func (s *Server) lifecycle(op contract.Op) echo.HandlerFunc {
 type patchRequest struct {
 	SleepAfter optDuration `json:"sleepAfter"`
 	KeepAlive  *bool       `json:"keepAlive"`
+	DozeAfter  optDoze     `json:"dozeAfter"`
 }
 
 func (s *Server) patch(c echo.Context) error {
@@ -181,13 +182,19 @@ func (s *Server) patch(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	if !req.SleepAfter.Set && req.KeepAlive == nil {
-		return badRequest("nothing to change: give sleepAfter and/or keepAlive")
+	if !req.SleepAfter.Set && req.KeepAlive == nil && !req.DozeAfter.Set {
+		return badRequest("nothing to change: give sleepAfter, dozeAfter and/or keepAlive")
 	}
 	if err := checkSleepAfter(req.SleepAfter); err != nil {
 		return err
 	}
+	if err := checkDozeAfter(req.DozeAfter); err != nil {
+		return err
+	}
 	p := contract.PatchRequest{KeepAlive: req.KeepAlive}
+	if req.DozeAfter.Set {
+		p.DozeAfter = &req.DozeAfter.D
+	}
 	if req.SleepAfter.Set {
 		p.SleepAfter = &req.SleepAfter.D
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/config"
@@ -56,6 +57,9 @@ type Options struct {
 	// TemporalUI is the Temporal UI's base URL the console links sandboxes
 	// to ("" hides the links).
 	TemporalUI string
+	// DozeAfter is the dozeAfter of a create that gives none (0: such
+	// sandboxes never doze); berth dev sets 30s.
+	DozeAfter time.Duration
 }
 
 // HTTPLimits protect the gateway from clients that hold connections
@@ -132,8 +136,10 @@ type Server struct {
 	temporalUI         string
 	targets            targets
 	targetRecheck      time.Duration
-	lastDisk           lastDisks     // stats.go
-	preview            *previewState // preview URLs (preview.go)
+	lastDisk           lastDisks          // stats.go
+	dozeAfter          time.Duration      // Options.DozeAfter
+	thaws              singleflight.Group // thaw updates sent beside requests (doze.go)
+	preview            *previewState      // preview URLs (preview.go)
 	// supervisors carries requests to supervisors and host proxies
 	// (supervisorClient): the hot path's small ones over connpool.
 	supervisors *http.Client
@@ -150,7 +156,7 @@ func New(o Options) *Server {
 	}
 	s := &Server{temporal: o.Temporal, namespace: o.Namespace, token: o.Token, secret: o.Secret,
 		types: o.InstanceTypes, log: o.Log, continueAsNewAfter: o.ContinueAsNewAfter, backups: o.Backups,
-		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets, images: o.Images, tokens: o.Tokens}
+		httpLimits: o.HTTP.withDefaults(), secrets: o.Secrets, images: o.Images, tokens: o.Tokens, dozeAfter: o.DozeAfter}
 	s.consoleKey, s.temporalUI = consoleKey(o.Secret), o.TemporalUI
 	s.targetRecheck = o.TargetRecheck
 	if s.targetRecheck <= 0 {

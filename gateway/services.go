@@ -59,7 +59,7 @@ const serviceStatesTimeout = 3 * time.Second
 func (s *Server) serviceStates(ctx context.Context, name string) map[string]api.ServiceStatus {
 	ctx, cancel := context.WithTimeout(ctx, serviceStatesTimeout)
 	defer cancel()
-	t, err := s.resolve(ctx, name, false)
+	t, err := s.resolve(ctx, name, false, "services")
 	if err != nil {
 		return nil
 	}

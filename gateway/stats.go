@@ -45,7 +45,7 @@ func (s *Server) sandboxStats(c echo.Context) error {
 	if v.Status != contract.StatusRunning || v.Container == nil {
 		return c.JSON(http.StatusOK, s.notLive(name, string(v.Status)))
 	}
-	cs, err := s.readStats(ctx, s.cacheTarget(name, v))
+	cs, err := s.readStats(ctx, s.cacheTarget(name, v, time.Time{}))
 	switch {
 	case err == nil:
 		return c.JSON(http.StatusOK, s.liveStats(name, cs))

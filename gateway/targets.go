@@ -28,6 +28,10 @@ type target struct {
 	tls              *tls.Config // trusts the hosts' authority
 	// checked is when the workflow last said this boot runs.
 	checked time.Time
+	// dozeAfter is the sandbox's (0: it never dozes); contact is when
+	// this gateway last reached its supervisor (see doze.go).
+	dozeAfter time.Duration
+	contact   time.Time
 }
 
 // url of a supervisor path: the container's address on one host, its
@@ -92,18 +96,36 @@ func (e *noContainer) Error() string { return "sandbox has no container (" + str
 
 // resolve finds the supervisor of a sandbox; with wake it starts a sandbox
 // that is not running (the implicit start of exec, files and terminals).
-func (s *Server) resolve(ctx context.Context, name string, wake bool) (target, error) {
+// A dozing sandbox is thawed whatever wake says (cause names the request
+// in the thawed event).
+func (s *Server) resolve(ctx context.Context, name string, wake bool, cause string) (target, error) {
+	var v contract.View
+	var sent time.Time
 	if t, ok := s.targets.get(name); ok {
-		if time.Since(t.checked) >= s.targetRecheck {
-			s.recheckTarget(name, t)
+		if t.trusted(time.Now()) {
+			if time.Since(t.checked) >= s.targetRecheck {
+				s.recheckTarget(name, t)
+			}
+			return t, nil
 		}
-		return t, nil
+		t, tv, ok, err := s.refreshTrust(ctx, name, cause, t)
+		if err != nil || ok {
+			return t, err
+		}
+		v, sent = tv, time.Now()
+	} else {
+		d, err := s.describe(ctx, name)
+		if err != nil {
+			return target{}, err
+		}
+		v = d.view
+		if v.Status == contract.StatusDozing {
+			sent = time.Now()
+			if v, err = s.thaw(ctx, name, cause); err != nil {
+				return target{}, err
+			}
+		}
 	}
-	d, err := s.describe(ctx, name)
-	if err != nil {
-		return target{}, err
-	}
-	v := d.view
 	if v.Status == contract.StatusDestroyed || v.Status == contract.StatusDestroying {
 		return target{}, api.NewError(http.StatusGone, api.CodeSandboxDestroyed, "sandbox "+name+" was destroyed")
 	}
@@ -111,6 +133,8 @@ func (s *Server) resolve(ctx context.Context, name string, wake bool) (target, e
 		if !wake {
 			return target{}, &noContainer{status: v.Status}
 		}
+		var err error
+		sent = time.Now()
 		if v, err = s.update(ctx, name, contract.OpStart); err != nil {
 			return target{}, err
 		}
@@ -118,15 +142,17 @@ func (s *Server) resolve(ctx context.Context, name string, wake bool) (target, e
 			return target{}, unavailable("the sandbox did not come up; retry")
 		}
 	}
-	return s.cacheTarget(name, v), nil
+	return s.cacheTarget(name, v, sent), nil
 }
 
-// cacheTarget caches and returns the supervisor of v, a running sandbox.
-func (s *Server) cacheTarget(name string, v contract.View) target {
+// cacheTarget caches and returns the supervisor of v, a running sandbox;
+// contact is when this gateway last reached its workflow (zero: never,
+// so the next request checks whether it dozes).
+func (s *Server) cacheTarget(name string, v contract.View, contact time.Time) target {
 	t := target{addr: v.Container.Addr, bootID: v.Container.BootID,
 		auth:  "Bearer " + auth.SupervisorToken(s.secret, v.Container.BootID),
 		route: v.Container.Route, container: v.Container.ID,
-		tls: s.hostTLS(), checked: time.Now()}
+		tls: s.hostTLS(), checked: time.Now(), dozeAfter: dozeAfterOf(v), contact: contact}
 	s.targets.put(name, t)
 	return t
 }
@@ -173,7 +199,11 @@ func (s *Server) recheckTarget(name string, t target) {
 // (recheckTarget) check the boot here.
 func (s *Server) forgetStaleTarget(name string, v contract.View) {
 	t, ok := s.targets.get(name)
-	if ok && (v.Status != contract.StatusRunning || v.Container == nil || v.Container.BootID != t.bootID) {
+	switch {
+	case !ok:
+	case v.Status == contract.StatusDozing && v.Container != nil && v.Container.BootID == t.bootID:
+		s.targets.distrust(name) // same container, frozen: thaw before the next request
+	case v.Status != contract.StatusRunning || v.Container == nil || v.Container.BootID != t.bootID:
 		s.targets.drop(name)
 	}
 }

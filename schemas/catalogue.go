@@ -34,6 +34,10 @@ func NewPayload(typ string) any {
 		return &WorkspaceRolledBack{}
 	case api.EventStartFailed:
 		return &StartFailed{}
+	case api.EventDozed:
+		return &Dozed{}
+	case api.EventThawed:
+		return &Thawed{}
 	}
 	if api.IsKnownEventType(typ) {
 		return &Empty{}

@@ -12,22 +12,26 @@ import (
 // SandboxConfig is the durable configuration of a sandbox as the created event
 // records it.
 type SandboxConfig struct {
-	Name         string            `json:"name"`
-	InstanceType string            `json:"instanceType"`
-	SleepAfter   string            `json:"sleepAfter"`
-	KeepAlive    bool              `json:"keepAlive"`
-	Env          map[string]string `json:"env,omitempty"`
-	Image        string            `json:"image,omitempty"`
-	ImageDigest  string            `json:"imageDigest,omitempty"`
+	Name         string `json:"name"`
+	InstanceType string `json:"instanceType"`
+	SleepAfter   string `json:"sleepAfter"`
+	KeepAlive    bool   `json:"keepAlive"`
+	// DozeAfter is absent when the sandbox never dozes.
+	DozeAfter   string            `json:"dozeAfter,omitempty"`
+	Env         map[string]string `json:"env,omitempty"`
+	Image       string            `json:"image,omitempty"`
+	ImageDigest string            `json:"imageDigest,omitempty"`
 }
 
 // CreateRequested lands on the catalogue stream: the atomic name claim.
 type CreateRequested struct {
-	Path         string            `json:"path"`
-	InstanceType string            `json:"instanceType"`
-	SleepAfter   string            `json:"sleepAfter,omitempty"`
-	KeepAlive    *bool             `json:"keepAlive,omitempty"`
-	Env          map[string]string `json:"env,omitempty"`
+	Path         string `json:"path"`
+	InstanceType string `json:"instanceType"`
+	SleepAfter   string `json:"sleepAfter,omitempty"`
+	KeepAlive    *bool  `json:"keepAlive,omitempty"`
+	// DozeAfter: absent or "0s", the sandbox never dozes.
+	DozeAfter string            `json:"dozeAfter,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
 	// Image is the sandbox's own image as the create named it; ImageDigest
 	// is what it resolved to then, which every boot runs (a tag that moves
 	// later changes nothing). Both absent: the instance type's image.
@@ -88,6 +92,17 @@ type WorkspaceRolledBack struct {
 type StartFailed struct {
 	Code  string `json:"code"`
 	Error string `json:"error"`
+}
+
+// Dozed says after how long without a client the sandbox froze.
+type Dozed struct {
+	DozeAfter string `json:"dozeAfter"`
+}
+
+// Thawed says what thawed a dozing sandbox and how long it dozed.
+type Thawed struct {
+	Cause   string `json:"cause"`
+	DozedMs int64  `json:"dozedMs"`
 }
 
 // WorkspaceRestored names the backup restored into a fresh container.

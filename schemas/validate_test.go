@@ -56,6 +56,8 @@ func goodPayloads() map[string]any {
 		api.EventImagePulling:        ImagePulling{Image: "127.0.0.1:5000/app@sha256:" + strings.Repeat("ab", 32), BytesDone: 1 << 20, BytesTotal: 100 << 20},
 		api.EventStartFailed: StartFailed{Code: "ROLLBACK_NEEDED",
 			Error: "host h1 is lost since 2026-01-02T03:04:05Z: pass allowRollback to start from backup b-20240101-1"},
+		api.EventDozed:  Dozed{DozeAfter: "30s"},
+		api.EventThawed: Thawed{Cause: "exec", DozedMs: 61234},
 	}
 }
 
@@ -74,7 +76,7 @@ func TestEveryTypeHasASchemaFile(t *testing.T) {
 		assert.NotNil(t, NewPayload(typ), typ)
 	}
 	assert.Empty(t, names, "schema files without an event type")
-	assert.Len(t, api.EventTypes(), 21)
+	assert.Len(t, api.EventTypes(), 23)
 }
 
 func TestGoodPayloadsValidate(t *testing.T) {

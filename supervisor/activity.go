@@ -20,9 +20,17 @@ type activity struct {
 	terminals int
 	last      time.Time
 	heldUntil time.Time // zero when no hold lasts
+	// lastClient is the last request or hold, running processes and
+	// terminals aside: a doze freezes those in place.
+	lastClient time.Time
+	// fencedUntil: a doze is under way (see doze.go); requests wait
+	// until the container is frozen and thawed (lifted closes), or until
+	// then should the freeze never come.
+	fencedUntil time.Time
+	lifted      chan struct{}
 }
 
-func newActivity(now time.Time) *activity { return &activity{last: now} }
+func newActivity(now time.Time) *activity { return &activity{last: now, lastClient: now} }
 
 // bump changes one counter and marks the moment as activity. (Marking the
 // start of a request is harmless: idleMs is 0 while anything is in flight.)
@@ -33,8 +41,44 @@ func (a *activity) bump(counter *int, delta int) {
 	a.mu.Unlock()
 }
 
-func (a *activity) requestStarted() { a.bump(&a.inFlight, 1) }
-func (a *activity) requestEnded()   { a.bump(&a.inFlight, -1) }
+// requestStarted counts a request in flight. Under a doze fence it first
+// waits for the fence to lift (the request is then served after the
+// thaw); it says false only when done ends first (the client left).
+func (a *activity) requestStarted(done <-chan struct{}) bool {
+	a.mu.Lock()
+	for {
+		now := time.Now()
+		if !now.Before(a.fencedUntil) {
+			break
+		}
+		lifted, wait := a.lifted, a.fencedUntil.Sub(now)
+		a.mu.Unlock()
+		t := time.NewTimer(wait)
+		select {
+		case <-lifted:
+		case <-t.C:
+		case <-done:
+			t.Stop()
+			return false
+		}
+		t.Stop()
+		a.mu.Lock()
+	}
+	defer a.mu.Unlock()
+	now := time.Now()
+	a.inFlight++
+	a.last, a.lastClient = now, now
+	return true
+}
+
+func (a *activity) requestEnded() {
+	a.mu.Lock()
+	a.inFlight--
+	now := time.Now()
+	a.last, a.lastClient = now, now
+	a.mu.Unlock()
+}
+
 func (a *activity) processStarted() { a.bump(&a.running, 1) }
 func (a *activity) processExited()  { a.bump(&a.running, -1) }
 
@@ -60,7 +104,7 @@ func (a *activity) touch(hold time.Duration) {
 	now := time.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.last = now
+	a.last, a.lastClient = now, now
 	if until := now.Add(hold); until.After(a.heldUntil) {
 		a.heldUntil = until
 	}
@@ -75,19 +119,16 @@ type activityReport struct {
 	HeldUntil      *time.Time `json:"heldUntil,omitempty"`
 	LastActivityAt time.Time  `json:"lastActivityAt"`
 	IdleMs         int64      `json:"idleMs"`
+	// ClientIdleMs: idle as a doze counts it (no request in flight, no
+	// hold; processes and terminals may run).
+	ClientIdleMs int64 `json:"clientIdleMs"`
 }
 
 func (a *activity) report(bootID string) activityReport {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := time.Now()
-	if !a.heldUntil.IsZero() && !now.Before(a.heldUntil) {
-		// The hold ended: it is the last activity, as a request's end is.
-		if a.heldUntil.After(a.last) {
-			a.last = a.heldUntil
-		}
-		a.heldUntil = time.Time{}
-	}
+	a.endHold(now)
 	r := activityReport{
 		BootID: bootID, InFlight: a.inFlight, Processes: a.running,
 		Terminals: a.terminals, LastActivityAt: a.last.UTC(),
@@ -99,7 +140,31 @@ func (a *activity) report(bootID string) activityReport {
 	if a.inFlight == 0 && a.running == 0 && a.terminals == 0 && a.heldUntil.IsZero() {
 		r.IdleMs = now.Sub(a.last).Milliseconds()
 	}
+	r.ClientIdleMs = a.clientIdleMs(now)
 	return r
+}
+
+// endHold retires a hold that ran out: it is the last activity, as a
+// request's end is. Called with mu held.
+func (a *activity) endHold(now time.Time) {
+	if !a.heldUntil.IsZero() && !now.Before(a.heldUntil) {
+		if a.heldUntil.After(a.last) {
+			a.last = a.heldUntil
+		}
+		if a.heldUntil.After(a.lastClient) {
+			a.lastClient = a.heldUntil
+		}
+		a.heldUntil = time.Time{}
+	}
+}
+
+// clientIdleMs is 0 while a request is in flight or a hold lasts. Called
+// with mu held.
+func (a *activity) clientIdleMs(now time.Time) int64 {
+	if a.inFlight > 0 || !a.heldUntil.IsZero() {
+		return 0
+	}
+	return now.Sub(a.lastClient).Milliseconds()
 }
 
 // recordActivity is POST /v1/activity {openFor?}: now is activity, and

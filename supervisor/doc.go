@@ -20,10 +20,12 @@
 // errors are {"error":{"code","message","retryable","context"?}}.
 //
 //	GET  /v1/health                       {bootId, pid, startedAt}
-//	GET  /v1/activity                     {bootId, inFlight, processes, terminals, heldUntil?, lastActivityAt, idleMs}
+//	GET  /v1/activity                     {bootId, inFlight, processes, terminals, heldUntil?, lastActivityAt, idleMs, clientIdleMs}
 //	POST /v1/activity                     {openFor?} activity it cannot see (preview traffic): now,
 //	                                      and busy for openFor (at most 1m) -> the same report
 //	PUT  /v1/env                          {env:{K:"v"|null}} replaces the sandbox env layer
+//	POST /v1/doze                         {minIdleMs} -> {dozed, idleMs}: fence requests before a freeze (doze.go)
+//	POST /v1/thaw                         lifts the fence after the container thawed
 //	POST /v1/processes                    {argv, cwd?, env?, timeout?, stdin?:"pipe"} -> 201 process
 //	GET  /v1/processes                    [process...] in start order
 //	GET  /v1/processes/{id}               process

@@ -73,6 +73,8 @@ func (s *Server) Handler() http.Handler {
 	handle("POST /v1/activity", s.recordActivity)
 	handle("PUT /v1/env", s.putEnv)
 	handle("GET /v1/stats", s.stats)
+	handle("POST /v1/doze", s.doze)
+	handle("POST /v1/thaw", s.thaw)
 	s.procs.Mount(handle)
 	s.files.Mount(handle)
 	s.terms.Mount(handle)
@@ -86,7 +88,9 @@ func (s *Server) Handler() http.Handler {
 		if files.IsPath(r.URL.Path) {
 			// Before the mux: it would redirect "//" or "/./" in a path.
 			if !files.IsWatch(r) {
-				s.act.requestStarted()
+				if !s.act.requestStarted(r.Context().Done()) {
+					return // the client left while a doze held it
+				}
 				defer s.act.requestEnded()
 			}
 			serveFiles(w, r)
@@ -100,8 +104,10 @@ func (s *Server) Handler() http.Handler {
 		}
 		// Looking at a sandbox (health, activity, stats: berth top polls
 		// them) is not using it: it must not hold off its idle sleep.
-		if p := r.URL.Path; p != "/v1/health" && p != "/v1/activity" && p != "/v1/stats" {
-			s.act.requestStarted()
+		if p := r.URL.Path; !uncounted(p) {
+			if !s.act.requestStarted(r.Context().Done()) {
+				return // the client left while a doze held it
+			}
 			defer s.act.requestEnded()
 		}
 		mux.ServeHTTP(w, r)

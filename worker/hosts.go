@@ -47,9 +47,17 @@ func startHosts(ctx context.Context, c client.Client, acts *activities.Activitie
 	if err != nil {
 		return err
 	}
+	pressure, err := dozePressure()
+	if err != nil {
+		return err
+	}
 	acts.Hosts = hosts.New(backups)
 	a := &announcer{reg: acts.Hosts, docker: acts.Docker, log: log.Named("hosts"), limits: map[string]hosts.Resources{}, warm: acts.Pool,
 		rec: hosts.Record{ID: acts.HostID, Version: version, Addr: os.Getenv("BERTH_HOST_ADDR"), Capacity: capacity}}
+	if pressure > 0 {
+		a.relief = &reliever{c: c, namespace: acts.Namespace, host: acts.HostID, share: pressure, log: log.Named("pressure"),
+			signalled: map[string]time.Time{}}
+	}
 	log.Info("host capacity", zap.Int64("milliCpu", capacity.MilliCPU), zap.Int64("memoryMiB", capacity.MemoryMiB))
 	// The first announcement comes before the worker takes work: a
 	// workflow that asks whether this host is live (HostLive) right after
@@ -145,6 +153,8 @@ type announcer struct {
 	// none and make a container beyond the host's free capacity.
 	warm    interface{ Ready(id string) bool }
 	failing bool
+	// relief sleeps dozing sandboxes under memory pressure; nil: off.
+	relief *reliever
 }
 
 // run announces the host every contract.HostAnnounceEvery (the first
@@ -197,6 +207,9 @@ func (a *announcer) announce(ctx context.Context) error {
 			continue // removed meanwhile
 		}
 		seen[ct.ID] = true
+		if ct.State == "paused" {
+			lim.MilliCPU = 0 // frozen (a dozing sandbox): it holds memory, no CPU
+		}
 		rec.Used = rec.Used.Add(lim) // a warm container holds its limits too
 		if warm {
 			if !a.warm.Ready(ct.ID) {
@@ -217,7 +230,16 @@ func (a *announcer) announce(ctx context.Context) error {
 	}
 	slices.Sort(rec.Sandboxes)
 	rec.Sandboxes = slices.Compact(rec.Sandboxes)
-	return a.reg.Announce(ctx, rec)
+	if err := a.reg.Announce(ctx, rec); err != nil {
+		return err
+	}
+	if a.relief != nil {
+		a.relief.relieve(ctx, rec, func(id string) (int64, bool) {
+			lim, ok := a.limits[id]
+			return lim.MemoryMiB, ok
+		})
+	}
+	return nil
 }
 
 func (a *announcer) limitsOf(ctx context.Context, id string) (hosts.Resources, error) {

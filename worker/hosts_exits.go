@@ -154,7 +154,7 @@ func (w *exitWatcher) scan(ctx context.Context) error {
 		}
 		w.died(ctx, events.Message{Actor: events.Actor{ID: ct.ID, Attributes: withExitCode(ct.Labels, info.State.ExitCode)}})
 	}
-	views, err := hosts.SandboxesOn(ctx, w.c, w.namespace, w.host, contract.StatusRunning)
+	views, err := hosts.SandboxesOn(ctx, w.c, w.namespace, w.host, contract.StatusRunning, contract.StatusDozing)
 	if err != nil {
 		return err
 	}

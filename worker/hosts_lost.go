@@ -74,7 +74,7 @@ func (m *lostMonitor) check(ctx context.Context) error {
 		if h.Live || h.ID == m.self || now.Before(m.quietUntil[h.ID]) {
 			continue
 		}
-		views, err := hosts.SandboxesOn(ctx, m.c, m.namespace, h.ID, contract.StatusRunning, contract.StatusStarting,
+		views, err := hosts.SandboxesOn(ctx, m.c, m.namespace, h.ID, contract.StatusRunning, contract.StatusDozing, contract.StatusStarting,
 			contract.StatusStopping, contract.StatusStopped)
 		if err != nil {
 			return err

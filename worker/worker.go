@@ -40,6 +40,9 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 	if err := Reconcile(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Pool.Claiming, acts.Log.Named("reconcile")); err != nil {
 		acts.Log.Warn("reconcile skipped", zap.Error(err))
 	}
+	if err := MatchFreezes(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Log.Named("reconcile")); err != nil {
+		acts.Log.Warn("matching frozen containers to their workflows skipped", zap.Error(err))
+	}
 	// Fault injection (tests only): BERTH_FAULT_NO_HOST_QUEUE, below.
 	noHostQueue := faults.Get("NO_HOST_QUEUE") == "1"
 	// BERTH_FAULT_NO_LOCAL_BOOT=1 (tests only) sends every boot through

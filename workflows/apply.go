@@ -32,11 +32,28 @@ func (s *sandbox) apply(ctx workflow.Context, in contract.Intent) {
 	switch lookup(s.st.Status, in.Op) {
 	case actReject:
 		err = destroyedError(s.st.Config.Name)
-	case actNothing:
+	case actNothing, actPoke, actThaw:
 		if in.Start != nil && in.Start.BackupID != "" {
 			err = contract.ValidationError(fmt.Sprintf("sandbox %s is %s: sleep it before starting it from backup %s",
 				s.st.Config.Name, s.st.Status, in.Start.BackupID))
+			break
 		}
+		switch lookup(s.st.Status, in.Op) {
+		case actPoke:
+			s.poke(ctx)
+		case actThaw:
+			err = s.thaw(ctx, thawCause(in))
+		}
+	case actThawThen:
+		if err = s.thaw(ctx, thawCause(in)); err == nil {
+			if in.Op == contract.OpServices {
+				err = s.setServices(ctx, *in.Services)
+			} else {
+				err = s.configure(ctx, in)
+			}
+		}
+	case actDoze:
+		s.doze(ctx, in.Idle)
 	case actBoot:
 		err = s.boot(ctx, in.Start)
 	case actSleep:
@@ -148,7 +165,8 @@ func (s *sandbox) boot(ctx workflow.Context, req *contract.StartRequest) error {
 // snapshot backs up a running sandbox; it keeps running.
 func (s *sandbox) snapshot(ctx workflow.Context) error {
 	var res contract.SnapshotResult
-	in := contract.StopInput{Sandbox: s.st.Config.Name, Container: *s.st.Container}
+	in := contract.StopInput{Sandbox: s.st.Config.Name, Container: *s.st.Container,
+		KeepFrozen: s.st.Status == contract.StatusDozing}
 	host := s.st.Container.Host
 	lost, err := s.onHost(ctx, host, contract.ActivitySnapshot, func(actx workflow.Context) workflow.Future {
 		return workflow.ExecuteActivity(snapshotOptions(actx, host), contract.ActivitySnapshot, in)
@@ -212,6 +230,7 @@ func (s *sandbox) sleep(ctx workflow.Context, requested bool) {
 		s.record(ctx, api.EventBackupFailed, schemas.BackupFailed{Error: res.BackupError})
 	}
 	s.st.Container = nil
+	s.st.DozedAt, s.st.SleepAt = time.Time{}, time.Time{}
 	s.setStatus(ctx, contract.StatusStopped)
 	s.record(ctx, api.EventStopped, schemas.Empty{})
 }
@@ -219,7 +238,7 @@ func (s *sandbox) sleep(ctx workflow.Context, requested bool) {
 // destroy removes container and volume and keeps the workflow open as the
 // name's tombstone, so the name can never be claimed again.
 func (s *sandbox) destroy(ctx workflow.Context) {
-	wasRunning := s.st.Status == contract.StatusRunning
+	wasRunning := s.st.Status == contract.StatusRunning || s.st.Status == contract.StatusDozing
 	s.setStatus(ctx, contract.StatusDestroying)
 	s.record(ctx, api.EventDestroyRequested, schemas.Empty{})
 	s.stopWatchers()
@@ -249,6 +268,15 @@ func (s *sandbox) configure(ctx workflow.Context, in contract.Intent) error {
 		}
 		if p.KeepAlive != nil {
 			s.st.Config.KeepAlive = *p.KeepAlive
+		}
+		if p.DozeAfter != nil {
+			s.st.Config.DozeAfter = *p.DozeAfter
+		}
+		if s.st.Status == contract.StatusDozing && (s.st.Config.KeepAlive || s.st.Config.DozeAfter == 0) {
+			// Dozing is turned off: the sandbox runs again.
+			if err := s.thaw(ctx, "configure"); err != nil {
+				return err
+			}
 		}
 		s.resetIdle()
 		s.touch(ctx)
@@ -299,6 +327,7 @@ func (s *sandbox) exited(ctx workflow.Context, ex *contract.ContainerExit) {
 	}
 	s.stopWatchers()
 	s.st.Container = nil
+	s.st.DozedAt, s.st.SleepAt = time.Time{}, time.Time{}
 	s.setStatus(ctx, contract.StatusStopped)
 	s.record(ctx, api.EventStopped, schemas.Empty{})
 }

@@ -59,7 +59,7 @@ func (s *sandbox) setEgress(ctx workflow.Context, p policy.Policy) error {
 	// Only histories with the egress op reach here, so this records the
 	// marker before the op's first command.
 	_ = workflow.GetVersion(ctx, egressVersion, workflow.DefaultVersion, 1)
-	if c := s.st.Container; c != nil && s.st.Status == contract.StatusRunning {
+	if c := s.st.Container; c != nil && (s.st.Status == contract.StatusRunning || s.st.Status == contract.StatusDozing) {
 		in := contract.EgressInput{Sandbox: s.st.Config.Name, Container: *c, Policy: p.Normalized()}
 		if err := workflow.ExecuteActivity(quickOptions(ctx, c.Host), contract.ActivityApplyEgress, in).Get(ctx, nil); err != nil {
 			workflow.GetLogger(ctx).Warn("egress policy not applied; the old one stays", "error", err)

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -24,7 +26,7 @@ func (s *sandbox) recordCreated(ctx workflow.Context) {
 	c := s.st.Config
 	s.record(ctx, api.EventCreated, schemas.Created{Config: schemas.SandboxConfig{
 		Name: c.Name, InstanceType: c.InstanceType, SleepAfter: c.SleepAfter.String(),
-		KeepAlive: c.KeepAlive, Env: c.Env, Image: c.Image, ImageDigest: c.ImageDigest,
+		KeepAlive: c.KeepAlive, DozeAfter: dozeAfterString(c.DozeAfter), Env: c.Env, Image: c.Image, ImageDigest: c.ImageDigest,
 	}, From: s.forkOrigin()})
 	if len(c.Env) > 0 {
 		env := make(map[string]*string, len(c.Env))
@@ -115,4 +117,13 @@ func currentDetails(st *contract.State) string {
 	}
 	return fmt.Sprintf("%s  \n**sandbox:** %s (%s)  \n**last event:** %s  \n**host:** %s",
 		head, st.Config.Name, st.Config.InstanceType, last, host)
+}
+
+// dozeAfterString is "" when the sandbox never dozes (the field is then
+// absent, as in events recorded before dozing existed).
+func dozeAfterString(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return d.String()
 }

@@ -91,6 +91,20 @@ func (s *sandbox) register(ctx workflow.Context) error {
 	if err := s.registerPorts(ctx); err != nil {
 		return err
 	}
+	// thaw: what a gateway sends before a request when it cannot tell the
+	// sandbox runs; answers the view (running, or not running at all).
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, string(contract.OpThaw),
+		func(ctx workflow.Context, req contract.ThawRequest, who api.Actor) (contract.View, error) {
+			return s.await(ctx, contract.Intent{Op: contract.OpThaw, Thaw: &req}, who)
+		},
+		workflow.UpdateHandlerOptions{Validator: func(req contract.ThawRequest, _ api.Actor) error {
+			if err := s.validate(contract.OpThaw); err != nil {
+				return err
+			}
+			return req.Validate()
+		}}); err != nil {
+		return err
+	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, string(contract.OpPatch),
 		func(ctx workflow.Context, req contract.PatchRequest, who api.Actor) (contract.View, error) {
 			return s.await(ctx, contract.Intent{Op: contract.OpPatch, Patch: &req}, who)

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"fmt"
 
 	"go.temporal.io/sdk/workflow"
@@ -151,9 +153,10 @@ func (s *sandbox) hostLost(ctx workflow.Context, hl contract.HostLost) {
 		return
 	}
 	s.markHostLost(ctx, hl)
-	if s.st.Status == contract.StatusRunning {
+	if s.st.Status == contract.StatusRunning || s.st.Status == contract.StatusDozing {
 		s.stopWatchers()
 		s.st.Container = nil
+		s.st.DozedAt, s.st.SleepAt = time.Time{}, time.Time{}
 		s.setStatus(ctx, contract.StatusStopped)
 		s.record(ctx, api.EventStopped, schemas.Empty{})
 	}

@@ -126,6 +126,35 @@ func quickOptions(ctx workflow.Context, host string) workflow.Context {
 	})
 }
 
+// dozeLocalOptions and thawLocalOptions: a freeze or thaw is one Docker
+// call and one supervisor call; a thaw is on a request's path. A local
+// activity that fails falls back to the host's queue.
+func dozeLocalOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: 15 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+	})
+}
+
+func thawLocalOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: 15 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+	})
+}
+
+// thawOptions: a thaw must happen (a caller waits, and a frozen container
+// the workflow calls running would hang every request), so it retries
+// until the host answers or is found lost.
+func thawOptions(ctx workflow.Context, host string) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:              contract.HostQueue(host),
+		ScheduleToStartTimeout: contract.HostScheduleToStart,
+		StartToCloseTimeout:    30 * time.Second,
+		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaximumInterval: 5 * time.Second, MaximumAttempts: 10},
+	})
+}
+
 // snapshotOptions: a snapshot is asked for by a caller who waits, so it
 // gives up after a few attempts instead of retrying forever.
 func snapshotOptions(ctx workflow.Context, host string) workflow.Context {

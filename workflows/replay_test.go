@@ -140,6 +140,16 @@ import (
 //	                 admin sets env, patches and sleeps: each Update's last
 //	                 argument names its caller (an api.Actor), which the
 //	                 memo events carry (two runs)
+//	doze             (a4529c8) recorded on the real stack: create with
+//	                 dozeAfter 2s, sleepAfter 20s and env, start, exec; the
+//	                 idle check finds no client and the sandbox dozes
+//	                 (the "doze" marker, a DozeLocal local activity); an
+//	                 exec thaws it (the thaw update, ThawLocal); dozeAfter
+//	                 patched while running; dozes; a backup while dozing
+//	                 (Snapshot, left frozen); an env change while dozing
+//	                 (thaw, then configure); dozes; a start while dozing
+//	                 (thaw); dozes and sleeps when sleepAfter is up (Stop);
+//	                 an exec wakes it; dozeAfter patched to 0; destroy
 //
 // To record a new history (do it whenever you add a path to the workflow,
 // and keep the old files: they are what running workflows look like):

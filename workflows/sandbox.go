@@ -88,9 +88,11 @@ func initialState(ctx workflow.Context, spec *schemas.CreateRequested) *contract
 	now := workflow.Now(ctx)
 	sleepAfter, _ := time.ParseDuration(spec.SleepAfter)
 	keep := spec.KeepAlive != nil && *spec.KeepAlive
+	dozeAfter, _ := time.ParseDuration(spec.DozeAfter)
 	return &contract.State{
 		Config: contract.Config{Name: spec.Path, InstanceType: spec.InstanceType, SleepAfter: sleepAfter,
-			KeepAlive: keep, Env: copyEnv(spec.Env), Image: spec.Image, ImageDigest: spec.ImageDigest},
+			KeepAlive: keep, Env: copyEnv(spec.Env), Image: spec.Image, ImageDigest: spec.ImageDigest,
+			DozeAfter: max(dozeAfter, 0)},
 		Status: contract.StatusCreated, NextOffset: 1, CreatedAt: now, UpdatedAt: now,
 	}
 }

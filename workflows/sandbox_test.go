@@ -36,7 +36,9 @@ type harness struct {
 	// watchAfter is how long a container lives before it dies on its own.
 	watchAfter time.Duration
 	idleMs     int64
-	views      []contract.View
+	// clientIdleMs is CheckIdle's ClientIdleMs (what a doze goes by).
+	clientIdleMs int64
+	views        []contract.View
 	// boot, if set, may fail a boot.
 	boot func(contract.BootInput) error
 	// stop answers the Stop activity (default: a backup named b0).
@@ -127,7 +129,7 @@ func newHarness(t *testing.T) *harness {
 			if h.idleErr != nil {
 				return contract.Idle{}, h.idleErr
 			}
-			return contract.Idle{Reachable: true, IdleMs: h.idleMs}, nil
+			return contract.Idle{Reachable: true, IdleMs: h.idleMs, ClientIdleMs: h.clientIdleMs}, nil
 		})
 	return h
 }

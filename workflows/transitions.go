@@ -16,7 +16,8 @@ import (
 var statusTransitions = map[contract.Status][]contract.Status{
 	contract.StatusCreated:    {contract.StatusStarting, contract.StatusDestroying},
 	contract.StatusStarting:   {contract.StatusRunning, contract.StatusCreated, contract.StatusStopped}, // back on boot failure
-	contract.StatusRunning:    {contract.StatusStopping, contract.StatusStopped, contract.StatusDestroying},
+	contract.StatusRunning:    {contract.StatusStopping, contract.StatusStopped, contract.StatusDestroying, contract.StatusDozing},
+	contract.StatusDozing:     {contract.StatusRunning, contract.StatusStopping, contract.StatusStopped, contract.StatusDestroying},
 	contract.StatusStopping:   {contract.StatusStopped},
 	contract.StatusStopped:    {contract.StatusStarting, contract.StatusDestroying},
 	contract.StatusDestroying: {contract.StatusDestroyed},
@@ -39,6 +40,7 @@ const (
 	opExited   contract.Op = "container-exited"
 	opIdle     contract.Op = "idle"
 	opHostLost contract.Op = "host-lost"
+	opDoze     contract.Op = "doze" // an idle check found no client for dozeAfter
 )
 
 // action is what the main loop does for an (status, op) pair.
@@ -58,40 +60,55 @@ const (
 	actEgress                   // set the egress policy (enforced first when running)
 	actServices                 // declare or remove a service (pushed when running)
 	actHostLost                 // the workspace's host is lost: record it, stop without a backup
+	actDoze                     // freeze the container in place
+	actThaw                     // unfreeze a dozing container
+	actPoke                     // a running sandbox asked for: note it (no command)
+	actThawThen                 // thaw, then do what the op does when running
 )
 
 // opTable: rows are the statuses the main loop can be in between intents
 // (transient statuses never are), columns the ops.
 //
-//	status     start    sleep    kill    destroy  configure/patch  backup       egress  exited   idle     host-lost
-//	created    boot     nothing  kill    destroy  configure        not-running  egress  nothing  nothing  nothing
-//	running    nothing  sleep    kill    destroy  configure        snapshot     egress  exited   sleep    host-lost
-//	stopped    boot     nothing  kill    destroy  configure        not-running  egress  nothing  nothing  host-lost
-//	destroyed  reject   reject   reject  reject   reject           reject       reject  nothing  nothing  nothing
+//	status     start    sleep    kill    destroy  configure/patch  backup       egress  exited   idle     host-lost  thaw     doze
+//	created    boot     nothing  kill    destroy  configure        not-running  egress  nothing  nothing  nothing    nothing  nothing
+//	running    poke     sleep    kill    destroy  configure        snapshot     egress  exited   sleep    host-lost  poke     doze
+//	dozing     thaw     sleep    kill    destroy  thaw+configure   snapshot     egress  exited   sleep    host-lost  thaw     nothing
+//	stopped    boot     nothing  kill    destroy  configure        not-running  egress  nothing  nothing  host-lost  nothing  nothing
+//	destroyed  reject   reject   reject  reject   reject           reject       reject  nothing  nothing  nothing    reject   nothing
+//
+// services: as configure (a dozing sandbox thaws to take them). A dozing
+// sandbox's snapshot reads its workspace in place and leaves it frozen; a
+// patch to a dozing one thaws it only when it turns dozing off (see apply).
 var opTable = map[contract.Status]map[contract.Op]action{
 	contract.StatusCreated: {
 		contract.OpStart: actBoot, contract.OpSleep: actNothing, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
 		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actNotRunning,
 		contract.OpEgress: actEgress, contract.OpServices: actServices, opExited: actNothing, opIdle: actNothing,
-		opHostLost: actNothing,
+		opHostLost: actNothing, contract.OpThaw: actNothing, opDoze: actNothing,
 	},
 	contract.StatusRunning: {
-		contract.OpStart: actNothing, contract.OpSleep: actSleep, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
+		contract.OpStart: actPoke, contract.OpSleep: actSleep, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
 		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actSnapshot,
 		contract.OpEgress: actEgress, contract.OpServices: actServices, opExited: actExited, opIdle: actSleep,
-		opHostLost: actHostLost,
+		opHostLost: actHostLost, contract.OpThaw: actPoke, opDoze: actDoze,
+	},
+	contract.StatusDozing: {
+		contract.OpStart: actThaw, contract.OpSleep: actSleep, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
+		contract.OpConfigure: actThawThen, contract.OpPatch: actConfigure, contract.OpBackup: actSnapshot,
+		contract.OpEgress: actEgress, contract.OpServices: actThawThen, opExited: actExited, opIdle: actSleep,
+		opHostLost: actHostLost, contract.OpThaw: actThaw, opDoze: actNothing,
 	},
 	contract.StatusStopped: {
 		contract.OpStart: actBoot, contract.OpSleep: actNothing, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
 		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actNotRunning,
 		contract.OpEgress: actEgress, contract.OpServices: actServices, opExited: actNothing, opIdle: actNothing,
-		opHostLost: actHostLost,
+		opHostLost: actHostLost, contract.OpThaw: actNothing, opDoze: actNothing,
 	},
 	contract.StatusDestroyed: {
 		contract.OpStart: actReject, contract.OpSleep: actReject, contract.OpKill: actReject, contract.OpDestroy: actReject,
 		contract.OpConfigure: actReject, contract.OpPatch: actReject, contract.OpBackup: actReject,
 		contract.OpEgress: actReject, contract.OpServices: actReject, opExited: actNothing, opIdle: actNothing,
-		opHostLost: actNothing,
+		opHostLost: actNothing, contract.OpThaw: actReject, opDoze: actNothing,
 	},
 }
 

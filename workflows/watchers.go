@@ -19,6 +19,12 @@ import (
 // not answer never holds up an update.
 
 func (s *sandbox) ensureWatchers(ctx workflow.Context) {
+	if s.st.Status == contract.StatusDozing && s.st.Container != nil {
+		// Runs that doze hear of exits from their host (changeHostLoss):
+		// no watch; only the timer to sleepAfter.
+		s.ensureDozeTimer(ctx)
+		return
+	}
 	if s.st.Status != contract.StatusRunning || s.st.Container == nil {
 		s.stopWatchers()
 		return
@@ -35,7 +41,7 @@ func (s *sandbox) ensureWatchers(ctx workflow.Context) {
 	if s.idle == nil && s.idleCheck == nil {
 		wait := s.idleWait
 		if wait <= 0 {
-			wait = s.st.Config.SleepAfter
+			wait = s.firstIdleWait(ctx)
 		}
 		tctx, cancel := workflow.WithCancel(ctx)
 		s.idle = workflow.NewTimer(tctx, wait)
@@ -86,6 +92,11 @@ func (s *sandbox) onIdleTimer(ctx workflow.Context, f workflow.Future) {
 	if err := f.Get(ctx, nil); err != nil {
 		return // cancelled
 	}
+	if s.st.Status == contract.StatusDozing {
+		// sleepAfter is up (SleepAt): a frozen sandbox saw no one since.
+		s.st.Pending = append(s.st.Pending, contract.Intent{Seq: s.nextSeq(), Op: opIdle})
+		return
+	}
 	c := *s.st.Container
 	if s.hostLossOn(ctx) {
 		cctx, cancel := workflow.WithCancel(ctx)
@@ -95,7 +106,7 @@ func (s *sandbox) onIdleTimer(ctx workflow.Context, f workflow.Future) {
 	}
 	var idle contract.Idle
 	err := workflow.ExecuteActivity(quickOptions(ctx, c.Host), contract.ActivityCheckIdle, c).Get(ctx, &idle)
-	s.onIdle(idle, err)
+	s.onIdle(ctx, idle, err)
 }
 
 // onIdleCheck takes the answer of an idle check run beside the loop.
@@ -114,18 +125,24 @@ func (s *sandbox) onIdleCheck(ctx workflow.Context, f workflow.Future) {
 			" did not pick up " + contract.ActivityCheckIdle + " within " + contract.HostScheduleToStart.String()})
 		return
 	}
-	s.onIdle(idle, err)
+	s.onIdle(ctx, idle, err)
 }
 
-// onIdle decides from an idle check: sleep now, or check again later.
-func (s *sandbox) onIdle(idle contract.Idle, err error) {
+// onIdle decides from an idle check: sleep now, doze now, or check again
+// later.
+func (s *sandbox) onIdle(ctx workflow.Context, idle contract.Idle, err error) {
 	sleepAfter := s.st.Config.SleepAfter
 	idleFor := time.Duration(idle.IdleMs) * time.Millisecond
 	switch {
 	case err != nil || !idle.Reachable:
-		s.idleWait = sleepAfter // the container's exit, if any, is reported on its own
+		s.idleWait = s.firstIdleWait(ctx) // the container's exit, if any, is reported on its own
 	case idleFor >= sleepAfter:
 		s.st.Pending = append(s.st.Pending, contract.Intent{Seq: s.nextSeq(), Op: opIdle})
+	case s.dozeOn(ctx):
+		wait, doze := s.decideDoze(ctx, idle)
+		if !doze {
+			s.idleWait = min(wait, sleepAfter-idleFor)
+		}
 	default:
 		s.idleWait = sleepAfter - idleFor
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -148,6 +150,10 @@ func eventDetails(ev client.Event) string {
 			s = v.Config.InstanceType + ", keep-alive"
 		}
 		return s + envKeys(keysOf(v.Config.Env))
+	case *schemas.Dozed:
+		return "no client for " + v.DozeAfter + ": frozen in place"
+	case *schemas.Thawed:
+		return "thawed by " + v.Cause + " after " + (time.Duration(v.DozedMs) * time.Millisecond).Round(time.Millisecond).String()
 	case *schemas.Configured:
 		var set, unset []string
 		for k, val := range v.Env {

@@ -24,6 +24,7 @@ type sandboxView struct {
 	Status       string               `json:"status"`
 	SleepAfter   string               `json:"sleepAfter"`
 	KeepAlive    bool                 `json:"keepAlive"`
+	DozeAfter    string               `json:"dozeAfter,omitempty"`
 	Env          map[string]string    `json:"env"`
 	Image        string               `json:"image,omitempty"`
 	ImageDigest  string               `json:"imageDigest,omitempty"`
@@ -39,12 +40,16 @@ func viewOf(s *client.SandboxInfo) sandboxView {
 	if env == nil {
 		env = map[string]string{}
 	}
-	return sandboxView{Name: s.Name, InstanceType: s.InstanceType, Status: s.Status, SleepAfter: s.SleepAfter.String(),
+	doze := ""
+	if s.DozeAfter > 0 {
+		doze = s.DozeAfter.String()
+	}
+	return sandboxView{Name: s.Name, InstanceType: s.InstanceType, Status: s.Status, SleepAfter: s.SleepAfter.String(), DozeAfter: doze,
 		KeepAlive: s.KeepAlive, Env: env, Image: s.Image, ImageDigest: s.ImageDigest, LastBackupID: s.LastBackupID, Host: s.Host, Egress: s.Egress, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
 }
 
 func createCmd(g *globals) *cobra.Command {
-	var typ, image, sleepAfter string
+	var typ, image, sleepAfter, dozeAfter string
 	var keepAlive, start bool
 	var env []string
 	var egress string
@@ -60,6 +65,13 @@ func createCmd(g *globals) *cobra.Command {
 					return err
 				}
 				req.SleepAfter = d
+			}
+			if dozeAfter != "" {
+				d, err := parseDuration(dozeAfter)
+				if err != nil {
+					return err
+				}
+				req.DozeAfter = &d
 			}
 			e, err := parseEnv(env)
 			if err != nil {
@@ -104,6 +116,7 @@ func createCmd(g *globals) *cobra.Command {
 	f.StringVar(&image, "image", "", "the sandbox's own image (any ref Docker can pull, e.g. python:3.12), fixed for its life; default: the type's image")
 	f.StringVar(&sleepAfter, "sleep-after", "", "idle time before the sandbox sleeps (30s, 3m, 1h; default 10m)")
 	f.BoolVar(&keepAlive, "keep-alive", false, "never sleep when idle")
+	f.StringVar(&dozeAfter, "doze-after", "", "time without a client before the sandbox dozes: frozen in place, thawed by the next command (0: never; default: the server's)")
 	f.BoolVar(&start, "start", false, "boot the sandbox now, without waiting for it")
 	f.StringArrayVarP(&env, "env", "e", nil, "environment variable KEY=VALUE (repeatable)")
 	f.StringVar(&egress, "egress", "", "egress policy: open (default), none, or allow=DOMAIN_OR_CIDR,... (e.g. allow=api.github.com,*.pypi.org)")
@@ -112,7 +125,7 @@ func createCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-var statuses = []string{"created", "starting", "running", "stopping", "stopped", "destroying", "destroyed"}
+var statuses = []string{"created", "starting", "running", "dozing", "stopping", "stopped", "destroying", "destroyed"}
 
 func lsCmd(g *globals) *cobra.Command {
 	var status string
@@ -198,6 +211,9 @@ func printSandbox(w io.Writer, v sandboxView) {
 		fmt.Fprintf(tw, "sleeps:\tnever (keep-alive)\n")
 	} else {
 		fmt.Fprintf(tw, "sleeps after:\t%s idle\n", v.SleepAfter)
+		if v.DozeAfter != "" {
+			fmt.Fprintf(tw, "dozes after:\t%s without a client\n", v.DozeAfter)
+		}
 	}
 	if v.Host != "" {
 		fmt.Fprintf(tw, "host:\t%s\n", e(v.Host))

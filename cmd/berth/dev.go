@@ -120,6 +120,9 @@ func runDev(ctx context.Context, cfg config.Config, o devOptions) error {
 	errc := make(chan error, 2)
 	wg.Add(2)
 	cfg.DropWarmOnExit = !o.keepRunning // Ctrl-C leaves no container running
+	if !cfg.DozeAfterSet {
+		cfg.DozeAfter = config.DevDozeAfter // idle sandboxes freeze in place (BERTH_DOZE_AFTER=0: never)
+	}
 	go func() { defer wg.Done(); errc <- worker.RunWorker(workerCtx, cfg, c, log, version) }()
 	go func() { defer wg.Done(); errc <- gateway.Run(gatewayCtx, cfg, c, backups, log, ln) }()
 

@@ -74,7 +74,15 @@ type Config struct {
 	// RegistryAuth (BERTH_REGISTRY_AUTH) is a Docker config.json whose
 	// "auths" a worker presents to registries when it resolves and pulls.
 	RegistryAuth string
+	// DozeAfter (BERTH_DOZE_AFTER, a duration; 0 or off: never) is the
+	// dozeAfter of sandboxes created without one. DozeAfterSet says the
+	// environment named it: `berth dev` defaults it to DevDozeAfter.
+	DozeAfter    time.Duration
+	DozeAfterSet bool
 }
+
+// DevDozeAfter is `berth dev`'s dozeAfter for sandboxes created without one.
+const DevDozeAfter = 30 * time.Second
 
 // DefaultImage is the Debian-based image `task image` builds.
 const DefaultImage = "berth/sandbox:latest"
@@ -116,6 +124,12 @@ func FromEnv() Config {
 	}
 	if n, err := strconv.Atoi(os.Getenv("BERTH_BACKUP_KEEP")); err == nil && n > 0 {
 		c.BackupKeep = n
+	}
+	if v, ok := os.LookupEnv("BERTH_DOZE_AFTER"); ok {
+		c.DozeAfterSet = true
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			c.DozeAfter = d
+		}
 	}
 	return c
 }

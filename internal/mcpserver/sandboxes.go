@@ -14,7 +14,7 @@ import (
 type sandboxOut struct {
 	Name         string            `json:"name"`
 	InstanceType string            `json:"instanceType"`
-	Status       string            `json:"status" jsonschema:"created, starting, running, stopping, stopped (asleep), destroying or destroyed"`
+	Status       string            `json:"status" jsonschema:"created, starting, running, dozing (frozen in place; any call thaws it), stopping, stopped (asleep), destroying or destroyed"`
 	SleepAfter   string            `json:"sleepAfter,omitempty" jsonschema:"idle time after which it sleeps (its /workspace is kept)"`
 	KeepAlive    bool              `json:"keepAlive,omitempty"`
 	Env          map[string]string `json:"env,omitempty"`
@@ -73,7 +73,7 @@ func (b *berth) addSandboxTools(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{Name: "list_sandboxes", Annotations: readOnly,
 		Description: "List sandboxes with their status.",
 		InputSchema: schemaFor[listIn](func(p map[string]*jsonschema.Schema) {
-			p["status"].Enum = []any{"created", "starting", "running", "stopping", "stopped", "destroying", "destroyed"}
+			p["status"].Enum = []any{"created", "starting", "running", "dozing", "stopping", "stopped", "destroying", "destroyed"}
 		}),
 	}, b.list)
 	mcp.AddTool(s, &mcp.Tool{Name: "get_sandbox", Annotations: readOnly,

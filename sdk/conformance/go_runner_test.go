@@ -163,6 +163,10 @@ func (r *goRunner) step(ctx context.Context, st Step) (map[string]any, error) {
 		if o := st.object("options"); o != nil {
 			req.KeepAlive, _ = o["keepAlive"].(bool)
 			req.Image, _ = o["image"].(string)
+			if s, ok := o["dozeAfter"].(float64); ok {
+				d := time.Duration(s * float64(time.Second))
+				req.DozeAfter = &d
+			}
 			if env, ok := o["env"].(map[string]any); ok {
 				req.Env = map[string]string{}
 				for k, v := range env {
@@ -185,6 +189,20 @@ func (r *goRunner) step(ctx context.Context, st Step) (map[string]any, error) {
 			env[k] = v
 		}
 		return map[string]any{"status": fmt.Sprint(info.Status), "env": env, "image": info.Image, "hasImageDigest": info.ImageDigest != ""}, nil
+	case "waitStatus":
+		// Polls the sandbox's state (which never thaws or wakes it) until
+		// it has the status, or timeoutMs passed: answers the last one.
+		deadline := time.Now().Add(ms(st, "timeoutMs"))
+		for {
+			info, err := c.Get(ctx, name)
+			if err != nil {
+				return nil, err
+			}
+			if info.Status == st.str("status") || time.Now().After(deadline) {
+				return map[string]any{"status": info.Status}, nil
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 	case "sleep":
 		_, err := c.Sleep(ctx, name)
 		return nil, err

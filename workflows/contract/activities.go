@@ -72,6 +72,8 @@ type StopInput struct {
 	Sandbox    string    `json:"sandbox"`
 	Container  Container `json:"container"`
 	SkipBackup bool      `json:"skipBackup,omitempty"`
+	// KeepFrozen: the sandbox dozes; a snapshot leaves it frozen.
+	KeepFrozen bool `json:"keepFrozen,omitempty"`
 }
 
 // StopResult says what became of the workspace; Bytes and Files size the
@@ -114,4 +116,35 @@ type Exit struct {
 type Idle struct {
 	Reachable bool  `json:"reachable"`
 	IdleMs    int64 `json:"idleMs"`
+	// ClientIdleMs is how long no client was in flight or held the
+	// sandbox, running processes and open terminals aside: what a doze
+	// needs. Supervisors from before it report nothing (never doze).
+	ClientIdleMs int64 `json:"clientIdleMs,omitempty"`
+}
+
+// DozeInput names the container to freeze or thaw. MinIdleMs is how long
+// the supervisor must have had no client for the freeze to go ahead.
+type DozeInput struct {
+	Sandbox   string    `json:"sandbox"`
+	Container Container `json:"container"`
+	MinIdleMs int64     `json:"minIdleMs,omitempty"`
+	// Host is where a Local variant may act (the container's host).
+	Host string `json:"host,omitempty"`
+}
+
+// Validate checks the names a doze or thaw acts on.
+func (in DozeInput) Validate() error {
+	if err := CheckSandbox(in.Sandbox); err != nil {
+		return err
+	}
+	return in.Container.ValidateSupervisor()
+}
+
+// DozeResult says whether the container froze; when it did not (a client
+// came meanwhile), IdleMs is the supervisor's idle time then.
+type DozeResult struct {
+	Dozed  bool  `json:"dozed"`
+	IdleMs int64 `json:"idleMs,omitempty"`
+	// Handled is false from a Local variant that is not on Host.
+	Handled bool `json:"handled,omitempty"`
 }

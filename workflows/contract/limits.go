@@ -6,6 +6,10 @@ import "time"
 const (
 	MinSleepAfter = time.Second
 	MaxSleepAfter = 7 * 24 * time.Hour
+	// MinDozeAfter: a gateway trusts its own last contact with a sandbox
+	// for a part of DozeAfter (see gateway/doze.go); below a second that
+	// part would be mostly margin.
+	MinDozeAfter = time.Second
 )
 
 // Bounds on a sandbox's whole env, not only on one request: the env lives in

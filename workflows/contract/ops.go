@@ -16,6 +16,10 @@ const (
 	// OpEgress sets the egress policy (a policy.Policy); a running
 	// sandbox's host enforces it before the change is recorded.
 	OpEgress Op = "egress"
+	// OpThaw (ThawRequest) brings a dozing sandbox back: what a gateway
+	// sends before a request when it cannot tell the sandbox is running.
+	// Any other status answers as it is (no boot).
+	OpThaw Op = "thaw"
 )
 
 // Activity types as the worker registers them: the method names of
@@ -40,8 +44,19 @@ const (
 	// task moved): the workflow then runs Boot on the host's queue with
 	// the same input, which adopts whatever an interrupted claim left.
 	ActivityBootWarm = "BootWarm"
+	// ActivityDoze (DozeInput -> DozeResult) freezes an idle container:
+	// the supervisor fences new requests if it is still idle, then the
+	// container is paused. ActivityThaw (DozeInput) unpauses it and lifts
+	// the fence. The Local variants (-> DozeResult) run them in the
+	// workflow's worker when that worker is on the container's host
+	// (DozeInput.Host), answering Handled false otherwise.
+	ActivityDoze      = "Doze"
+	ActivityThaw      = "Thaw"
+	ActivityDozeLocal = "DozeLocal"
+	ActivityThawLocal = "ThawLocal"
 )
 
 // ActivityNames lists every activity type the workflow schedules.
 var ActivityNames = []string{ActivityBoot, ActivityBootWarm, ActivityStop, ActivitySnapshot, ActivityDestroy,
-	ActivityWatch, ActivityCheckIdle, ActivityApplyEnv, ActivityApplyEgress, ActivityArchiveEvents, ActivityApplyServices}
+	ActivityWatch, ActivityCheckIdle, ActivityApplyEnv, ActivityApplyEgress, ActivityArchiveEvents, ActivityApplyServices,
+	ActivityDoze, ActivityThaw, ActivityDozeLocal, ActivityThawLocal}

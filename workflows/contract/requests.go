@@ -16,6 +16,30 @@ type ConfigureRequest struct {
 type PatchRequest struct {
 	SleepAfter *time.Duration `json:"sleepAfter,omitempty"`
 	KeepAlive  *bool          `json:"keepAlive,omitempty"`
+	// DozeAfter 0 turns dozing off.
+	DozeAfter *time.Duration `json:"dozeAfter,omitempty"`
+}
+
+// ThawRequest says why a dozing sandbox is thawed (the thawed event's
+// cause): "exec", "files", "terminal", "logs", "preview", "start"...
+type ThawRequest struct {
+	Cause string `json:"cause,omitempty"`
+}
+
+// MaxThawCause bounds a thaw's cause, which lands in history.
+const MaxThawCause = 32
+
+// Validate refuses a cause that is not a short lower-case word.
+func (r ThawRequest) Validate() error {
+	if len(r.Cause) > MaxThawCause {
+		return ValidationError("thaw cause is too long")
+	}
+	for _, c := range r.Cause {
+		if (c < 'a' || c > 'z') && c != '-' {
+			return ValidationError("thaw cause must be lower-case letters and dashes")
+		}
+	}
+	return nil
 }
 
 // StartRequest optionally names the backup to restore instead of the
@@ -47,11 +71,14 @@ func (r StartRequest) Validate() error {
 // Validate refuses a patch that changes nothing or a sleepAfter out of
 // bounds.
 func (r *PatchRequest) Validate() error {
-	if r == nil || (r.SleepAfter == nil && r.KeepAlive == nil) {
-		return ValidationError("patch needs sleepAfter or keepAlive")
+	if r == nil || (r.SleepAfter == nil && r.KeepAlive == nil && r.DozeAfter == nil) {
+		return ValidationError("patch needs sleepAfter, dozeAfter or keepAlive")
 	}
 	if d := r.SleepAfter; d != nil && (*d < MinSleepAfter || *d > MaxSleepAfter) {
 		return ValidationError("sleepAfter must be between 1s and 168h")
+	}
+	if d := r.DozeAfter; d != nil && *d != 0 && (*d < MinDozeAfter || *d > MaxSleepAfter) {
+		return ValidationError("dozeAfter must be 0 (off) or between 1s and 168h")
 	}
 	return nil
 }

@@ -13,9 +13,12 @@ import (
 type Status string
 
 const (
-	StatusCreated    Status = "created"
-	StatusStarting   Status = "starting"
-	StatusRunning    Status = "running"
+	StatusCreated  Status = "created"
+	StatusStarting Status = "starting"
+	StatusRunning  Status = "running"
+	// StatusDozing: the container is frozen in place (cgroup freezer),
+	// processes and memory intact; any request thaws it (OpThaw).
+	StatusDozing     Status = "dozing"
 	StatusStopping   Status = "stopping"
 	StatusStopped    Status = "stopped"
 	StatusDestroying Status = "destroying"
@@ -24,11 +27,14 @@ const (
 
 // Config is what a sandbox was created with, as changed by patch/configure.
 type Config struct {
-	Name         string            `json:"name"`
-	InstanceType string            `json:"instanceType"`
-	SleepAfter   time.Duration     `json:"sleepAfter"`
-	KeepAlive    bool              `json:"keepAlive"`
-	Env          map[string]string `json:"env,omitempty"`
+	Name         string        `json:"name"`
+	InstanceType string        `json:"instanceType"`
+	SleepAfter   time.Duration `json:"sleepAfter"`
+	KeepAlive    bool          `json:"keepAlive"`
+	// DozeAfter freezes a running sandbox after this long without a
+	// client (0: never); SleepAfter still counts from the same moment.
+	DozeAfter time.Duration     `json:"dozeAfter,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
 	// Image and ImageDigest: schemas.CreateRequested's, fixed for life.
 	Image       string `json:"image,omitempty"`
 	ImageDigest string `json:"imageDigest,omitempty"`
@@ -52,6 +58,7 @@ type View struct {
 	Status       Status            `json:"status"`
 	SleepAfter   string            `json:"sleepAfter"`
 	KeepAlive    bool              `json:"keepAlive"`
+	DozeAfter    string            `json:"dozeAfter,omitempty"`
 	Env          map[string]string `json:"env"`
 	Image        string            `json:"image,omitempty"`
 	ImageDigest  string            `json:"imageDigest,omitempty"`
@@ -65,8 +72,11 @@ type View struct {
 	Services  []api.Service  `json:"services,omitempty"`
 	Ports     []Port         `json:"ports,omitempty"`
 	Unexposed []int          `json:"unexposed,omitempty"`
-	CreatedAt time.Time      `json:"createdAt"`
-	UpdatedAt time.Time      `json:"updatedAt"`
+	// DozedAt is when the current doze began (status dozing): a host
+	// under memory pressure sleeps its longest-dozing sandboxes first.
+	DozedAt   time.Time `json:"dozedAt,omitzero"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 // State is everything the workflow carries across continue-as-new.
@@ -87,6 +97,15 @@ type State struct {
 	VolumeBackedUp bool `json:"volumeBackedUp,omitempty"`
 	// HostLost is set while Host is known lost (see HostLoss).
 	HostLost *HostLoss `json:"hostLost,omitempty"`
+	// DozedAt is when the current doze began (status dozing).
+	DozedAt time.Time `json:"dozedAt,omitzero"`
+	// SleepAt is when a dozing sandbox's sleepAfter is up (zero: it was
+	// busy as it dozed, and sleeps only when asked).
+	SleepAt time.Time `json:"sleepAt,omitzero"`
+	// PokedAt is when a client last asked for the sandbox through the
+	// workflow (a thaw or a start): a doze waits a full DozeAfter from it,
+	// since a gateway that asked forwards without asking again for a while.
+	PokedAt time.Time `json:"pokedAt,omitzero"`
 	// NextOffset is the offset of the next event on the sandbox's stream.
 	NextOffset int64     `json:"nextOffset"`
 	LastEvent  string    `json:"lastEvent,omitempty"`
@@ -141,6 +160,10 @@ type Intent struct {
 	// HostLost is a host-lost signal's report, or the workflow's own
 	// finding that a host's queue stopped taking work.
 	HostLost *HostLost `json:"hostLost,omitempty"`
+	// Idle is the idle check a doze intent was decided on.
+	Idle *Idle `json:"idle,omitempty"`
+	// Thaw is a thaw's cause (OpThaw).
+	Thaw *ThawRequest `json:"thaw,omitempty"`
 	// FromUpdate marks intents whose caller waits for a result.
 	FromUpdate bool `json:"fromUpdate,omitempty"`
 	// Actor is who asked (the gateway's caller); nil for a signal's.
@@ -161,6 +184,12 @@ func (s *State) View() View {
 		LastEvent: s.LastEvent, HostLost: s.HostLost, Egress: s.Config.Egress, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt,
 		Services: s.Config.Services,
 		Ports:    s.Config.Ports, Unexposed: s.Config.Unexposed,
+	}
+	if s.Config.DozeAfter > 0 {
+		v.DozeAfter = s.Config.DozeAfter.String()
+	}
+	if s.Status == StatusDozing {
+		v.DozedAt = s.DozedAt
 	}
 	return v
 }

@@ -67,13 +67,16 @@ class Client:
 
     def create(self, name: str, *, instance_type: Optional[str] = None, sleep_after: Optional[float] = None,
                keep_alive: Optional[bool] = None, env: Optional[dict[str, str]] = None, start: Optional[bool] = None,
-               egress: Optional[dict[str, Any]] = None, image: Optional[str] = None) -> "Sandbox":
+               egress: Optional[dict[str, Any]] = None, image: Optional[str] = None,
+               doze_after: Optional[float] = None) -> "Sandbox":
         """Claims a name; an identical repeat is fine, a different configuration is NameConflictError.
 
-        ``image`` is the sandbox's own image (any ref Docker can pull), fixed for its life."""
+        ``image`` is the sandbox's own image (any ref Docker can pull), fixed for its life. ``doze_after``
+        (seconds; 0 never) is the time without a client before the sandbox dozes: frozen in place, thawed
+        by the next call."""
         self._request("POST", "/v1/sandboxes", json_body=h.body(name=name, instanceType=instance_type, sleepAfter=sleep_after,
                                                                 keepAlive=keep_alive, env=env, start=start, egress=egress,
-                                                                image=image))
+                                                                image=image, dozeAfter=doze_after))
         return self.sandbox(name)
 
     def create_info(self, name: str, **kw: Any) -> tuple[SandboxInfo, bool]:
@@ -104,7 +107,7 @@ class Client:
 
 def _create_fields(kw: dict[str, Any]) -> dict[str, Any]:
     names = {"instance_type": "instanceType", "sleep_after": "sleepAfter", "keep_alive": "keepAlive", "env": "env",
-             "start": "start", "egress": "egress", "image": "image"}
+             "start": "start", "egress": "egress", "image": "image", "doze_after": "dozeAfter"}
     return {names[k]: v for k, v in kw.items() if v is not None}
 
 

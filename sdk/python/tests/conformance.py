@@ -11,6 +11,7 @@ import base64
 import json
 import os
 import secrets
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any, Optional
@@ -143,12 +144,21 @@ class Runner:
         sb = c.sandbox(name)
         if op == "create":
             o = st.get("options", {})
-            info, created = c.create_info(name, keep_alive=o.get("keepAlive"), env=o.get("env"), image=o.get("image"))
+            info, created = c.create_info(name, keep_alive=o.get("keepAlive"), env=o.get("env"), image=o.get("image"),
+                                          doze_after=o.get("dozeAfter"))
             self.created.append(name)
             return {"created": created}
         if op == "info":
             info = sb.info()
             return {"status": info.status, "env": info.env, "image": info.image or "", "hasImageDigest": bool(info.image_digest)}
+        if op == "waitStatus":
+            # Polls the state (never thaws or wakes) until the status or timeoutMs.
+            deadline = time.monotonic() + st["timeoutMs"] / 1000
+            while True:
+                status = sb.info().status
+                if status == st["status"] or time.monotonic() > deadline:
+                    return {"status": status}
+                time.sleep(0.2)
         if op == "sleep":
             sb.sleep()
             return None

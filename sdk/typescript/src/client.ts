@@ -33,6 +33,8 @@ export interface CreateOptions {
   /** Idle time before sleeping, in milliseconds. */
   sleepAfter?: number;
   keepAlive?: boolean;
+  /** Time without a client before the sandbox dozes (frozen in place, thawed by the next call), in milliseconds; 0 never. Default: the server's. */
+  dozeAfter?: number;
   env?: Record<string, string>;
   egress?: EgressPolicy;
   /** Boot at once, without waiting for it. */
@@ -141,6 +143,7 @@ function createBody(name: string, o: CreateOptions): Record<string, unknown> {
     image: o.image,
     sleepAfter: seconds(o.sleepAfter),
     keepAlive: o.keepAlive,
+    dozeAfter: seconds(o.dozeAfter),
     env: o.env,
     egress: o.egress,
     start: o.start,

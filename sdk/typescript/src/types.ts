@@ -1,6 +1,6 @@
 // The API's shapes (schemas/openapi.yaml, components/schemas).
 
-export type SandboxStatus = "created" | "starting" | "running" | "stopping" | "stopped" | "destroying" | "destroyed" | (string & {});
+export type SandboxStatus = "created" | "starting" | "running" | "dozing" | "stopping" | "stopped" | "destroying" | "destroyed" | (string & {});
 
 export interface EgressPolicy {
   mode: "open" | "none" | "allowlist";

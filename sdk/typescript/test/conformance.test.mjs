@@ -157,13 +157,25 @@ class Runner {
     switch (st.op) {
       case "create": {
         const o = st.options ?? {};
-        const info = await c.createSandbox(name, { keepAlive: o.keepAlive, env: o.env, image: o.image });
+        const info = await c.createSandbox(name, {
+          keepAlive: o.keepAlive, env: o.env, image: o.image,
+          dozeAfter: o.dozeAfter === undefined ? undefined : o.dozeAfter * 1000,
+        });
         this.created.push(name);
         return { created: info.created };
       }
       case "info": {
         const info = await sb.info();
         return { status: info.status, env: info.env, image: info.image ?? "", hasImageDigest: !!info.imageDigest };
+      }
+      case "waitStatus": {
+        // Polls the state (never thaws or wakes) until the status or timeoutMs.
+        const deadline = Date.now() + ms("timeoutMs");
+        for (;;) {
+          const info = await sb.info();
+          if (info.status === st.status || Date.now() > deadline) return { status: info.status };
+          await new Promise((r) => setTimeout(r, 200));
+        }
       }
       case "sleep":
         await sb.sleep();

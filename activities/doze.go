@@ -1,0 +1,108 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/workflows/contract"
+)
+
+// Doze freezes an idle sandbox in place: the supervisor fences requests
+// if no client came for in.MinIdleMs (POST /v1/doze), then the container
+// is paused (cgroup freezer). Processes, memory, sockets and terminals
+// stay; the container uses no CPU. A container found paused is what an
+// interrupted Doze left (it fences before it pauses): dozed. A failed
+// pause lifts the fence again.
+func (a *Activities) Doze(ctx context.Context, in contract.DozeInput) (contract.DozeResult, error) {
+	if err := in.Validate(); err != nil {
+		return contract.DozeResult{}, err
+	}
+	info, err := a.Docker.Inspect(ctx, in.Container.ID)
+	if err != nil {
+		return contract.DozeResult{}, err
+	}
+	if info == nil || info.State == nil || !info.State.Running {
+		// Gone or dead: its exit is reported on its own; nothing froze.
+		return contract.DozeResult{Handled: true}, nil
+	}
+	if info.State.Paused {
+		return contract.DozeResult{Dozed: true, Handled: true}, nil
+	}
+	var fence struct {
+		Dozed  bool  `json:"dozed"`
+		IdleMs int64 `json:"idleMs"`
+	}
+	fctx, cancel := context.WithTimeout(ctx, 4*time.Second)
+	err = a.supervisorCall(fctx, in.Container, http.MethodPost, "/v1/doze", map[string]any{"minIdleMs": in.MinIdleMs}, &fence)
+	cancel()
+	if err != nil {
+		// An unreachable supervisor is not frozen: stay running (the
+		// container's exit, if that is what it is, is reported apart).
+		a.Log.Info("doze skipped: supervisor did not answer", zap.String("sandbox", in.Sandbox), zap.Error(err))
+		return contract.DozeResult{Handled: true}, nil
+	}
+	if !fence.Dozed {
+		return contract.DozeResult{IdleMs: fence.IdleMs, Handled: true}, nil
+	}
+	if err := a.Docker.Pause(ctx, in.Container.ID); err != nil && !isAlreadyPaused(err) {
+		a.unfence(context.WithoutCancel(ctx), in.Container)
+		return contract.DozeResult{}, fmt.Errorf("freeze sandbox: %w", err)
+	}
+	return contract.DozeResult{Dozed: true, Handled: true}, nil
+}
+
+// Thaw unpauses a dozing sandbox's container and lifts the supervisor's
+// fence. Idempotent: a running container is only unfenced.
+func (a *Activities) Thaw(ctx context.Context, in contract.DozeInput) error {
+	if err := in.Validate(); err != nil {
+		return err
+	}
+	if err := a.Docker.Unpause(ctx, in.Container.ID); err != nil && !isNotPaused(err) {
+		if strings.Contains(err.Error(), "No such container") {
+			return nil // its exit is reported on its own
+		}
+		return fmt.Errorf("thaw sandbox: %w", err)
+	}
+	a.unfence(ctx, in.Container)
+	return nil
+}
+
+// DozeLocal is Doze run as a local activity in the workflow's worker: no
+// host queue between the workflow and the freeze. It acts only on this
+// worker's own host (in.Host); elsewhere it answers Handled false and the
+// workflow runs Doze on the host's queue.
+func (a *Activities) DozeLocal(ctx context.Context, in contract.DozeInput) (contract.DozeResult, error) {
+	if !a.LocalBoots || in.Host != a.HostID {
+		return contract.DozeResult{}, nil
+	}
+	return a.Doze(ctx, in)
+}
+
+// ThawLocal is Thaw as DozeLocal is Doze: a thaw is on the path of the
+// request that caused it, so it skips the host queue where it can.
+func (a *Activities) ThawLocal(ctx context.Context, in contract.DozeInput) (contract.DozeResult, error) {
+	if !a.LocalBoots || in.Host != a.HostID {
+		return contract.DozeResult{}, nil
+	}
+	if err := a.Thaw(ctx, in); err != nil {
+		return contract.DozeResult{}, err
+	}
+	return contract.DozeResult{Handled: true}, nil
+}
+
+// unfence lifts the supervisor's doze fence; a fence left behind lifts
+// itself within seconds, so a failure is only logged.
+func (a *Activities) unfence(ctx context.Context, c contract.Container) {
+	ctx, cancel := context.WithTimeout(ctx, 4*time.Second)
+	defer cancel()
+	if err := a.supervisorCall(ctx, c, http.MethodPost, "/v1/thaw", nil, nil); err != nil {
+		a.Log.Info("lifting the doze fence failed; it lifts itself", zap.String("container", c.ID), zap.Error(err))
+	}
+}
+
+func isNotPaused(err error) bool { return strings.Contains(err.Error(), "is not paused") }
