@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -90,7 +91,8 @@ func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool) error
 			if attempt == 0 && replayable {
 				continue
 			}
-			s.log.Info("supervisor unreachable", zap.String("sandbox", name), zap.Error(err))
+			metrics.ProxyErrors.WithLabelValues("unreachable").Inc()
+			s.reqLog(c).Info("supervisor unreachable", zap.Error(err))
 			return unavailable("the sandbox's container is not reachable right now; retry")
 		}
 		if resp.StatusCode == http.StatusUnauthorized {
@@ -100,6 +102,7 @@ func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool) error
 			if attempt == 0 && replayable {
 				continue
 			}
+			metrics.ProxyErrors.WithLabelValues("replaced").Inc()
 			return unavailable("the sandbox's container was replaced; retry")
 		}
 		return s.stream(c, resp)
@@ -166,9 +169,10 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 		out.ContentLength = in.ContentLength
 	}
 	out.Header.Set("Authorization", t.auth)
-	resp, err := s.supervisors.Do(out)
+	resp, err := s.tracedSupervisors.Do(out)
 	if err == nil {
 		if err = hostProxyRefusal(resp); err != nil {
+			metrics.ProxyErrors.WithLabelValues("host_proxy").Inc()
 			resp.Body.Close()
 			return nil, err
 		}

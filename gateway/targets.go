@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/internal/auth"
 	"github.com/berthdev/berth/internal/connpool"
 	"github.com/berthdev/berth/internal/hosttls"
@@ -111,7 +112,10 @@ func (s *Server) resolve(ctx context.Context, name string, wake bool) (target, e
 		if !wake {
 			return target{}, &noContainer{status: v.Status}
 		}
-		if v, err = s.update(ctx, name, contract.OpStart); err != nil {
+		start := time.Now()
+		v, err = s.update(ctx, name, contract.OpStart)
+		metrics.WakeWaits.WithLabelValues(metrics.Outcome(err)).Observe(time.Since(start).Seconds())
+		if err != nil {
 			return target{}, err
 		}
 		if v.Container == nil {

@@ -1,0 +1,95 @@
+// Package tracing turns on OpenTelemetry tracing when an OTLP endpoint is
+// configured (OTEL_EXPORTER_OTLP_ENDPOINT or
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, exported over OTLP/HTTP) and leaves
+// everything untouched otherwise: no provider, no interceptor, no wrapped
+// transport, so tracing off costs nothing on the hot path.
+package tracing
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"sync/atomic"
+
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+	temporalotel "go.temporal.io/sdk/contrib/opentelemetry"
+	"go.temporal.io/sdk/interceptor"
+)
+
+var on atomic.Bool
+
+// Configured says whether the environment asks for traces.
+func Configured() bool {
+	return os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
+}
+
+// Enabled says whether Setup turned tracing on in this process.
+func Enabled() bool { return on.Load() }
+
+// Setup installs the global tracer provider and the W3C propagators when
+// Configured, naming the process service (OTEL_SERVICE_NAME wins). The
+// returned function flushes and stops the exporter; it is a no-op when
+// tracing is off.
+func Setup(ctx context.Context, service string) (func(context.Context) error, error) {
+	if !Configured() || on.Load() {
+		return func(context.Context) error { return nil }, nil
+	}
+	exp, err := otlptracehttp.New(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := resource.New(ctx, resource.WithAttributes(attribute.String("service.name", service)), resource.WithFromEnv())
+	if err != nil {
+		return nil, err
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	otel.SetTracerProvider(tp)
+	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+	on.Store(true)
+	return tp.Shutdown, nil
+}
+
+// Tracer is Berth's tracer (a no-op one while tracing is off).
+func Tracer() trace.Tracer { return otel.Tracer("github.com/berthdev/berth") }
+
+// Transport wraps rt so each request is a client span carrying the trace
+// to the server (supervisors, S3), when tracing is on; rt itself otherwise.
+func Transport(rt http.RoundTripper) http.RoundTripper {
+	if !Enabled() {
+		return rt
+	}
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	return otelhttp.NewTransport(rt)
+}
+
+// Client wraps c's transport as Transport does, in place.
+func Client(c *http.Client) *http.Client {
+	if Enabled() && c != nil {
+		c.Transport = Transport(c.Transport)
+	}
+	return c
+}
+
+// TemporalInterceptors are the interceptors a Temporal client (and the
+// workers made from it) needs to carry traces from a gateway request
+// through updates and signals into the workflow and its activities: the
+// SDK's own OpenTelemetry interceptor, when tracing is on.
+func TemporalInterceptors() ([]interceptor.ClientInterceptor, error) {
+	if !Enabled() {
+		return nil, nil
+	}
+	i, err := temporalotel.NewTracingInterceptor(temporalotel.TracerOptions{Tracer: otel.Tracer("temporal-sdk")})
+	if err != nil {
+		return nil, err
+	}
+	return []interceptor.ClientInterceptor{i}, nil
+}
