@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/metrics"
 )
 
 // The warm pool's upkeep: adopting an earlier worker's warm containers,
@@ -74,6 +75,7 @@ func (p *WarmPool) prune(ctx context.Context) {
 			for i := range ws {
 				if ws[i].ID == w.ID {
 					p.ready[it] = append(ws[:i:i], ws[i+1:]...)
+					metrics.WarmPoolSize.WithLabelValues(it).Set(float64(len(p.ready[it])))
 					break
 				}
 			}

@@ -105,7 +105,9 @@ func (a *Activities) restoreInto(ctx context.Context, in contract.BootInput, mk 
 	// Unsynced: the marker, not a flush, makes the restore safe (see
 	// restore_marker.go); the flush runs after the boot, in the background.
 	m, err := backup.RestoreWith(work, a.Backups, in.Sandbox, in.RestoreBackupID, dir, backup.RestoreOptions{Progress: progress, Unsynced: true, InPlace: inPlace})
-	if err = stalled(work, err); err != nil {
+	err = stalled(work, err)
+	backedUp("restore", m.Bytes, m.Files, err)
+	if err != nil {
 		// Never serve an empty or partial workspace: the volume goes, and a
 		// corrupt backup fails the start for good instead of being skipped.
 		_ = a.Docker.RemoveVolume(context.WithoutCancel(ctx), vol)

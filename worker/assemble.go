@@ -18,6 +18,7 @@ import (
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/tracing"
 )
 
 // RunWorker assembles a worker for this Docker host from cfg (instance
@@ -132,7 +133,7 @@ func supervisorHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 16
 	t.IdleConnTimeout = 90 * time.Second
-	return &http.Client{Transport: t}
+	return tracing.Client(&http.Client{Transport: t})
 }
 
 // startEgress runs this host's egress proxy and resolver (nil Egress when

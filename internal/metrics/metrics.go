@@ -122,12 +122,12 @@ var (
 // Hosts (worker).
 var (
 	HostCapacity = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Subsystem: "host",
-		Name: "capacity", Help: "What this host offers sandboxes, by resource (cpu in vCPU, memory in bytes, sandboxes)."},
+		Name: "capacity", Help: "What this host offers sandboxes, by resource (cpu in vCPU, memory in bytes)."},
 		[]string{"host", "resource"})
 	HostLoad = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Subsystem: "host",
 		Name: "load", Help: "What this host's sandboxes hold, by resource (as capacity)."}, []string{"host", "resource"})
-	HostsLost = prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: "host",
-		Name: "lost_total", Help: "Hosts this worker found gone silent and declared lost."})
+	HostsLost = prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Subsystem: "host",
+		Name: "lost", Help: "Hosts in the registry that stopped announcing themselves (not live), as this worker last read it."})
 	Placements = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: "host",
 		Name: "placements_total", Help: "Boot placements by outcome (here, other, no_capacity, error)."}, []string{"outcome"})
 	DiskFree = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Subsystem: "host",
