@@ -117,6 +117,7 @@ func destroyedError(name string) error {
 func (s *sandbox) await(ctx workflow.Context, in contract.Intent) (contract.View, error) {
 	in.Seq = s.nextSeq()
 	in.FromUpdate = true
+	s.keepTrace(ctx, in.Seq)
 	s.intents.SendAsync(in)
 	_ = workflow.Await(ctx, func() bool { _, ok := s.results[in.Seq]; return ok })
 	r := s.results[in.Seq]

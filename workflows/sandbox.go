@@ -64,6 +64,7 @@ type sandbox struct {
 	st      *contract.State
 	intents workflow.Channel // intents from update handlers
 	results map[int64]result // answers for waiting update handlers
+	traces  map[int64]any    // the updates' spans, by intent (trace.go)
 
 	watch       workflow.Future // container watch while running
 	watchCancel workflow.CancelFunc
@@ -106,7 +107,7 @@ func (s *sandbox) run(ctx workflow.Context) error {
 		}
 		next := s.st.Pending[0]
 		s.st.Pending = s.st.Pending[1:]
-		s.apply(ctx, next)
+		s.apply(s.tracedContext(ctx, next.Seq), next)
 	}
 }
 

@@ -21,6 +21,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	temporalotel "go.temporal.io/sdk/contrib/opentelemetry"
 	"go.temporal.io/sdk/interceptor"
+
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 var on atomic.Bool
@@ -87,7 +89,8 @@ func TemporalInterceptors() ([]interceptor.ClientInterceptor, error) {
 	if !Enabled() {
 		return nil, nil
 	}
-	i, err := temporalotel.NewTracingInterceptor(temporalotel.TracerOptions{Tracer: otel.Tracer("temporal-sdk")})
+	i, err := temporalotel.NewTracingInterceptor(temporalotel.TracerOptions{Tracer: otel.Tracer("temporal-sdk"),
+		SpanContextKey: contract.TraceSpanKey})
 	if err != nil {
 		return nil, err
 	}
