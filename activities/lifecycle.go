@@ -57,7 +57,7 @@ func (a *Activities) Stop(ctx context.Context, in contract.StopInput) (_ contrac
 			return contract.StopResult{}, ctx.Err() // cancelled or timed out: retry the whole stop
 		case err != nil:
 			res.BackupError = err.Error()
-			a.Log.Warn("backup failed; the local workspace volume is kept", zap.String("sandbox", in.Sandbox), zap.Error(err))
+			a.sandboxLog(ctx, in.Sandbox).Warn("backup failed; the local workspace volume is kept", zap.Error(err))
 		default:
 			res.BackupID, res.Bytes, res.Files = m.BackupID, m.Bytes, m.Files
 		}
@@ -92,7 +92,7 @@ func (a *Activities) Snapshot(ctx context.Context, in contract.StopInput) (_ con
 	// the container before failing).
 	defer func() {
 		if _, _, err := a.thaw(context.WithoutCancel(ctx), name); err != nil {
-			a.Log.Error("unfreeze sandbox", zap.String("sandbox", in.Sandbox), zap.Error(err))
+			a.sandboxLog(ctx, in.Sandbox).Error("unfreeze sandbox", zap.Error(err))
 		}
 	}()
 	if !info.State.Paused {

@@ -115,7 +115,7 @@ func (a *Activities) restoreInto(ctx context.Context, in contract.BootInput, mk 
 			// Marked, so it neither counts among the kept backups nor is
 			// offered again; best effort: the failure says it all anyway.
 			if merr := backup.MarkBad(context.WithoutCancel(ctx), a.Backups, in.Sandbox, in.RestoreBackupID, err.Error(), time.Now()); merr != nil {
-				a.Log.Warn("mark backup bad", zap.String("sandbox", in.Sandbox), zap.String("backup", in.RestoreBackupID), zap.Error(merr))
+				a.sandboxLog(ctx, in.Sandbox).Warn("mark backup bad", zap.String("backup", in.RestoreBackupID), zap.Error(merr))
 			}
 		}
 		if backup.IsPermanent(err) {
@@ -129,7 +129,7 @@ func (a *Activities) restoreInto(ctx context.Context, in contract.BootInput, mk 
 		return "", err
 	}
 	a.flushInBackground(in.Sandbox, dir, mk)
-	a.Log.Info("workspace restored", zap.String("sandbox", in.Sandbox), zap.String("backup", m.BackupID),
+	a.sandboxLog(ctx, in.Sandbox).Info("workspace restored", zap.String("backup", m.BackupID),
 		zap.Int64("bytes", m.Bytes), zap.Duration("took", time.Since(start)))
 	return m.BackupID, nil
 }
@@ -160,7 +160,7 @@ func (a *Activities) backupVolume(ctx context.Context, sandbox string, progress 
 	}
 	// Retention is best effort: a failed prune never fails a backup.
 	if _, err := backup.Prune(ctx, a.Backups, sandbox, a.BackupKeep, time.Now()); err != nil {
-		a.Log.Warn("prune backups", zap.String("sandbox", sandbox), zap.Error(err))
+		a.sandboxLog(ctx, sandbox).Warn("prune backups", zap.Error(err))
 	}
 	return m, nil
 }
