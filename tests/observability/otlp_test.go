@@ -30,7 +30,7 @@ type otlpReceiver struct {
 	spans []span
 }
 
-func startOTLPReceiver(t *testing.T) *otlpReceiver {
+func startOTLPReceiver(t testing.TB) *otlpReceiver {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	r := &otlpReceiver{URL: "http://" + ln.Addr().String()}
@@ -114,4 +114,11 @@ func (r *otlpReceiver) traceOf(key, value string) string {
 		}
 	}
 	return ""
+}
+
+// count is how many spans were received.
+func (r *otlpReceiver) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.spans)
 }
