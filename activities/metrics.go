@@ -26,10 +26,12 @@ func backupCause(err error) string {
 		return "corrupt"
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return "cancelled"
-	case errors.As(err, &oe), errors.As(err, &ne):
+	case errors.As(err, &oe):
 		return "store"
-	case errors.As(err, &pe):
+	case errors.As(err, &pe): // before net.Error: the errno inside passes for one
 		return "disk"
+	case errors.As(err, &ne):
+		return "store"
 	}
 	return "other"
 }

@@ -26,8 +26,8 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/berthdev/berth/api"
-	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/workflows/contract"
 )
 

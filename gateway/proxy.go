@@ -191,6 +191,12 @@ func (s *Server) stream(c echo.Context, resp *http.Response) error {
 		}
 	}
 	w.WriteHeader(resp.StatusCode)
+	logs := resp.StatusCode == http.StatusOK && isLogRead(c.Request().URL.Path)
+	follow := logs && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+	if follow {
+		metrics.LogFollowers.Inc()
+		defer metrics.LogFollowers.Dec()
+	}
 	if resp.ContentLength < 0 {
 		// A body of unknown length: the supervisor sent its headers ahead
 		// (a waited process's id, an event stream); pass them on now.
@@ -206,9 +212,28 @@ func (s *Server) stream(c echo.Context, resp *http.Response) error {
 				return nil
 			}
 			w.Flush()
+			if logs {
+				metrics.LogBytesDelivered.Add(float64(n))
+			}
+			if follow {
+				// Data is base64 in JSON: output cannot forge the event.
+				if k := bytes.Count(buf[:n], truncatedEvent); k > 0 {
+					metrics.LogTruncations.Add(float64(k))
+				}
+			}
 		}
 		if err != nil {
 			return nil
 		}
 	}
 }
+
+// isLogRead: a process's output read or followed (GET …/processes/{id}/logs
+// or …/output), whose bytes count as log bytes delivered.
+func isLogRead(path string) bool {
+	return strings.Contains(path, "/processes/") && (strings.HasSuffix(path, "/logs") || strings.HasSuffix(path, "/output"))
+}
+
+// truncatedEvent starts a log follow's event saying the client asked for
+// output the buffer no longer holds (supervisor/doc.go).
+var truncatedEvent = []byte(`"type":"truncated"`)

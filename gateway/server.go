@@ -153,7 +153,7 @@ func New(o Options) *Server {
 	s.supervisors = supervisorClient(o.Secret)
 	s.tracedSupervisors = s.supervisors
 	if tracing.Enabled() {
-		s.tracedSupervisors = &http.Client{Transport: tracing.Transport(s.supervisors.Transport)}
+		s.tracedSupervisors = &http.Client{Transport: tracing.Transport(s.supervisors.Transport, "supervisor", true)}
 	}
 	s.streamBufs.New = func() any { b := make([]byte, 256<<10); return &b }
 	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace, Archive: o.Backups}, eventlog.DefaultBuffer)

@@ -12,10 +12,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/api"
-	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/internal/auth"
 	"github.com/berthdev/berth/internal/connpool"
 	"github.com/berthdev/berth/internal/hosttls"
+	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/workflows/contract"
 )
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/hosts"
 	"github.com/berthdev/berth/workflows/contract"
@@ -49,7 +50,7 @@ func startHosts(ctx context.Context, c client.Client, acts *activities.Activitie
 	}
 	acts.Hosts = hosts.New(backups)
 	a := &announcer{reg: acts.Hosts, docker: acts.Docker, log: log.Named("hosts"), limits: map[string]hosts.Resources{}, warm: acts.Pool,
-		rec: hosts.Record{ID: acts.HostID, Version: version, Addr: os.Getenv("BERTH_HOST_ADDR"), Capacity: capacity}}
+		types: acts.InstanceTypes, rec: hosts.Record{ID: acts.HostID, Version: version, Addr: os.Getenv("BERTH_HOST_ADDR"), Capacity: capacity}}
 	log.Info("host capacity", zap.Int64("milliCpu", capacity.MilliCPU), zap.Int64("memoryMiB", capacity.MemoryMiB))
 	// The first announcement comes before the worker takes work: a
 	// workflow that asks whether this host is live (HostLive) right after
@@ -145,6 +146,9 @@ type announcer struct {
 	// none and make a container beyond the host's free capacity.
 	warm    interface{ Ready(id string) bool }
 	failing bool
+	// types name a container's instance type by its limits, for the
+	// sandboxes gauge.
+	types config.InstanceTypes
 }
 
 // run announces the host every contract.HostAnnounceEvery (the first
@@ -186,6 +190,8 @@ func (a *announcer) announce(ctx context.Context) error {
 	}
 	rec := a.rec
 	seen := map[string]bool{}
+	counts := sandboxCounts{}
+	defer counts.record(a.rec.ID)
 	for _, ct := range cs {
 		name := activities.SandboxOf(ct.Labels, activities.ListedName(ct.Names))
 		warm := ct.Labels[dockerrt.LabelPool] != "" && name == ""
@@ -208,6 +214,7 @@ func (a *announcer) announce(ctx context.Context) error {
 			rec.Warm[ct.Labels[dockerrt.LabelPool]]++
 		} else {
 			rec.Sandboxes = append(rec.Sandboxes, name)
+			counts.add(ct.State, typeOf(a.types, lim))
 		}
 	}
 	for id := range a.limits {

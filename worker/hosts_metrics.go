@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/hosts"
 	"github.com/berthdev/berth/internal/metrics"
 )
@@ -21,4 +22,29 @@ func recordHosts(hs []hosts.Host) {
 		metrics.HostLoad.WithLabelValues(h.ID, "memory").Set(float64(load.MemoryMiB) * (1 << 20))
 	}
 	metrics.HostsLost.Set(float64(lost))
+}
+
+// sandboxCounts counts this host's sandbox containers by Docker state
+// (running, paused, created …: a bounded set) and instance type.
+type sandboxCounts map[[2]string]int
+
+func (c sandboxCounts) add(state, instanceType string) { c[[2]string{state, instanceType}]++ }
+
+// record replaces the host's berth_sandboxes series with c.
+func (c sandboxCounts) record(host string) {
+	metrics.Sandboxes.Reset()
+	for k, n := range c {
+		metrics.Sandboxes.WithLabelValues(k[0], k[1], host).Set(float64(n))
+	}
+}
+
+// typeOf names the instance type whose limits are lim ("custom" when none
+// matches: a type changed since the container was made).
+func typeOf(types config.InstanceTypes, lim hosts.Resources) string {
+	for _, name := range types.Names() {
+		if hosts.Need(types[name]) == lim {
+			return name
+		}
+	}
+	return "custom"
 }

@@ -68,10 +68,10 @@ var (
 		Name: "requests_total", Help: "Preview URL requests by status code class."}, []string{"code"})
 	LogBytesDelivered = prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: "logs",
 		Name: "bytes_delivered_total", Help: "Process output bytes delivered to clients."})
-	LogBytesDropped = prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: "logs",
-		Name: "bytes_dropped_total", Help: "Process output bytes a client missed (the buffer had moved on: truncated)."})
+	LogTruncations = prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: "logs",
+		Name: "truncations_total", Help: "Log follows told that output they asked for was dropped (the buffer had moved on: a truncated event)."})
 	LogFollowers = prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Subsystem: "logs",
-		Name: "followers", Help: "Live log and event followers."})
+		Name: "followers", Help: "Live process log follows carried by this gateway."})
 	TerminalsOpen = prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Subsystem: "terminals",
 		Name: "open", Help: "Terminal sessions attached through this gateway."})
 )
@@ -98,7 +98,7 @@ var (
 	WarmMisses = prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: "warm_pool",
 		Name: "misses_total", Help: "Boots that found no warm container to claim on a host with a pool."})
 	Sandboxes = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns,
-		Name: "sandboxes", Help: "Sandbox containers on this host by status (running, paused, stopped), instance type and host."},
+		Name: "sandboxes", Help: "Sandbox containers on this host by Docker state (running, paused, created …), instance type and host."},
 		[]string{"status", "instance_type", "host"})
 )
 
@@ -139,7 +139,7 @@ func init() {
 	Registry.MustRegister(
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		HTTPRequests, HTTPDuration, HTTPInFlight, ProxyErrors, WakeWaits, PreviewRequests,
-		LogBytesDelivered, LogBytesDropped, LogFollowers, TerminalsOpen,
+		LogBytesDelivered, LogTruncations, LogFollowers, TerminalsOpen,
 		LifecycleOps, LifecycleDuration, BackupBytes, BackupFiles, BackupFailures,
 		WarmPoolSize, WarmClaims, WarmMisses, Sandboxes,
 		EgressConnections, EgressBytes, EgressRefusals, SecretSubstitutions, ResolverQueries,

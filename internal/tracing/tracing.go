@@ -61,22 +61,29 @@ func Setup(ctx context.Context, service string) (func(context.Context) error, er
 // Tracer is Berth's tracer (a no-op one while tracing is off).
 func Tracer() trace.Tracer { return otel.Tracer("github.com/berthdev/berth") }
 
-// Transport wraps rt so each request is a client span carrying the trace
-// to the server (supervisors, S3), when tracing is on; rt itself otherwise.
-func Transport(rt http.RoundTripper) http.RoundTripper {
+// Transport wraps rt so each request is a client span named for peer
+// ("supervisor POST /v1/processes", "s3 PUT") carrying the trace to the
+// server, when tracing is on; rt itself otherwise. withPath puts the path
+// in the name: for supervisors, not for object keys.
+func Transport(rt http.RoundTripper, peer string, withPath bool) http.RoundTripper {
 	if !Enabled() {
 		return rt
 	}
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	return otelhttp.NewTransport(rt)
+	return otelhttp.NewTransport(rt, otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
+		if withPath {
+			return peer + " " + r.Method + " " + r.URL.Path
+		}
+		return peer + " " + r.Method
+	}))
 }
 
 // Client wraps c's transport as Transport does, in place.
-func Client(c *http.Client) *http.Client {
+func Client(c *http.Client, peer string, withPath bool) *http.Client {
 	if Enabled() && c != nil {
-		c.Transport = Transport(c.Transport)
+		c.Transport = Transport(c.Transport, peer, withPath)
 	}
 	return c
 }

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/berthdev/berth/internal/stacktest"
 )
 
 // cardinalitySandboxes is how many sandboxes the cardinality test drives
@@ -50,6 +53,11 @@ func TestMetricLabelsStayBoundedAcrossManySandboxes(t *testing.T) {
 		}
 		return out
 	}
+	// The host gauges come with the worker's first read of the host
+	// registry: wait for it, so their arrival is not taken for growth.
+	stacktest.WaitFor(t, 2*time.Minute, "the worker's host gauges", func() (bool, string) {
+		return len(scrape(t, s.MetricsURL("worker"))["berth_host_capacity"].GetMetric()) > 0, "no berth_host_capacity yet"
+	})
 	drive(0, 10)
 	after10 := counts()
 	drive(10, cardinalitySandboxes)

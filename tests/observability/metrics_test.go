@@ -72,6 +72,8 @@ func TestMetricsFollowALifecycleAFailedBackupAndARefusal_FaultInjected(t *testin
 		map[string]string{"route": "/v1/sandboxes/:name", "method": "GET", "code": "404"}))
 	require.Equal(t, 2.0, delta(gw0, gw, "berth_gateway_wake_wait_seconds", map[string]string{"outcome": "ok"}),
 		"both execs waited for a start")
+	require.Positive(t, delta(gw0, gw, "berth_logs_bytes_delivered_total", nil), "the execs' output was read")
+	require.Zero(t, gw.value("berth_logs_followers", nil), "no follow is left open")
 
 	// Worker: two cold boots, two sleeps, one destroy, all ok, timed.
 	boots := map[string]string{"op": "boot", "kind": "cold", "outcome": "ok"}

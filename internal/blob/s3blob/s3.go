@@ -73,7 +73,7 @@ func OpenS3(ctx context.Context, bucket, prefix string) (*S3Store, error) {
 		o.UsePathStyle = pathStyle
 		if tracing.Enabled() {
 			// Each S3 call a span of the backup or restore it serves.
-			o.HTTPClient = &http.Client{Transport: tracing.Transport(awshttp.NewBuildableClient().GetTransport())}
+			o.HTTPClient = &http.Client{Transport: tracing.Transport(awshttp.NewBuildableClient().GetTransport(), "s3", false)}
 		}
 		// Integrity is end-to-end via the backup manifest's sha256; the
 		// SDK's default CRC32 trailers are not accepted by every
