@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -188,6 +189,10 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 // SSE log follows are live.
 func (s *Server) stream(c echo.Context, resp *http.Response) error {
 	defer resp.Body.Close()
+	if resp.StatusCode >= 400 && resp.ContentLength >= 0 && resp.ContentLength <= maxRelayedError &&
+		strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		return relayError(c, resp)
+	}
 	w := c.Response()
 	for _, h := range forwardedResponseHeaders {
 		if v := resp.Header.Get(h); v != "" {
@@ -241,3 +246,33 @@ func isLogRead(path string) bool {
 // truncatedEvent starts a log follow's event saying the client asked for
 // output the buffer no longer holds (supervisor/doc.go).
 var truncatedEvent = []byte(`"type":"truncated"`)
+
+// maxRelayedError bounds a supervisor's error body the gateway rewrites.
+const maxRelayedError = 64 << 10
+
+// relayError passes a supervisor's error answer on with the request's id
+// in its body, as every error of the gateway's own has; a body that is not
+// the error envelope is passed on as it came.
+func relayError(c echo.Context, resp *http.Response) error {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxRelayedError))
+	if err != nil {
+		return unavailable("the sandbox's answer was cut short; retry")
+	}
+	w := c.Response()
+	if v := resp.Header.Get("Retry-After"); v != "" {
+		w.Header().Set("Retry-After", v)
+	}
+	var env api.ErrorEnvelope
+	if json.Unmarshal(body, &env) == nil && env.Error != nil {
+		env.Error.RequestID = requestID(w.Header())
+		return c.JSON(resp.StatusCode, env)
+	}
+	for _, h := range forwardedResponseHeaders {
+		if v := resp.Header.Get(h); v != "" {
+			w.Header().Set(h, v)
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(body)
+	return nil
+}

@@ -38,7 +38,6 @@ const (
 const (
 	OpBoot     = "boot"
 	OpSleep    = "sleep"
-	OpWake     = "wake"
 	OpSnapshot = "snapshot"
 	OpFork     = "fork"
 	OpDestroy  = "destroy"
@@ -79,7 +78,7 @@ var (
 // Lifecycle (worker).
 var (
 	LifecycleOps = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: "lifecycle",
-		Name: "operations_total", Help: "Lifecycle operations by op (boot, sleep, snapshot, destroy, fork), boot kind (cold, warm, restore) and outcome."},
+		Name: "operations_total", Help: "Lifecycle operations by op (boot, sleep, snapshot, destroy on a worker; fork on a gateway), boot kind (cold, warm, restore) and outcome."},
 		[]string{"op", "kind", "outcome"})
 	LifecycleDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: ns, Subsystem: "lifecycle",
 		Name: "duration_seconds", Help: "Lifecycle operation duration by op, kind and outcome.", Buckets: lifecycleBuckets},

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/berthdev/berth/internal/stacktest"
 )
 
 // One sandbox's life as an operator's graphs see it: create, exec (a cold
@@ -32,6 +34,11 @@ func TestMetricsFollowALifecycleAFailedBackupAndARefusal_FaultInjected(t *testin
 	require.Contains(t, string(out.Stdout), "done")
 	s.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/sleep", nil)
 	run(t, ctx, sb, "true") // wakes it
+	// An error the sandbox's supervisor answers names the request too.
+	r := s.Do(t, "GET", "/v1/sandboxes/"+n+"/processes/p-000000000000-999999", nil)
+	require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
+	require.Equal(t, "PROCESS_NOT_FOUND", r.Code())
+	requireRequestID(t, r)
 	// Fault injection: the sandbox's backups become a file, so the next
 	// backup cannot be written (a full or broken backup disk).
 	dir := filepath.Join(s.Dir, "data", "backups", n)
@@ -46,13 +53,9 @@ func TestMetricsFollowALifecycleAFailedBackupAndARefusal_FaultInjected(t *testin
 	s.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)
 
 	// An error answer names its request, in the header and the body.
-	r := s.Do(t, "GET", "/v1/sandboxes/no-such-"+n, nil)
+	r = s.Do(t, "GET", "/v1/sandboxes/no-such-"+n, nil)
 	require.Equal(t, http.StatusNotFound, r.Status)
-	id := r.Header.Get("X-Request-Id")
-	require.NotEmpty(t, id)
-	var e struct{ Error struct{ RequestID string } }
-	require.NoError(t, json.Unmarshal(r.Body, &e))
-	require.Equal(t, id, e.Error.RequestID)
+	id := requireRequestID(t, r)
 
 	gw, wk := scrape(t, s.MetricsURL("gateway")), scrape(t, s.MetricsURL("worker"))
 	delta := func(before, after families, metric string, labels map[string]string) float64 {
@@ -122,4 +125,15 @@ func TestMetricsFollowALifecycleAFailedBackupAndARefusal_FaultInjected(t *testin
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.True(t, strings.HasPrefix(resp.Header.Get("Content-Type"), "application/openmetrics-text"), resp.Header.Get("Content-Type"))
+}
+
+// requireRequestID: the answer's X-Request-Id is in its error body.
+func requireRequestID(t *testing.T, r stacktest.Response) string {
+	t.Helper()
+	id := r.Header.Get("X-Request-Id")
+	require.NotEmpty(t, id)
+	var e struct{ Error struct{ RequestID string } }
+	require.NoError(t, json.Unmarshal(r.Body, &e))
+	require.Equal(t, id, e.Error.RequestID, "%s", r.Body)
+	return id
 }
