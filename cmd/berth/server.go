@@ -70,6 +70,8 @@ func serverFlags(fs *pflag.FlagSet, cfg *config.Config) {
 	fs.StringVar(&cfg.Namespace, "namespace", cfg.Namespace, "Temporal namespace (TEMPORAL_NAMESPACE)")
 	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "state directory (BERTH_DATA_DIR)")
 	fs.StringVar(&cfg.InstanceTypesFile, "instance-types", cfg.InstanceTypesFile, "JSON file of custom instance types (BERTH_INSTANCE_TYPES)")
+	fs.StringVar(&cfg.MetricsListen, "metrics-listen", cfg.MetricsListen,
+		"host:port of /metrics, or off (BERTH_METRICS_LISTEN; default "+config.DefaultMetricsListen+", a worker's "+config.DefaultWorkerMetricsListen+")")
 }
 
 // temporalTLSFlags binds how a worker or gateway authenticates to
