@@ -110,12 +110,12 @@ func (a *Activities) undoBoot(ctx context.Context, in contract.BootInput, id str
 	ctx = context.WithoutCancel(ctx)
 	if id != "" {
 		if err := a.Docker.RemoveContainer(ctx, id); err != nil {
-			a.sandboxLog(ctx, in.Sandbox).Error("remove the container of a failed boot", zap.Error(err))
+			a.bootLog(ctx, in).Error("remove the container of a failed boot", zap.Error(err))
 		}
 	}
 	if in.VolumeHost != a.HostID {
 		if err := a.Docker.RemoveVolume(ctx, VolumeName(in.Sandbox)); err != nil {
-			a.sandboxLog(ctx, in.Sandbox).Error("remove the volume of a failed boot", zap.Error(err))
+			a.bootLog(ctx, in).Error("remove the volume of a failed boot", zap.Error(err))
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 
 	"go.temporal.io/sdk/activity"
 	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // sandboxLog is a.Log for lines about sandbox: they carry its name and,
@@ -16,4 +18,9 @@ func (a *Activities) sandboxLog(ctx context.Context, sandbox string) *zap.Logger
 	}
 	we := activity.GetInfo(ctx).WorkflowExecution
 	return a.Log.With(zap.String("sandbox", sandbox), zap.String("workflowId", we.ID), zap.String("runId", we.RunID))
+}
+
+// bootLog is sandboxLog for lines about one boot of the sandbox.
+func (a *Activities) bootLog(ctx context.Context, in contract.BootInput) *zap.Logger {
+	return a.sandboxLog(ctx, in.Sandbox).With(zap.String("bootId", in.BootID))
 }

@@ -115,7 +115,7 @@ func (a *Activities) restoreInto(ctx context.Context, in contract.BootInput, mk 
 			// Marked, so it neither counts among the kept backups nor is
 			// offered again; best effort: the failure says it all anyway.
 			if merr := backup.MarkBad(context.WithoutCancel(ctx), a.Backups, in.Sandbox, in.RestoreBackupID, err.Error(), time.Now()); merr != nil {
-				a.sandboxLog(ctx, in.Sandbox).Warn("mark backup bad", zap.String("backup", in.RestoreBackupID), zap.Error(merr))
+				a.bootLog(ctx, in).Warn("mark backup bad", zap.String("backup", in.RestoreBackupID), zap.Error(merr))
 			}
 		}
 		if backup.IsPermanent(err) {
@@ -129,7 +129,7 @@ func (a *Activities) restoreInto(ctx context.Context, in contract.BootInput, mk 
 		return "", err
 	}
 	a.flushInBackground(in.Sandbox, dir, mk)
-	a.sandboxLog(ctx, in.Sandbox).Info("workspace restored", zap.String("backup", m.BackupID),
+	a.bootLog(ctx, in).Info("workspace restored", zap.String("backup", m.BackupID),
 		zap.Int64("bytes", m.Bytes), zap.Duration("took", time.Since(start)))
 	return m.BackupID, nil
 }
