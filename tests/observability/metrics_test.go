@@ -36,8 +36,8 @@ func TestMetricsFollowALifecycleAFailedBackupAndARefusal_FaultInjected(t *testin
 	run(t, ctx, sb, "true") // wakes it
 	// An error the sandbox's supervisor answers names the request too.
 	r := s.Do(t, "GET", "/v1/sandboxes/"+n+"/processes/p-000000000000-999999", nil)
-	require.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
-	require.Equal(t, "PROCESS_NOT_FOUND", r.Code())
+	require.Equal(t, http.StatusConflict, r.Status, "%s", r.Body)
+	require.Equal(t, "STALE_PROCESS_HANDLE", r.Code(), "the supervisor's answer: another container's handle")
 	requireRequestID(t, r)
 	// Fault injection: the sandbox's backups become a file, so the next
 	// backup cannot be written (a full or broken backup disk).
