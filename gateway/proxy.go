@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -259,19 +260,17 @@ func relayError(c echo.Context, resp *http.Response) error {
 		return unavailable("the sandbox's answer was cut short; retry")
 	}
 	w := c.Response()
-	if v := resp.Header.Get("Retry-After"); v != "" {
-		w.Header().Set("Retry-After", v)
+	for _, h := range forwardedResponseHeaders {
+		if v := resp.Header.Get(h); v != "" && h != "Content-Length" {
+			w.Header().Set(h, v)
+		}
 	}
 	var env api.ErrorEnvelope
 	if json.Unmarshal(body, &env) == nil && env.Error != nil {
 		env.Error.RequestID = requestID(w.Header())
 		return c.JSON(resp.StatusCode, env)
 	}
-	for _, h := range forwardedResponseHeaders {
-		if v := resp.Header.Get(h); v != "" {
-			w.Header().Set(h, v)
-		}
-	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(resp.StatusCode)
 	_, _ = w.Write(body)
 	return nil
