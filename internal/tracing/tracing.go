@@ -35,7 +35,8 @@ func Configured() bool {
 // Enabled says whether Setup turned tracing on in this process.
 func Enabled() bool { return on.Load() }
 
-// Setup installs the global tracer provider and the W3C propagators when
+// Setup installs the global tracer provider and the W3C trace context
+// propagator when
 // Configured, naming the process service (OTEL_SERVICE_NAME wins). The
 // returned function flushes and stops the exporter; it is a no-op when
 // tracing is off.
@@ -53,7 +54,9 @@ func Setup(ctx context.Context, service string) (func(context.Context) error, er
 	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	otel.SetTracerProvider(tp)
-	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+	// W3C trace context only: no baggage, which a client could fill and
+	// the Temporal interceptor would then write into workflow history.
+	otel.SetTextMapPropagator(propagation.TraceContext{})
 	on.Store(true)
 	return tp.Shutdown, nil
 }
@@ -97,7 +100,7 @@ func TemporalInterceptors() ([]interceptor.ClientInterceptor, error) {
 		return nil, nil
 	}
 	i, err := temporalotel.NewTracingInterceptor(temporalotel.TracerOptions{Tracer: otel.Tracer("temporal-sdk"),
-		SpanContextKey: contract.TraceSpanKey})
+		SpanContextKey: contract.TraceSpanKey, DisableBaggage: true})
 	if err != nil {
 		return nil, err
 	}
