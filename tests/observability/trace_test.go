@@ -7,8 +7,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/berthdev/berth/internal/stacktest"
+	"github.com/berthdev/berth/workflows"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // One exec on a sleeping sandbox is one trace: the gateway's request, the
@@ -92,4 +98,20 @@ func TestOneExecOnASleepingSandboxIsOneTrace(t *testing.T) {
 	}
 	require.Equal(t, 1, roots, "one root span: the gateway's request\n%s", strings.Join(names, "\n"))
 	t.Logf("the exec's trace: %d spans:\n%s", len(spans), strings.Join(names, "\n"))
+
+	// The run that worked under spans (the boot under the update's) issued
+	// the commands the workflow issues without tracing: its history
+	// replays on a replayer with no interceptor.
+	ctx := testCtx(t, time.Minute)
+	var hist historypb.History
+	it := s.Temporal.GetWorkflowHistory(ctx, contract.WorkflowID(n), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		require.NoError(t, err)
+		hist.Events = append(hist.Events, ev)
+	}
+	replayer := worker.NewWorkflowReplayer()
+	replayer.RegisterWorkflowWithOptions(workflows.Sandbox, workflow.RegisterOptions{Name: contract.WorkflowType})
+	require.NoError(t, replayer.ReplayWorkflowHistoryWithOptions(nil, &hist, worker.ReplayWorkflowHistoryOptions{
+		OriginalExecution: workflow.Execution{ID: contract.WorkflowID(n)}}), "the traced run replays without tracing")
 }
