@@ -75,9 +75,12 @@ func runDev(ctx context.Context, cfg config.Config, o devOptions) error {
 		return err
 	}
 	defer stopObserving()
-	metricsURL := "off"
-	if metricsAddr != "" {
+	metricsURL := "off (BERTH_METRICS_LISTEN=off)"
+	switch {
+	case metricsAddr != "":
 		metricsURL = "http://" + metricsAddr + "/metrics"
+	case cfg.MetricsListen != "off":
+		metricsURL = "not served: " + config.DefaultMetricsListen + " is taken (set BERTH_METRICS_LISTEN)"
 	}
 	// The dev server is supervised: if it dies it comes back on the same
 	// database and ports, and the worker's and gateway's client reconnects.
