@@ -202,11 +202,13 @@ func (s *Server) stream(c echo.Context, resp *http.Response) error {
 	}
 	w.WriteHeader(resp.StatusCode)
 	logs := resp.StatusCode == http.StatusOK && isLogRead(c.Request().URL.Path)
-	follow := logs && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
-	if follow {
+	if follow, _ := strconv.ParseBool(c.QueryParam("follow")); logs && follow {
 		metrics.LogFollowers.Inc()
 		defer metrics.LogFollowers.Dec()
 	}
+	// The truncated event is looked for in SSE follows only, not in the
+	// binary frames the Go client asks for.
+	sse := logs && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
 	if resp.ContentLength < 0 {
 		// A body of unknown length: the supervisor sent its headers ahead
 		// (a waited process's id, an event stream); pass them on now.
@@ -225,7 +227,7 @@ func (s *Server) stream(c echo.Context, resp *http.Response) error {
 			if logs {
 				metrics.LogBytesDelivered.Add(float64(n))
 			}
-			if follow {
+			if sse {
 				// Data is base64 in JSON: output cannot forge the event.
 				if k := bytes.Count(buf[:n], truncatedEvent); k > 0 {
 					metrics.LogTruncations.Add(float64(k))

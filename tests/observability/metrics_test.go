@@ -2,6 +2,7 @@ package observability
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,12 +12,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/stacktest"
 )
 
 // One sandbox's life as an operator's graphs see it: create, exec (a cold
 // boot, woken by the request), a refused lookup, sleep (a backup), exec
-// again (a wake), a sleep whose backup fails (fault injected: the
+// again (a wake), a followed process, a sleep whose backup fails (fault injected: the
 // sandbox's backup directory replaced by a file, so the store cannot
 // write), destroy. Each counter and histogram on the gateway's and the
 // worker's /metrics moves by what happened, and no label names the sandbox.
@@ -34,6 +36,25 @@ func TestMetricsFollowALifecycleAFailedBackupAndARefusal_FaultInjected(t *testin
 	require.Contains(t, string(out.Stdout), "done")
 	s.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/sleep", nil)
 	run(t, ctx, sb, "true") // wakes it
+	// A live log follow shows while it lasts.
+	p, err := sb.Exec(ctx, []string{"sh", "-c", "echo start; sleep 5; echo end"}, client.ExecOptions{})
+	require.NoError(t, err)
+	followed := make(chan error, 1)
+	go func() {
+		var ferr error
+		for _, err := range p.Logs(ctx, "", true, true) {
+			if err != nil {
+				ferr = err
+				break
+			}
+		}
+		followed <- ferr
+	}()
+	stacktest.WaitFor(t, 30*time.Second, "a live follow counted", func() (bool, string) {
+		v := scrape(t, s.MetricsURL("gateway")).value("berth_logs_followers", nil)
+		return v == 1, fmt.Sprint("followers: ", v)
+	})
+	require.NoError(t, <-followed)
 	// An error the sandbox's supervisor answers names the request too.
 	r := s.Do(t, "GET", "/v1/sandboxes/"+n+"/processes/p-000000000000-999999", nil)
 	require.Equal(t, http.StatusConflict, r.Status, "%s", r.Body)
@@ -64,8 +85,8 @@ func TestMetricsFollowALifecycleAFailedBackupAndARefusal_FaultInjected(t *testin
 
 	// Gateway: requests by route template, method and code, timed.
 	execs := map[string]string{"route": "/v1/sandboxes/:name/processes", "method": "POST", "code": "201"}
-	require.Equal(t, 2.0, delta(gw0, gw, "berth_http_requests_total", execs))
-	require.Equal(t, 2.0, delta(gw0, gw, "berth_http_request_duration_seconds", execs))
+	require.Equal(t, 3.0, delta(gw0, gw, "berth_http_requests_total", execs))
+	require.Equal(t, 3.0, delta(gw0, gw, "berth_http_request_duration_seconds", execs))
 	require.Positive(t, gw.histSum("berth_http_request_duration_seconds", execs))
 	require.Equal(t, 2.0, delta(gw0, gw, "berth_http_requests_total",
 		map[string]string{"route": "/v1/sandboxes/:name/sleep", "method": "POST", "code": "200"}))
