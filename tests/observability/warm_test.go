@@ -7,13 +7,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/stacktest"
 )
 
 // A worker with a warm pool shows it: the pool's size per instance type,
 // and a start that claims a warm container counts as a warm boot and a
-// claim; the pool then fills again.
-func TestWarmPoolMetrics(t *testing.T) {
+// claim; the pool then fills again. The running sandbox is counted by
+// state and type, and a terminal attached to it shows while it is open.
+func TestWarmClaimAndTerminalMetrics(t *testing.T) {
 	t.Parallel()
 	s := startStack(t, "BERTH_WARM_POOL=basic=1")
 	ready := func() (bool, string) {
@@ -41,4 +43,19 @@ func TestWarmPoolMetrics(t *testing.T) {
 		return v == 1, fmt.Sprint("running basic sandboxes: ", v)
 	})
 	stacktest.WaitFor(t, 3*time.Minute, "the pool filled again", ready)
+
+	ctx := testCtx(t, 2*time.Minute)
+	term, err := s.Client().Sandbox(n).CreateTerminal(ctx, client.TerminalOptions{Cols: 80, Rows: 24})
+	require.NoError(t, err)
+	conn, err := term.Connect(ctx, "", 0, 0)
+	require.NoError(t, err)
+	terminals := func(want float64) func() (bool, string) {
+		return func() (bool, string) {
+			v := scrape(t, s.MetricsURL("gateway")).value("berth_terminals_open", nil)
+			return v == want, fmt.Sprint("terminals open: ", v)
+		}
+	}
+	stacktest.WaitFor(t, 30*time.Second, "the open terminal counted", terminals(1))
+	require.NoError(t, conn.Close())
+	stacktest.WaitFor(t, 30*time.Second, "the closed terminal gone from the count", terminals(0))
 }
