@@ -123,6 +123,12 @@ func TestMetricsFollowALifecycleAFailedBackupAndARefusal_FaultInjected(t *testin
 	require.GreaterOrEqual(t, delta(wk0, wk, "berth_backup_bytes_total", map[string]string{"direction": "backup"}), 6.0,
 		"the workspace's file, in each good backup")
 	require.Equal(t, 1.0, delta(wk0, wk, "berth_backup_failures_total", map[string]string{"direction": "backup", "cause": "disk"}))
+	// The worker's line about it names the sandbox, its workflow and run.
+	lines := s.Grep("worker", "backup failed")
+	require.Len(t, lines, 1)
+	require.Contains(t, lines[0], `"sandbox":"`+n+`"`)
+	require.Contains(t, lines[0], `"workflowId":"sandbox/`+n+`"`)
+	require.Regexp(t, `"runId":"[0-9a-f-]{36}"`, lines[0])
 
 	// Egress: the lookup outside the allowlist was refused by the resolver.
 	require.GreaterOrEqual(t, delta(wk0, wk, "berth_egress_refusals_total", map[string]string{"reason": "dns"}), 1.0)
