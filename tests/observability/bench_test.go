@@ -79,7 +79,7 @@ func BenchmarkObservabilityOverhead(b *testing.B) {
 			}
 		}
 	}
-	for round := 0; round < 12; round++ {
+	for round := 0; round < 20; round++ {
 		for i := range modes {
 			m := modes[(i+round)%len(modes)]
 			m.start = append(m.start, create(m))
