@@ -39,7 +39,7 @@ func (a *Activities) ArchiveEvents(ctx context.Context, in contract.ArchiveEvent
 		return out, err
 	}
 	if len(res.Archived) > 0 {
-		a.Log.Info("events archived", zap.String("sandbox", in.Sandbox), zap.Strings("runs", res.Archived))
+		a.sandboxLog(ctx, in.Sandbox).Info("events archived", zap.Strings("runs", res.Archived))
 	}
 	return out, nil
 }

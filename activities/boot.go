@@ -17,6 +17,7 @@ import (
 	"github.com/berthdev/berth/internal/auth"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -30,7 +31,13 @@ func (a *Activities) Boot(ctx context.Context, in contract.BootInput) (contract.
 	return a.boot(ctx, in, false)
 }
 
-func (a *Activities) boot(ctx context.Context, in contract.BootInput, claimOnly bool) (contract.BootResult, error) {
+func (a *Activities) boot(ctx context.Context, in contract.BootInput, claimOnly bool) (_ contract.BootResult, err error) {
+	start, kind := time.Now(), metrics.BootCold
+	defer func() {
+		if kind != "" {
+			metrics.Lifecycle(metrics.OpBoot, kind, start, err)
+		}
+	}()
 	if err := in.Validate(); err != nil {
 		return contract.BootResult{}, err
 	}
@@ -44,7 +51,11 @@ func (a *Activities) boot(ctx context.Context, in contract.BootInput, claimOnly 
 	ip, id, boot, restored, err := a.adoptOrRun(ctx, in, name, claimOnly)
 	if errors.Is(err, errNotClaimed) {
 		// Nothing made: the Boot that follows goes on from here, as a
-		// retry would.
+		// retry would (and counts the boot).
+		kind = ""
+		if a.Pool != nil {
+			metrics.WarmMisses.Inc()
+		}
 		return contract.BootResult{}, nil
 	}
 	if err != nil {
@@ -55,6 +66,13 @@ func (a *Activities) boot(ctx context.Context, in contract.BootInput, claimOnly 
 	// for this sandbox serves the boot id it was made with, and answered
 	// its health check when it was made.
 	warm := boot != in.BootID
+	switch {
+	case warm:
+		kind = metrics.BootWarm
+		metrics.WarmClaims.Inc()
+	case restored != "":
+		kind = metrics.BootRestore
+	}
 	in.BootID = boot
 	c := contract.Container{ID: id, Host: a.HostID, Addr: net.JoinHostPort(ip, contract.SupervisorPort), BootID: boot, Route: a.Route}
 	// Egress registration and the env go side by side: neither runs
@@ -93,12 +111,12 @@ func (a *Activities) undoBoot(ctx context.Context, in contract.BootInput, id str
 	ctx = context.WithoutCancel(ctx)
 	if id != "" {
 		if err := a.Docker.RemoveContainer(ctx, id); err != nil {
-			a.Log.Error("remove the container of a failed boot", zap.String("sandbox", in.Sandbox), zap.Error(err))
+			a.bootLog(ctx, in).Error("remove the container of a failed boot", zap.Error(err))
 		}
 	}
 	if in.VolumeHost != a.HostID {
 		if err := a.Docker.RemoveVolume(ctx, VolumeName(in.Sandbox)); err != nil {
-			a.Log.Error("remove the volume of a failed boot", zap.String("sandbox", in.Sandbox), zap.Error(err))
+			a.bootLog(ctx, in).Error("remove the volume of a failed boot", zap.Error(err))
 		}
 	}
 }

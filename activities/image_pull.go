@@ -41,7 +41,7 @@ func (a *Activities) pullProgress(ctx context.Context, sandbox, ref string) dock
 			return
 		}
 		if err := a.Temporal.SignalWorkflow(context.WithoutCancel(ctx), contract.WorkflowID(sandbox), "", contract.SignalImagePulling, p); err != nil {
-			a.Log.Debug("image-pulling signal", zap.String("sandbox", sandbox), zap.Error(err))
+			a.sandboxLog(ctx, sandbox).Debug("image-pulling signal", zap.Error(err))
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/backup"
+	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/workflows/contract"
 	"github.com/docker/docker/api/types/container"
 )
@@ -28,7 +29,8 @@ const stopGrace = 5 * time.Second
 // crash starts a clean backup (an interrupted one never got a manifest).
 // With SkipBackup (the workflow gave up on backing up) it only stops and
 // removes the container.
-func (a *Activities) Stop(ctx context.Context, in contract.StopInput) (contract.StopResult, error) {
+func (a *Activities) Stop(ctx context.Context, in contract.StopInput) (_ contract.StopResult, err error) {
+	defer func(start time.Time) { metrics.Lifecycle(metrics.OpSleep, "", start, err) }(time.Now())
 	if err := contract.CheckSandbox(in.Sandbox); err != nil {
 		return contract.StopResult{}, err
 	}
@@ -47,12 +49,15 @@ func (a *Activities) Stop(ctx context.Context, in contract.StopInput) (contract.
 	var res contract.StopResult
 	if !in.SkipBackup {
 		m, err := a.backupVolume(work, in.Sandbox, progress)
+		if ctx.Err() == nil {
+			backedUp("backup", m.Bytes, m.Files, err)
+		}
 		switch {
 		case ctx.Err() != nil:
 			return contract.StopResult{}, ctx.Err() // cancelled or timed out: retry the whole stop
 		case err != nil:
 			res.BackupError = err.Error()
-			a.Log.Warn("backup failed; the local workspace volume is kept", zap.String("sandbox", in.Sandbox), zap.Error(err))
+			a.sandboxLog(ctx, in.Sandbox).Warn("backup failed; the local workspace volume is kept", zap.Error(err))
 		default:
 			res.BackupID, res.Bytes, res.Files = m.BackupID, m.Bytes, m.Files
 		}
@@ -68,7 +73,8 @@ func (a *Activities) Stop(ctx context.Context, in contract.StopInput) (contract.
 // are frozen (cgroup freezer) for the copy, so the snapshot is consistent.
 // A container found already frozen is what a snapshot interrupted by a
 // worker crash leaves behind: this one carries on and thaws it at the end.
-func (a *Activities) Snapshot(ctx context.Context, in contract.StopInput) (contract.SnapshotResult, error) {
+func (a *Activities) Snapshot(ctx context.Context, in contract.StopInput) (_ contract.SnapshotResult, err error) {
+	defer func(start time.Time) { metrics.Lifecycle(metrics.OpSnapshot, "", start, err) }(time.Now())
 	if err := contract.CheckSandbox(in.Sandbox); err != nil {
 		return contract.SnapshotResult{}, err
 	}
@@ -88,7 +94,7 @@ func (a *Activities) Snapshot(ctx context.Context, in contract.StopInput) (contr
 	if !in.KeepFrozen {
 		defer func() {
 			if _, _, err := a.thaw(context.WithoutCancel(ctx), name); err != nil {
-				a.Log.Error("unfreeze sandbox", zap.String("sandbox", in.Sandbox), zap.Error(err))
+				a.sandboxLog(ctx, in.Sandbox).Error("unfreeze sandbox", zap.Error(err))
 			}
 		}()
 	}
@@ -98,6 +104,7 @@ func (a *Activities) Snapshot(ctx context.Context, in contract.StopInput) (contr
 		}
 	}
 	m, err := a.backupVolume(work, in.Sandbox, progress)
+	backedUp("backup", m.Bytes, m.Files, err)
 	if err != nil {
 		if backup.IsPermanent(err) {
 			return contract.SnapshotResult{}, temporal.NewNonRetryableApplicationError("backup: "+err.Error(), contract.ErrBackup, err)
@@ -129,7 +136,8 @@ func isAlreadyPaused(err error) bool { return strings.Contains(err.Error(), "is 
 
 // Destroy removes the sandbox's container and workspace volume on this host
 // and lets its backups expire by their TTL.
-func (a *Activities) Destroy(ctx context.Context, in contract.DestroyInput) error {
+func (a *Activities) Destroy(ctx context.Context, in contract.DestroyInput) (err error) {
+	defer func(start time.Time) { metrics.Lifecycle(metrics.OpDestroy, "", start, err) }(time.Now())
 	if err := contract.CheckSandbox(in.Sandbox); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/berthdev/berth/internal/hosts"
+	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -26,7 +28,8 @@ const placeRounds = 5
 // until its next announcement lists the sandbox, so boots placed between
 // two announcements do not all land on a host with room for one.
 // No host fits: a non-retryable contract.ErrNoCapacity.
-func (a *Activities) Place(ctx context.Context, in contract.PlaceInput) (contract.PlaceResult, error) {
+func (a *Activities) Place(ctx context.Context, in contract.PlaceInput) (res contract.PlaceResult, err error) {
+	defer func() { metrics.Placements.WithLabelValues(a.placement(res, err)).Inc() }()
 	if err := contract.CheckSandbox(in.Sandbox); err != nil {
 		return contract.PlaceResult{}, err
 	}
@@ -130,4 +133,19 @@ func noCapacity(hs []hosts.Host, in contract.PlaceInput, need hosts.Resources) s
 	return fmt.Sprintf("no live host has room for instance type %s (%d mCPU, %d MiB): of %d hosts known, %d are live and full, "+
 		"%d draining, %d unreachable for this boot, %d lost", in.InstanceType, need.MilliCPU, need.MemoryMiB, len(hs), live, draining, excluded,
 		len(hs)-live-draining-excluded)
+}
+
+// placement is a Place's outcome as a label: here (this worker's host),
+// other, no_capacity, error.
+func (a *Activities) placement(res contract.PlaceResult, err error) string {
+	var app *temporal.ApplicationError
+	switch {
+	case errors.As(err, &app) && app.Type() == contract.ErrNoCapacity:
+		return "no_capacity"
+	case err != nil:
+		return metrics.Error
+	case res.Host == a.HostID:
+		return "here"
+	}
+	return "other"
 }

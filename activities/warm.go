@@ -14,6 +14,7 @@ import (
 
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -138,6 +139,7 @@ func (p *WarmPool) DropAll() {
 		all = append(all, ws...)
 	}
 	p.ready = map[string][]warm{}
+	metrics.WarmPoolSize.Reset()
 	p.mu.Unlock()
 	for _, w := range all {
 		p.discard(w)
@@ -176,6 +178,7 @@ func (p *WarmPool) take(instanceType string) (warm, bool) {
 	}
 	w := ws[0]
 	p.ready[instanceType] = ws[1:]
+	metrics.WarmPoolSize.WithLabelValues(instanceType).Set(float64(len(ws) - 1))
 	select {
 	case p.kick <- struct{}{}:
 	default:
@@ -206,6 +209,7 @@ func (p *WarmPool) add(instanceType string, w warm) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.ready[instanceType] = append(p.ready[instanceType], w)
+	metrics.WarmPoolSize.WithLabelValues(instanceType).Set(float64(len(p.ready[instanceType])))
 }
 
 // fill makes one warm container of an instance type and waits until its

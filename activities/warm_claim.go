@@ -96,13 +96,13 @@ func (a *Activities) claimWarm(ctx context.Context, in contract.BootInput) (ip, 
 		return "", "", "", "", false, err
 	}
 	if err := a.Docker.Rename(ctx, w.Name, ContainerName(in.Sandbox)); err != nil {
-		a.Log.Warn("claim a warm container", zap.String("sandbox", in.Sandbox), zap.String("container", w.Name), zap.Error(err))
+		a.bootLog(ctx, in).Warn("claim a warm container", zap.String("container", w.Name), zap.Error(err))
 		a.Pool.discard(w)
 		return "", "", "", "", false, nil
 	}
 	faultClaimCrash()
 	if err := a.finishClaim(ctx, in, rec, w.BootID); err != nil {
-		a.Log.Warn("claim a warm container", zap.String("sandbox", in.Sandbox), zap.String("container", w.Name), zap.Error(err))
+		a.bootLog(ctx, in).Warn("claim a warm container", zap.String("container", w.Name), zap.Error(err))
 		a.undoBoot(ctx, in, w.ID)
 		a.Pool.dropVolume(context.WithoutCancel(ctx), w.Name)
 		return "", "", "", "", false, nil

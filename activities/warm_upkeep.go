@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -122,6 +123,7 @@ func (p *WarmPool) prune(ctx context.Context) {
 			for i := range ws {
 				if ws[i].ID == w.ID {
 					p.ready[it] = append(ws[:i:i], ws[i+1:]...)
+					metrics.WarmPoolSize.WithLabelValues(it).Set(float64(len(p.ready[it])))
 					break
 				}
 			}

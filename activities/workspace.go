@@ -113,7 +113,9 @@ func (a *Activities) restoreInto(ctx context.Context, in contract.BootInput, mk 
 	// Unsynced: the marker, not a flush, makes the restore safe (see
 	// restore_marker.go); the flush runs after the boot, in the background.
 	m, err := backup.RestoreWith(work, a.Backups, in.Sandbox, in.RestoreBackupID, dir, backup.RestoreOptions{Progress: progress, Unsynced: true, InPlace: inPlace})
-	if err = stalled(work, err); err != nil {
+	err = stalled(work, err)
+	backedUp("restore", m.Bytes, m.Files, err)
+	if err != nil {
 		// Never serve an empty or partial workspace: the volume goes, and a
 		// corrupt backup fails the start for good instead of being skipped.
 		_ = a.Docker.RemoveVolume(context.WithoutCancel(ctx), vol)
@@ -121,7 +123,7 @@ func (a *Activities) restoreInto(ctx context.Context, in contract.BootInput, mk 
 			// Marked, so it neither counts among the kept backups nor is
 			// offered again; best effort: the failure says it all anyway.
 			if merr := backup.MarkBad(context.WithoutCancel(ctx), a.Backups, in.Sandbox, in.RestoreBackupID, err.Error(), time.Now()); merr != nil {
-				a.Log.Warn("mark backup bad", zap.String("sandbox", in.Sandbox), zap.String("backup", in.RestoreBackupID), zap.Error(merr))
+				a.bootLog(ctx, in).Warn("mark backup bad", zap.String("backup", in.RestoreBackupID), zap.Error(merr))
 			}
 		}
 		if backup.IsPermanent(err) {
@@ -135,7 +137,7 @@ func (a *Activities) restoreInto(ctx context.Context, in contract.BootInput, mk 
 		return "", err
 	}
 	a.flushInBackground(in.Sandbox, dir, mk)
-	a.Log.Info("workspace restored", zap.String("sandbox", in.Sandbox), zap.String("backup", m.BackupID),
+	a.bootLog(ctx, in).Info("workspace restored", zap.String("backup", m.BackupID),
 		zap.Int64("bytes", m.Bytes), zap.Duration("took", time.Since(start)))
 	return m.BackupID, nil
 }
@@ -166,7 +168,7 @@ func (a *Activities) backupVolume(ctx context.Context, sandbox string, progress 
 	}
 	// Retention is best effort: a failed prune never fails a backup.
 	if _, err := backup.Prune(ctx, a.Backups, sandbox, a.BackupKeep, time.Now()); err != nil {
-		a.Log.Warn("prune backups", zap.String("sandbox", sandbox), zap.Error(err))
+		a.sandboxLog(ctx, sandbox).Warn("prune backups", zap.Error(err))
 	}
 	return m, nil
 }

@@ -11,6 +11,9 @@ type Error struct {
 	Retryable    bool           `json:"retryable"`
 	RetryAfterMs int64          `json:"retryAfterMs,omitempty"`
 	Context      map[string]any `json:"context,omitempty"`
+	// RequestID is the X-Request-Id of the request that failed: the key to
+	// its log lines and its trace.
+	RequestID string `json:"requestId,omitempty"`
 }
 
 // ErrorEnvelope is the body of an error response (the Error schema).

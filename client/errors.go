@@ -26,6 +26,7 @@ type Error struct {
 	Retryable  bool
 	RetryAfter time.Duration // from retryAfterMs or the Retry-After header
 	Context    map[string]any
+	RequestID  string // the gateway's X-Request-Id for the request: quote it when reporting a problem
 }
 
 func (e *Error) Error() string {
@@ -69,7 +70,8 @@ const (
 // fromAPI is the client's form of an error body received with status.
 func fromAPI(status int, ae *api.Error) *Error {
 	return &Error{Status: status, Code: string(ae.Code), Message: ae.Message, Retryable: ae.Retryable,
-		RetryAfter: time.Duration(ae.RetryAfterMs) * time.Millisecond, Context: ae.Context}
+		RetryAfter: time.Duration(ae.RetryAfterMs) * time.Millisecond, Context: ae.Context,
+		RequestID: ae.RequestID}
 }
 
 // retryAfterHeader parses Retry-After (seconds or an HTTP date).

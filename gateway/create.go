@@ -16,6 +16,7 @@ import (
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/egress/policy"
+	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -109,7 +110,7 @@ func (s *Server) spec(req createRequest) (schemas.CreateRequested, *api.Error) {
 
 // create claims the name: 201 for a new claim, 200 when an identical create
 // already claimed it, 409 for a different config, 410 once destroyed.
-func (s *Server) create(c echo.Context) error {
+func (s *Server) create(c echo.Context) (err error) {
 	var req createRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
@@ -119,6 +120,9 @@ func (s *Server) create(c echo.Context) error {
 		return aerr
 	}
 	if req.From != nil {
+		// A fork is a create from another sandbox's workspace: counted
+		// as the lifecycle operation it is, beside its request.
+		defer func(start time.Time) { metrics.Lifecycle(metrics.OpFork, "", start, err) }(time.Now())
 		if aerr := s.allow(c, api.ScopeFiles, req.From.Sandbox); aerr != nil {
 			return aerr
 		}
@@ -174,7 +178,7 @@ func (s *Server) create(c echo.Context) error {
 		spec.ImageDigest = digest
 		memo[contract.MemoSpec] = spec
 	}
-	err := s.callTemporal(ctx, func(ctx context.Context) error {
+	err = s.callTemporal(ctx, func(ctx context.Context) error {
 		_, err := s.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 			ID: contract.WorkflowID(spec.Path), TaskQueue: contract.SharedQueue,
 			WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,

@@ -142,11 +142,13 @@ func errorHandler(log *zap.Logger) echo.HTTPErrorHandler {
 		default:
 			ae = &api.Error{Status: http.StatusInternalServerError, Code: api.CodeInternal, Message: "internal error"}
 		}
+		ae = withRequestID(ae, c.Response().Header())
 		switch {
 		case ae.Status >= 500 && !ae.Retryable:
-			log.Error("request failed", zap.String("path", c.Path()), zap.Error(err))
+			log.Error("request failed", zap.String("path", c.Path()), zap.String("requestId", ae.RequestID), zap.Error(err))
 		case ae.Status >= 500:
-			log.Info("request answered unavailable", zap.String("path", c.Path()), zap.String("code", string(ae.Code)))
+			log.Info("request answered unavailable", zap.String("path", c.Path()), zap.String("code", string(ae.Code)),
+				zap.String("requestId", ae.RequestID))
 		}
 		if s := ae.RetryAfterSeconds(); s > 0 {
 			c.Response().Header().Set("Retry-After", strconv.FormatInt(s, 10))

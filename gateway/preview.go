@@ -30,6 +30,7 @@ import (
 
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -140,7 +141,13 @@ func (s *Server) previewMiddleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if !ok {
 			return next(c)
 		}
-		return s.servePreview(c, name, port, path, base)
+		c.SetPath(routePreview) // the request metrics' route label
+		err := s.servePreview(c, name, port, path, base)
+		if err != nil {
+			c.Error(err)
+		}
+		metrics.PreviewRequests.WithLabelValues(metrics.CodeClass(c.Response().Status)).Inc()
+		return nil
 	}
 }
 
@@ -365,7 +372,7 @@ func (s *Server) upstreamFailed(w http.ResponseWriter, r *http.Request, err erro
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(e.Status)
-	_ = json.NewEncoder(w).Encode(api.ErrorEnvelope{Error: e})
+	_ = json.NewEncoder(w).Encode(api.ErrorEnvelope{Error: withRequestID(e, w.Header())})
 }
 
 // awaitTarget wakes a sleeping sandbox (as exec does) and returns the

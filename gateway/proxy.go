@@ -3,10 +3,12 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -122,7 +125,8 @@ func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool, cause
 			if attempt == 0 && replayable {
 				continue
 			}
-			s.log.Info("supervisor unreachable", zap.String("sandbox", name), zap.Error(err))
+			metrics.ProxyErrors.WithLabelValues("unreachable").Inc()
+			s.reqLog(c).Info("supervisor unreachable", zap.Error(err))
 			return unavailable("the sandbox's container is not reachable right now; retry")
 		}
 		if resp.StatusCode == http.StatusUnauthorized {
@@ -132,6 +136,7 @@ func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool, cause
 			if attempt == 0 && replayable {
 				continue
 			}
+			metrics.ProxyErrors.WithLabelValues("replaced").Inc()
 			return unavailable("the sandbox's container was replaced; retry")
 		}
 		return s.stream(c, resp)
@@ -198,9 +203,14 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 		out.ContentLength = in.ContentLength
 	}
 	out.Header.Set("Authorization", t.auth)
-	resp, err := s.supervisors.Do(out)
+	c := s.tracedSupervisors
+	if c == nil { // a Server made without New (tests)
+		c = s.supervisors
+	}
+	resp, err := c.Do(out)
 	if err == nil {
 		if err = hostProxyRefusal(resp); err != nil {
+			metrics.ProxyErrors.WithLabelValues("host_proxy").Inc()
 			resp.Body.Close()
 			return nil, err
 		}
@@ -212,6 +222,10 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 // SSE log follows are live.
 func (s *Server) stream(c echo.Context, resp *http.Response) error {
 	defer resp.Body.Close()
+	if resp.StatusCode >= 400 && resp.ContentLength >= 0 && resp.ContentLength <= maxRelayedError &&
+		strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		return relayError(c, resp)
+	}
 	w := c.Response()
 	for _, h := range forwardedResponseHeaders {
 		if v := resp.Header.Get(h); v != "" {
@@ -219,6 +233,14 @@ func (s *Server) stream(c echo.Context, resp *http.Response) error {
 		}
 	}
 	w.WriteHeader(resp.StatusCode)
+	logs := resp.StatusCode == http.StatusOK && isLogRead(c.Request().URL.Path)
+	if follow, _ := strconv.ParseBool(c.QueryParam("follow")); logs && follow {
+		metrics.LogFollowers.Inc()
+		defer metrics.LogFollowers.Dec()
+	}
+	// The truncated event is looked for in SSE follows only, not in the
+	// binary frames the Go client asks for.
+	sse := logs && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
 	if resp.ContentLength < 0 {
 		// A body of unknown length: the supervisor sent its headers ahead
 		// (a waited process's id, an event stream); pass them on now.
@@ -234,9 +256,56 @@ func (s *Server) stream(c echo.Context, resp *http.Response) error {
 				return nil
 			}
 			w.Flush()
+			if logs {
+				metrics.LogBytesDelivered.Add(float64(n))
+			}
+			if sse {
+				// Data is base64 in JSON: output cannot forge the event.
+				if k := bytes.Count(buf[:n], truncatedEvent); k > 0 {
+					metrics.LogTruncations.Add(float64(k))
+				}
+			}
 		}
 		if err != nil {
 			return nil
 		}
 	}
+}
+
+// isLogRead: a process's output read or followed (GET …/processes/{id}/logs
+// or …/output), whose bytes count as log bytes delivered.
+func isLogRead(path string) bool {
+	return strings.Contains(path, "/processes/") && (strings.HasSuffix(path, "/logs") || strings.HasSuffix(path, "/output"))
+}
+
+// truncatedEvent starts a log follow's event saying the client asked for
+// output the buffer no longer holds (supervisor/doc.go).
+var truncatedEvent = []byte(`"type":"truncated"`)
+
+// maxRelayedError bounds a supervisor's error body the gateway rewrites.
+const maxRelayedError = 64 << 10
+
+// relayError passes a supervisor's error answer on with the request's id
+// in its body, as every error of the gateway's own has; a body that is not
+// the error envelope is passed on as it came.
+func relayError(c echo.Context, resp *http.Response) error {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxRelayedError))
+	if err != nil {
+		return unavailable("the sandbox's answer was cut short; retry")
+	}
+	w := c.Response()
+	for _, h := range forwardedResponseHeaders {
+		if v := resp.Header.Get(h); v != "" && h != "Content-Length" {
+			w.Header().Set(h, v)
+		}
+	}
+	var env api.ErrorEnvelope
+	if json.Unmarshal(body, &env) == nil && env.Error != nil {
+		env.Error.RequestID = requestID(w.Header())
+		return c.JSON(resp.StatusCode, env)
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(body)
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/metrics"
 )
 
 func isUpgrade(r *http.Request) bool {
@@ -43,6 +44,10 @@ func (s *Server) proxyUpgrade(c echo.Context, name, path string) error {
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusServiceUnavailable)
 		},
+	}
+	if strings.HasPrefix(path, "/v1/terminals/") {
+		metrics.TerminalsOpen.Inc()
+		defer metrics.TerminalsOpen.Dec()
 	}
 	rp.ServeHTTP(c.Response(), c.Request())
 	return nil

@@ -23,6 +23,7 @@ import (
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/eventlog"
 	"github.com/berthdev/berth/internal/tokens"
+	"github.com/berthdev/berth/internal/tracing"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -143,6 +144,9 @@ type Server struct {
 	// supervisors carries requests to supervisors and host proxies
 	// (supervisorClient): the hot path's small ones over connpool.
 	supervisors *http.Client
+	// tracedSupervisors is supervisors, each request a span, when tracing
+	// is on (supervisors itself, otherwise).
+	tracedSupervisors *http.Client
 	// streamBufs holds the proxy's copy buffers: large, so that a fast log
 	// or file stream costs few reads and writes, and pooled, so that each
 	// request does not allocate (and zero) one.
@@ -164,11 +168,16 @@ func New(o Options) *Server {
 	}
 	s.preview = newPreviewState(o.Preview)
 	s.supervisors = supervisorClient(o.Secret)
+	s.tracedSupervisors = s.supervisors
+	if tracing.Enabled() {
+		s.tracedSupervisors = &http.Client{Transport: tracing.Transport(s.supervisors.Transport, "supervisor", true)}
+	}
 	s.streamBufs.New = func() any { b := make([]byte, 256<<10); return &b }
 	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace, Archive: o.Backups}, eventlog.DefaultBuffer)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(o.Log)
+	e.Use(s.observe) // outermost: it sees the status the client gets
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true}))
 	e.Use(s.accessLog)
 	// Auth as a root middleware, not a group's: a group middleware makes Echo
@@ -295,8 +304,11 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			c.Error(err)
 		}
-		s.log.Debug("request", zap.String("method", c.Request().Method), zap.String("path", c.Path()),
-			zap.Int("status", c.Response().Status), zap.Duration("took", time.Since(start)))
+		if ce := s.log.Check(zap.DebugLevel, "request"); ce != nil {
+			ce.Write(zap.String("method", c.Request().Method), zap.String("path", c.Path()),
+				zap.Int("status", c.Response().Status), zap.Duration("took", time.Since(start)),
+				zap.String("requestId", requestID(c.Response().Header())))
+		}
 		return nil
 	}
 }

@@ -41,7 +41,7 @@ func (s *Server) boundBodies(next echo.HandlerFunc) echo.HandlerFunc {
 				resp.Header().Set("Connection", "close")
 				resp.Header().Set("Content-Type", "application/json")
 				resp.Header().Del("Content-Length")
-				resp.Writer = &replacedBody{ResponseWriter: resp.Writer, body: errorJSON(slowBodyError(grace, rate))}
+				resp.Writer = &replacedBody{ResponseWriter: resp.Writer, body: errorJSON(withRequestID(slowBodyError(grace, rate), resp.Header()))}
 			}
 		})
 		err := next(c)

@@ -149,8 +149,8 @@ func (w *plainErrors) finish() {
 		return
 	}
 	w.flushed = true
-	body := errorJSON(statusError(w.status, string(w.text)))
 	h := w.Header()
+	body := errorJSON(withRequestID(statusError(w.status, string(w.text)), h))
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	h.Del("X-Content-Type-Options")

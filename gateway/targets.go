@@ -15,6 +15,7 @@ import (
 	"github.com/berthdev/berth/internal/auth"
 	"github.com/berthdev/berth/internal/connpool"
 	"github.com/berthdev/berth/internal/hosttls"
+	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -135,7 +136,9 @@ func (s *Server) resolve(ctx context.Context, name string, wake bool, cause stri
 		}
 		var err error
 		sent = time.Now()
-		if v, err = s.update(ctx, name, contract.OpStart); err != nil {
+		v, err = s.update(ctx, name, contract.OpStart)
+		metrics.WakeWaits.WithLabelValues(metrics.Outcome(err)).Observe(time.Since(sent).Seconds())
+		if err != nil {
 			return target{}, err
 		}
 		if v.Container == nil {

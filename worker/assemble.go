@@ -18,6 +18,7 @@ import (
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/tracing"
 )
 
 // RunWorker assembles a worker for this Docker host from cfg (instance
@@ -64,6 +65,7 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 		return err
 	}
 	go RunRetention(ctx, backups, cfg.BackupKeep, time.Hour, log.Named("retention"))
+	go watchDisk(ctx, cfg.HostID, cfg.DataDir)
 	auth, err := dockerrt.LoadRegistryAuth(cfg.RegistryAuth)
 	if err != nil {
 		return err
@@ -132,7 +134,7 @@ func supervisorHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 16
 	t.IdleConnTimeout = 90 * time.Second
-	return &http.Client{Transport: t}
+	return tracing.Client(&http.Client{Transport: t}, "supervisor", true)
 }
 
 // startEgress runs this host's egress proxy and resolver (nil Egress when

@@ -16,6 +16,7 @@ import (
 
 	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/hosts"
 	"github.com/berthdev/berth/workflows/contract"
@@ -53,7 +54,7 @@ func startHosts(ctx context.Context, c client.Client, acts *activities.Activitie
 	}
 	acts.Hosts = hosts.New(backups)
 	a := &announcer{reg: acts.Hosts, docker: acts.Docker, log: log.Named("hosts"), limits: map[string]hosts.Resources{}, warm: acts.Pool,
-		rec: hosts.Record{ID: acts.HostID, Version: version, Addr: os.Getenv("BERTH_HOST_ADDR"), Capacity: capacity}}
+		types: acts.InstanceTypes, rec: hosts.Record{ID: acts.HostID, Version: version, Addr: os.Getenv("BERTH_HOST_ADDR"), Capacity: capacity}}
 	if pressure > 0 {
 		a.relief = &reliever{c: c, namespace: acts.Namespace, host: acts.HostID, share: pressure, log: log.Named("pressure"),
 			signalled: map[string]time.Time{}}
@@ -155,6 +156,9 @@ type announcer struct {
 	failing bool
 	// relief sleeps dozing sandboxes under memory pressure; nil: off.
 	relief *reliever
+	// types name a container's instance type by its limits, for the
+	// sandboxes gauge.
+	types config.InstanceTypes
 }
 
 // run announces the host every contract.HostAnnounceEvery (the first
@@ -196,6 +200,8 @@ func (a *announcer) announce(ctx context.Context) error {
 	}
 	rec := a.rec
 	seen := map[string]bool{}
+	counts := sandboxCounts{}
+	defer counts.record(a.rec.ID)
 	for _, ct := range cs {
 		name := activities.SandboxOf(ct.Labels, activities.ListedName(ct.Names))
 		warm := ct.Labels[dockerrt.LabelPool] != "" && name == ""
@@ -221,6 +227,7 @@ func (a *announcer) announce(ctx context.Context) error {
 			rec.Warm[ct.Labels[dockerrt.LabelPool]]++
 		} else {
 			rec.Sandboxes = append(rec.Sandboxes, name)
+			counts.add(ct.State, typeOf(a.types, lim))
 		}
 	}
 	for id := range a.limits {

@@ -61,6 +61,7 @@ func (m *lostMonitor) check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	recordHosts(hs)
 	now := time.Now()
 	for key, at := range m.signalled {
 		if now.Sub(at) > 10*contract.HostLostAfter {

@@ -137,6 +137,7 @@ func (s *sandbox) await(ctx workflow.Context, in contract.Intent, who api.Actor)
 	in.Actor = contract.CleanActor(who)
 	in.Seq = s.nextSeq()
 	in.FromUpdate = true
+	s.keepTrace(ctx, in.Seq)
 	s.intents.SendAsync(in)
 	_ = workflow.Await(ctx, func() bool { _, ok := s.results[in.Seq]; return ok })
 	r := s.results[in.Seq]

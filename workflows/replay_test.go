@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"os"
@@ -9,8 +10,11 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.temporal.io/sdk/client"
+	temporalotel "go.temporal.io/sdk/contrib/opentelemetry"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -187,11 +191,34 @@ func TestReplayRecordedHistories(t *testing.T) {
 	}
 }
 
+// TestReplayRecordedHistoriesWithTracing replays them again with the
+// tracing interceptor a worker installs when OTEL_EXPORTER_OTLP_ENDPOINT is
+// set (internal/tracing), keyed as there, so that the update's span the
+// workflow carries to its intent (trace.go) is in play: turning tracing on
+// for a worker changes no command of a running sandbox's workflow.
+func TestReplayRecordedHistoriesWithTracing(t *testing.T) {
+	tp := sdktrace.NewTracerProvider()
+	defer tp.Shutdown(context.Background())
+	i, err := temporalotel.NewTracingInterceptor(temporalotel.TracerOptions{Tracer: tp.Tracer("replay"),
+		SpanContextKey: contract.TraceSpanKey, DisableBaggage: true})
+	require.NoError(t, err)
+	files, err := filepath.Glob(filepath.Join("testdata", "histories", "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".json"), func(t *testing.T) {
+			if err := replayFile(t, file, i); err != nil {
+				t.Fatalf("%s does not replay with tracing on: %v", file, err)
+			}
+		})
+	}
+}
+
 // replayFile replays one history with the workflow registered exactly as
 // worker.Run registers it, under the workflow id the history ran with (the
 // workflow checks that the id belongs to the sandbox's name): the one its
 // start event records, else the one its sandbox's name gives.
-func replayFile(t *testing.T, file string) error {
+func replayFile(t *testing.T, file string, interceptors ...interceptor.WorkerInterceptor) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return err
@@ -218,7 +245,10 @@ func replayFile(t *testing.T, file string) error {
 			id = contract.WorkflowID(in.State.Config.Name)
 		}
 	}
-	replayer := worker.NewWorkflowReplayer()
+	replayer, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{Interceptors: interceptors})
+	if err != nil {
+		return err
+	}
 	replayer.RegisterWorkflowWithOptions(Sandbox, workflow.RegisterOptions{Name: contract.WorkflowType})
 	return replayer.ReplayWorkflowHistoryWithOptions(testLogger(t), hist, worker.ReplayWorkflowHistoryOptions{
 		OriginalExecution: workflow.Execution{ID: id},

@@ -68,7 +68,8 @@ type sandbox struct {
 	results map[int64]result // answers for waiting update handlers
 	// cause is who the events recorded now name (apply, the create);
 	// nil: the system.
-	cause *cause
+	cause  *cause
+	traces map[int64]any // the updates' spans, by intent (trace.go)
 
 	watch       workflow.Future // container watch while running
 	watchCancel workflow.CancelFunc
@@ -113,7 +114,7 @@ func (s *sandbox) run(ctx workflow.Context) error {
 		}
 		next := s.st.Pending[0]
 		s.st.Pending = s.st.Pending[1:]
-		s.apply(ctx, next)
+		s.apply(s.tracedContext(ctx, next.Seq), next)
 	}
 }
 

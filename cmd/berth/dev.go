@@ -70,6 +70,18 @@ func runDev(ctx context.Context, cfg config.Config, o devOptions) error {
 	if err := ensureImage(ctx, cfg.DefaultImage); err != nil {
 		return err
 	}
+	stopObserving, metricsAddr, err := observe(ctx, cfg, "berth", config.DefaultMetricsListen, log)
+	if err != nil {
+		return err
+	}
+	defer stopObserving()
+	metricsURL := "off (BERTH_METRICS_LISTEN=off)"
+	switch {
+	case metricsAddr != "":
+		metricsURL = "http://" + metricsAddr + "/metrics"
+	case cfg.MetricsListen != "off":
+		metricsURL = "not served: " + config.DefaultMetricsListen + " is taken (set BERTH_METRICS_LISTEN)"
+	}
 	// The dev server is supervised: if it dies it comes back on the same
 	// database and ports, and the worker's and gateway's client reconnects.
 	srv, err := devserver.Start(ctx, devserver.Options{CLI: cli, Dir: filepath.Join(cfg.DataDir, "temporal"),
@@ -126,8 +138,8 @@ func runDev(ctx context.Context, cfg config.Config, o devOptions) error {
 	go func() { defer wg.Done(); errc <- worker.RunWorker(workerCtx, cfg, c, log, version) }()
 	go func() { defer wg.Done(); errc <- gateway.Run(gatewayCtx, cfg, c, backups, log, ln) }()
 
-	fmt.Printf("\nBerth is running.\n  gateway:     %s\n  Temporal UI: %s\n  token:       %s\n  CLI config:  %s\n  (export BERTH_URL=%s BERTH_TOKEN=%s)\nCtrl-C stops it.\n\n",
-		url, srv.UIAddress(), cfg.Token, userConfig, url, cfg.Token)
+	fmt.Printf("\nBerth is running.\n  gateway:     %s\n  Temporal UI: %s\n  metrics:     %s\n  token:       %s\n  CLI config:  %s\n  (export BERTH_URL=%s BERTH_TOKEN=%s)\nCtrl-C stops it.\n\n",
+		url, srv.UIAddress(), metricsURL, cfg.Token, userConfig, url, cfg.Token)
 
 	var runErr error
 	select {

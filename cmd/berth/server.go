@@ -19,7 +19,9 @@ import (
 	"github.com/berthdev/berth/gateway"
 	"github.com/berthdev/berth/internal/blobstore"
 	"github.com/berthdev/berth/internal/config"
+	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/internal/temporalconn"
+	"github.com/berthdev/berth/internal/tracing"
 	"github.com/berthdev/berth/worker"
 )
 
@@ -68,6 +70,8 @@ func serverFlags(fs *pflag.FlagSet, cfg *config.Config) {
 	fs.StringVar(&cfg.Namespace, "namespace", cfg.Namespace, "Temporal namespace (TEMPORAL_NAMESPACE)")
 	fs.StringVar(&cfg.DataDir, "data-dir", cfg.DataDir, "state directory (BERTH_DATA_DIR)")
 	fs.StringVar(&cfg.InstanceTypesFile, "instance-types", cfg.InstanceTypesFile, "JSON file of custom instance types (BERTH_INSTANCE_TYPES)")
+	fs.StringVar(&cfg.MetricsListen, "metrics-listen", cfg.MetricsListen,
+		"host:port of /metrics, or off (BERTH_METRICS_LISTEN; default "+config.DefaultMetricsListen+", a worker's "+config.DefaultWorkerMetricsListen+")")
 }
 
 // temporalTLSFlags binds how a worker or gateway authenticates to
@@ -85,6 +89,15 @@ func newLogger(console bool) *zap.Logger {
 	if l, err := zapcore.ParseLevel(os.Getenv("BERTH_LOG_LEVEL")); err == nil && os.Getenv("BERTH_LOG_LEVEL") != "" {
 		level = l
 	}
+	// BERTH_LOG_FORMAT picks the encoding whatever the command: json (a
+	// production worker's and gateway's default, for log collectors) or
+	// console (`berth dev`'s, for a person).
+	switch os.Getenv("BERTH_LOG_FORMAT") {
+	case "json":
+		console = false
+	case "console":
+		console = true
+	}
 	cfg := zap.NewProductionConfig()
 	if console {
 		cfg = zap.NewDevelopmentConfig()
@@ -96,6 +109,39 @@ func newLogger(console bool) *zap.Logger {
 		return zap.NewNop()
 	}
 	return log
+}
+
+// observe starts what an operator watches a server by: /metrics on its
+// own listener and, when OTEL_EXPORTER_OTLP_ENDPOINT is set, tracing. It
+// answers the metrics address ("" when none) and a stop that flushes the
+// last spans.
+func observe(ctx context.Context, cfg config.Config, service, metricsDefault string, log *zap.Logger) (func(), string, error) {
+	shutdown, err := tracing.Setup(ctx, service)
+	if err != nil {
+		return nil, "", fmt.Errorf("tracing (OTEL_EXPORTER_OTLP_*): %w", err)
+	}
+	stop := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = shutdown(ctx)
+	}
+	addr, isDefault := cfg.MetricsAddr(metricsDefault)
+	ln, err := metrics.Listen(addr)
+	switch {
+	case err != nil && isDefault:
+		// Another Berth on this machine has the default port: run
+		// anyway, saying so; a configured address must work.
+		log.Warn("metrics not served: the default address is taken; set BERTH_METRICS_LISTEN", zap.String("addr", addr), zap.Error(err))
+		return stop, "", nil
+	case err != nil:
+		stop()
+		return nil, "", fmt.Errorf("BERTH_METRICS_LISTEN=%s: %w", addr, err)
+	case ln == nil:
+		return stop, "", nil
+	}
+	metrics.Serve(ctx, ln, log)
+	log.Info("metrics listening", zap.String("addr", ln.Addr().String()))
+	return stop, ln.Addr().String(), nil
 }
 
 // reconnectParams shorten gRPC's reconnect backoff (the SDK caps it at
@@ -118,6 +164,12 @@ func dialTemporal(ctx context.Context, cfg config.Config, log *zap.Logger) (clie
 			return nil, err // a bad file never gets better by retrying
 		}
 		opts.Logger = tlog.NewStructuredLogger(sdkLogger())
+		if addr, _ := cfg.MetricsAddr(""); addr != "off" {
+			opts.MetricsHandler = metrics.Temporal()
+		}
+		if opts.Interceptors, err = tracing.TemporalInterceptors(); err != nil {
+			return nil, err
+		}
 		opts.ConnectionOptions.DialOptions = append(dial, grpc.WithConnectParams(reconnectParams))
 		c, err := client.DialContext(ctx, opts)
 		if err == nil {
@@ -133,7 +185,7 @@ func dialTemporal(ctx context.Context, cfg config.Config, log *zap.Logger) (clie
 func workerCmd() *cobra.Command {
 	cfg := config.FromEnv()
 	cmd := serverCmd("worker", "Run a worker on this Docker host against TEMPORAL_ADDRESS", func(ctx context.Context) error {
-		return withTemporal(ctx, cfg, false, func(c client.Client, log *zap.Logger) error {
+		return withTemporal(ctx, cfg, "worker", config.DefaultWorkerMetricsListen, func(c client.Client, log *zap.Logger) error {
 			return worker.RunWorker(ctx, cfg, c, log, version)
 		})
 	})
@@ -150,12 +202,17 @@ func workerCmd() *cobra.Command {
 
 // withTemporal checks the secrets, sets up logging and a Temporal client
 // for a production server command and runs it.
-func withTemporal(ctx context.Context, cfg config.Config, needToken bool, run func(client.Client, *zap.Logger) error) error {
-	if err := cfg.RequireSecrets(needToken); err != nil {
+func withTemporal(ctx context.Context, cfg config.Config, role, metricsDefault string, run func(client.Client, *zap.Logger) error) error {
+	if err := cfg.RequireSecrets(role == "gateway"); err != nil {
 		return err
 	}
 	log := newLogger(false)
 	defer log.Sync()
+	stop, _, err := observe(ctx, cfg, "berth-"+role, metricsDefault, log)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	c, err := dialTemporal(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -167,7 +224,7 @@ func withTemporal(ctx context.Context, cfg config.Config, needToken bool, run fu
 func gatewayCmd() *cobra.Command {
 	cfg := config.FromEnv()
 	cmd := serverCmd("gateway", "Run the HTTP gateway against TEMPORAL_ADDRESS", func(ctx context.Context) error {
-		return withTemporal(ctx, cfg, true, func(c client.Client, log *zap.Logger) error {
+		return withTemporal(ctx, cfg, "gateway", config.DefaultMetricsListen, func(c client.Client, log *zap.Logger) error {
 			ln, err := net.Listen("tcp", cfg.Listen)
 			if err != nil {
 				return err

@@ -14,9 +14,9 @@ import (
 func TestServerCommandFlags(t *testing.T) {
 	t.Setenv("BERTH_HOST_ID", "h7")
 	want := map[string]string{
-		"dev":     "data-dir default-image instance-types keep-running listen namespace supervisor temporal-address temporal-port ui-port",
-		"worker":  "data-dir default-image host-addr host-id instance-types namespace supervisor temporal-address temporal-tls temporal-tls-ca temporal-tls-cert temporal-tls-key temporal-tls-server-name",
-		"gateway": "data-dir instance-types listen namespace temporal-address temporal-tls temporal-tls-ca temporal-tls-cert temporal-tls-key temporal-tls-server-name",
+		"dev":     "data-dir default-image instance-types keep-running listen metrics-listen namespace supervisor temporal-address temporal-port ui-port",
+		"worker":  "data-dir default-image host-addr host-id instance-types metrics-listen namespace supervisor temporal-address temporal-tls temporal-tls-ca temporal-tls-cert temporal-tls-key temporal-tls-server-name",
+		"gateway": "data-dir instance-types listen metrics-listen namespace temporal-address temporal-tls temporal-tls-ca temporal-tls-cert temporal-tls-key temporal-tls-server-name",
 	}
 	root := newRootCmd()
 	for name, flags := range want {

@@ -13,7 +13,10 @@
 # temporal, temporal-ui-server), BERTH_BIN (bin: berth, berth-supervisor),
 # CLUSTER_PG_PORT (55432), CLUSTER_PORT_OFFSET (0: added to every Temporal
 # port), CLUSTER_GATEWAY_PORTS ("8181 8182"), CLUSTER_UI_PORT (8280),
-# TEMPORAL_RETENTION (720h), BERTH_DEFAULT_IMAGE.
+# TEMPORAL_RETENTION (720h), BERTH_DEFAULT_IMAGE, CLUSTER_METRICS_PORT
+# (9480: the worker's /metrics, each gateway the next port, each Temporal
+# node on its own address), CLUSTER_PROMETHEUS_PORT (9090: Prometheus,
+# started when Debian's prometheus package is installed).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -24,6 +27,8 @@ pg_port=${CLUSTER_PG_PORT:-55432}
 offset=${CLUSTER_PORT_OFFSET:-0}
 gw_ports=${CLUSTER_GATEWAY_PORTS:-8181 8182}
 ui_port=${CLUSTER_UI_PORT:-8280}
+metrics_port=${CLUSTER_METRICS_PORT:-9480}
+prom_port=${CLUSTER_PROMETHEUS_PORT:-9090}
 nodes="127.0.0.2 127.0.0.3 127.0.0.4"
 frontend_port=$((7233 + offset))
 run=$dir/run
@@ -51,6 +56,7 @@ node_env() {
 	echo "TEMPORAL_DYNAMIC_CONFIG=$here/config/dynamicconfig.yaml"
 	echo "POSTGRES_ADDR=127.0.0.1:$pg_port"
 	echo "POSTGRES_PASSWORD=$(cat "$dir/postgres.password")"
+	echo "TEMPORAL_METRICS_ADDR=$1:$metrics_port"
 }
 
 # client_env ROLE: how a client with ROLE's certificate reaches the cluster
@@ -161,17 +167,23 @@ up() {
 		[ -n "${BERTH_DEFAULT_IMAGE:-}" ] && echo "BERTH_DEFAULT_IMAGE=$BERTH_DEFAULT_IMAGE"
 		true
 	}
-	{ common; client_env worker; } >"$run/worker.env"
+	{ common; client_env worker; echo "BERTH_METRICS_LISTEN=127.0.0.1:$metrics_port"; } >"$run/worker.env"
 	spawn worker "$run/worker.env" "$bin/berth" worker
 	n=0
 	urls=""
 	for p in $gw_ports; do
 		n=$((n + 1))
-		{ common; client_env gateway; echo "BERTH_LISTEN=127.0.0.1:$p"; } >"$run/gateway$n.env"
+		{
+			common
+			client_env gateway
+			echo "BERTH_LISTEN=127.0.0.1:$p"
+			echo "BERTH_METRICS_LISTEN=127.0.0.1:$((metrics_port + n))"
+		} >"$run/gateway$n.env"
 		spawn "gateway$n" "$run/gateway$n.env" "$bin/berth" gateway
 		wait_port 127.0.0.1 "$p" 60 || { echo "cluster: gateway $n did not listen; see $dir/gateway$n.log" >&2; exit 1; }
 		urls="$urls${urls:+ }http://127.0.0.1:$p"
 	done
+	start_prometheus
 
 	cat <<EOF
 
@@ -180,6 +192,7 @@ Berth on a three-node Temporal cluster is up.
   token:      $(cat "$dir/token")   (also in $dir/token)
   Temporal:   $(addresses)  (mutual TLS, server name "temporal")
   UI:         $ui
+  Prometheus: $prom
   PostgreSQL: 127.0.0.1:$pg_port, role temporal, password in $dir/postgres.password, data in $(readlink -f "$dir/pgdata")
   logs:       $dir/*.log      pids: $run/*.pid
   CLI:        BERTH_URL=http://127.0.0.1:$(echo $gw_ports | cut -d' ' -f1) BERTH_TOKEN=\$(cat $dir/token) $bin/berth ls
@@ -189,8 +202,36 @@ Berth on a three-node Temporal cluster is up.
 EOF
 }
 
+# start_prometheus scrapes the cluster with deploy/observability's
+# configuration (targets written for this layout) when Prometheus is
+# installed, and sets prom to say where it is.
+start_prometheus() {
+	prom="(not installed: apt-get install prometheus)"
+	if ! command -v prometheus >/dev/null; then
+		return 0
+	fi
+	obs=$root/deploy/observability
+	cfg=$dir/prometheus
+	mkdir -p "$cfg/targets" "$cfg/data"
+	cp "$obs/prometheus.yml" "$obs/alerts.yml" "$cfg/"
+	{
+		echo "- targets:"
+		n=0
+		for p in $gw_ports; do n=$((n + 1)); echo "    - 127.0.0.1:$((metrics_port + n))"; done
+	} >"$cfg/targets/gateways.yml"
+	printf -- '- targets:\n    - 127.0.0.1:%s\n' "$metrics_port" >"$cfg/targets/workers.yml"
+	{
+		echo "- targets:"
+		for ip in $nodes; do echo "    - $ip:$metrics_port"; done
+	} >"$cfg/targets/temporal.yml"
+	echo "PATH=$PATH" >"$run/prometheus.env"
+	spawn prometheus "$run/prometheus.env" prometheus --config.file="$cfg/prometheus.yml" \
+		--storage.tsdb.path="$cfg/data" --web.listen-address="127.0.0.1:$prom_port"
+	prom="http://127.0.0.1:$prom_port (scraping the gateways, the worker and the Temporal nodes)"
+}
+
 down() {
-	for name in gateway1 gateway2 gateway3 worker ui node1 node2 node3; do stop "$name"; done
+	for name in prometheus gateway1 gateway2 gateway3 worker ui node1 node2 node3; do stop "$name"; done
 	"$here/postgres.sh" stop "$dir"
 	echo "cluster: stopped (state kept in $dir and $(readlink -f "$dir/pgdata"); remove both to start afresh)"
 }

@@ -58,6 +58,10 @@ type Config struct {
 	// HostAddr (BERTH_HOST_ADDR, "host:port") is where a worker's host
 	// proxy listens and what it announces (hostaddr.go).
 	HostAddr string
+	// MetricsListen (BERTH_METRICS_LISTEN, "host:port" or "off") is where
+	// /metrics is served; empty takes the role's loopback default
+	// (metrics.go).
+	MetricsListen string
 	// Preview is how the gateway serves preview URLs (BERTH_PREVIEW_*).
 	Preview Preview
 	// WarmPool (BERTH_WARM_POOL) sizes a worker's warm pools; see
@@ -114,6 +118,7 @@ func FromEnv() Config {
 		EgressExtraCA:      os.Getenv("BERTH_EGRESS_EXTRA_CA"),
 		TemporalTLS:        temporalTLSFromEnv(),
 		HostAddr:           os.Getenv("BERTH_HOST_ADDR"),
+		MetricsListen:      os.Getenv("BERTH_METRICS_LISTEN"),
 		Preview:            previewFromEnv(),
 		WarmPool:           os.Getenv("BERTH_WARM_POOL"),
 		Images:             splitList(os.Getenv("BERTH_IMAGES")),

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/egress/policy"
+	"github.com/berthdev/berth/internal/metrics"
 )
 
 // DNSServer is the resolver sandboxes use (the host redirects their port 53
@@ -85,7 +86,10 @@ func (s *DNSServer) Close() {
 func (s *DNSServer) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 	src, _ := netip.ParseAddrPort(w.RemoteAddr().String())
 	rep := reporter{log: s.Log, on: s.OnRefusal, limit: &s.refusalLogs}
+	outcome := metrics.OK
+	defer func() { metrics.ResolverQueries.WithLabelValues(outcome).Inc() }()
 	refuse := func(sandbox, name, reason string, rcode int) {
+		outcome = "refused"
 		rep.refuse(Refusal{Sandbox: sandbox, Source: src.Addr().Unmap(), Host: name, Kind: "dns", Reason: reason})
 		m := new(dns.Msg)
 		m.SetRcode(req, rcode)

@@ -18,11 +18,13 @@ import (
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/internal/egress/secrets"
+	"github.com/berthdev/berth/internal/metrics"
 )
 
 // serveTLS terminates the client's TLS with a leaf of the sandbox's CA for
 // the server name it asked for, then serves its HTTP requests.
 func (p *Proxy) serveTLS(c net.Conn, info *conn, e *entry) {
+	metrics.EgressConnections.WithLabelValues("intercept").Inc()
 	tc := tls.Server(c, &tls.Config{
 		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return e.CA.Leaf(info.sni) },
 		NextProtos:     []string{"http/1.1"},
@@ -46,6 +48,7 @@ func (p *Proxy) serveTLS(c net.Conn, info *conn, e *entry) {
 // connection's original destination, over upstream connections kept alive
 // for this sandbox, destination and server name.
 func (p *Proxy) serveHTTP(c net.Conn, info *conn) {
+	metrics.EgressConnections.WithLabelValues("http").Inc()
 	tr := p.transports.get(info, p)
 	scheme := "http"
 	if info.tls {
@@ -148,6 +151,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, info *conn, rp *
 			}
 			return
 		}
+		metrics.SecretSubstitutions.Add(float64(len(sub.Names)))
 		info.redact.add(sub.Sent)
 	}
 	if info.redact.patterns() != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/internal/egress/secrets"
+	"github.com/berthdev/berth/internal/metrics"
 )
 
 // Proxy is the transparent egress proxy. The host redirects sandboxes' TCP
@@ -243,6 +244,7 @@ func (p *Proxy) pass(c net.Conn, info *conn, prefix []byte) {
 		c.Close()
 		return
 	}
+	metrics.EgressConnections.WithLabelValues("splice").Inc()
 	splice(c, up, prefix)
 }
 

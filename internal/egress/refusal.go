@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/internal/metrics"
 )
 
 // Refusal is one refused lookup, connection or request, for the operator:
@@ -26,6 +28,11 @@ type reporter struct {
 }
 
 func (r reporter) refuse(f Refusal) {
+	reason := f.Kind // dns, connect, http: bounded, unlike f.Reason
+	if f.Secret != "" {
+		reason = "secret"
+	}
+	metrics.EgressRefusals.WithLabelValues(reason).Inc()
 	if r.log != nil {
 		logged, suppressed := true, 0
 		if r.limit != nil {

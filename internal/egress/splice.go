@@ -3,6 +3,8 @@ package egress
 import (
 	"io"
 	"net"
+
+	"github.com/berthdev/berth/internal/metrics"
 )
 
 // splice copies both ways between the client (after writing what was
@@ -18,11 +20,13 @@ func splice(client, upstream net.Conn, prefix []byte) {
 	}
 	done := make(chan struct{})
 	go func() {
-		io.Copy(upstream, client)
+		n, _ := io.Copy(upstream, client)
+		metrics.EgressBytes.WithLabelValues("splice", "out").Add(float64(n + int64(len(prefix))))
 		closeWrite(upstream)
 		close(done)
 	}()
-	io.Copy(client, upstream)
+	n, _ := io.Copy(client, upstream)
+	metrics.EgressBytes.WithLabelValues("splice", "in").Add(float64(n))
 	closeWrite(client)
 	<-done
 }

@@ -21,7 +21,11 @@ func (s *Stack) spawn(role string) (*exec.Cmd, error) {
 		return nil, err
 	}
 	cmd := exec.Command(s.Bin, role)
-	cmd.Env = append(os.Environ(), s.env...)
+	cmd.Env = os.Environ()
+	if addr := s.metrics[role]; addr != "" {
+		cmd.Env = append(cmd.Env, "BERTH_METRICS_LISTEN="+addr) // before s.env: a test's own setting wins
+	}
+	cmd.Env = append(cmd.Env, s.env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := childproc.Start(cmd); err != nil {
@@ -54,6 +58,9 @@ func (s *Stack) StartGateway() error {
 	}
 	return fmt.Errorf("gateway did not listen on %s (see %s)", s.listen, filepath.Join(s.Dir, "gateway.log"))
 }
+
+// MetricsURL is where role ("worker", "gateway") serves /metrics.
+func (s *Stack) MetricsURL(role string) string { return "http://" + s.metrics[role] + "/metrics" }
 
 // StopWorker ends the worker with sig (SIGKILL simulates a crash).
 func (s *Stack) StopWorker(sig syscall.Signal) { stop(s.worker, sig) }

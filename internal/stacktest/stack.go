@@ -52,6 +52,7 @@ type Stack struct {
 	HostID               string
 	URL                  string
 	listen               string
+	metrics              map[string]string // role: its BERTH_METRICS_LISTEN
 	env                  []string
 	root                 string
 	cli                  string // the Temporal CLI
@@ -127,6 +128,17 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		return nil, err
 	}
 	s.listen = net.JoinHostPort(ip, strconv.Itoa(port))
+	// Each role its own metrics port: the defaults would collide between
+	// the worker and the gateway, and between stacks.
+	s.metrics = map[string]string{}
+	for _, role := range []string{"worker", "gateway"} {
+		p, err := devserver.FreePort("127.0.0.1")
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.metrics[role] = net.JoinHostPort("127.0.0.1", strconv.Itoa(p))
+	}
 	s.URL = "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	s.env = append([]string{
 		"TEMPORAL_ADDRESS=" + s.temporal.Address(), "BERTH_SECRET=" + s.Secret, "BERTH_SECRETS_KEY=" + s.SecretsKey, "BERTH_TOKEN=" + s.Token,

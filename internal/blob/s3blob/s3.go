@@ -5,17 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/tracing"
 )
 
 // Environment read by OpenS3 on top of the standard AWS chain
@@ -68,6 +71,10 @@ func OpenS3(ctx context.Context, bucket, prefix string) (*S3Store, error) {
 			o.BaseEndpoint = aws.String(endpoint)
 		}
 		o.UsePathStyle = pathStyle
+		if tracing.Enabled() {
+			// Each S3 call a span of the backup or restore it serves.
+			o.HTTPClient = &http.Client{Transport: tracing.Transport(awshttp.NewBuildableClient().GetTransport(), "s3", false)}
+		}
 		// Integrity is end-to-end via the backup manifest's sha256; the
 		// SDK's default CRC32 trailers are not accepted by every
 		// S3-compatible server, so only send checksums where required.

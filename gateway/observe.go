@@ -1,0 +1,146 @@
+package gateway
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+	"go.uber.org/zap"
+
+	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/metrics"
+	"github.com/berthdev/berth/internal/tracing"
+)
+
+// RequestIDHeader names a request: the gateway answers it on every
+// response, puts it in every error body, on the request's log lines and on
+// its trace. A client's own id is kept when it is short and plain.
+const RequestIDHeader = "X-Request-Id"
+
+// routePreview and routeUnmatched are the route labels of requests no API
+// route template names.
+const (
+	routePreview   = "preview"
+	routeUnmatched = "unmatched"
+)
+
+// observe is the outermost middleware: it names the request, times it,
+// counts it by route template, method and code and, when tracing is on,
+// makes it the root (or a child of the caller's traceparent) of a trace.
+// With tracing off it allocates nothing beyond the id.
+func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		r := c.Request()
+		id := r.Header.Get(RequestIDHeader)
+		if !plainID(id) {
+			id = newRequestID()
+		}
+		c.Response().Header().Set(RequestIDHeader, id)
+		var span trace.Span
+		if tracing.Enabled() {
+			ctx := otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+			ctx, span = tracing.Tracer().Start(ctx, r.Method+" "+routeOf(c), trace.WithSpanKind(trace.SpanKindServer),
+				trace.WithAttributes(attribute.String("http.request.method", r.Method), attribute.String("http.route", routeOf(c)),
+					attribute.String("berth.request_id", id)))
+			c.SetRequest(r.WithContext(ctx))
+		}
+		metrics.HTTPInFlight.Inc()
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		metrics.HTTPInFlight.Dec()
+		status := c.Response().Status
+		route, code := routeOf(c), metrics.Code(status)
+		metrics.HTTPRequests.WithLabelValues(route, r.Method, code).Inc()
+		metrics.HTTPDuration.WithLabelValues(route, r.Method, code).Observe(time.Since(start).Seconds())
+		if span != nil {
+			span.SetAttributes(attribute.Int("http.response.status_code", status))
+			if status >= 500 {
+				span.SetStatus(codes.Error, http.StatusText(status))
+			}
+			span.End()
+		}
+		return nil
+	}
+}
+
+// routeOf is the request's route template: bounded, unlike its path.
+func routeOf(c echo.Context) string {
+	switch p := c.Path(); p {
+	case "", "/*":
+		return routeUnmatched
+	default:
+		return p
+	}
+}
+
+// plainID: a client's request id is kept when it is 1-64 characters of
+// [A-Za-z0-9._-]; anything else (it is echoed in headers and logs) is
+// replaced.
+func plainID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		b := id[i]
+		if !('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || b == '.' || b == '_' || b == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Request ids are this process's random prefix and a counter: unique
+// without a random read per request.
+var (
+	idPrefix = func() string {
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		return hex.EncodeToString(b[:])
+	}()
+	idSeq atomic.Uint64
+)
+
+func newRequestID() string {
+	var buf [32]byte
+	b := append(buf[:0], idPrefix...)
+	b = append(b, '-')
+	b = strconv.AppendUint(b, idSeq.Add(1), 36)
+	return string(b)
+}
+
+// requestID is the id observe gave the request being answered on h.
+func requestID(h http.Header) string { return h.Get(RequestIDHeader) }
+
+// withRequestID is e (copied: API errors may be shared values) naming the
+// request whose response headers are h.
+func withRequestID(e *api.Error, h http.Header) *api.Error {
+	id := requestID(h)
+	if id == "" || e.RequestID == id {
+		return e
+	}
+	cp := *e
+	cp.RequestID = id
+	return &cp
+}
+
+// reqLog is the gateway's logger for the request c: its lines carry the
+// request id (and the sandbox's name, on a sandbox's routes).
+func (s *Server) reqLog(c echo.Context) *zap.Logger {
+	fields := []zap.Field{zap.String("requestId", requestID(c.Response().Header()))}
+	if name := c.Param("name"); name != "" {
+		fields = append(fields, zap.String("sandbox", name))
+	}
+	return s.log.With(fields...)
+}
