@@ -22,7 +22,11 @@ import (
 // that failed after an earlier rescue) is returned as is. A volume whose
 // restore never finished holds only part of a backup that exists, so it
 // is not rescued (ok false).
-func (a *Activities) RescueVolume(ctx context.Context, sandbox string, lostAt time.Time) (m backup.Manifest, ok bool, err error) {
+//
+// A function, not a method: every exported method of Activities is
+// registered as an activity, and this is none (reconciliation calls it
+// before the worker takes work).
+func RescueVolume(ctx context.Context, a *Activities, sandbox string, lostAt time.Time) (m backup.Manifest, ok bool, err error) {
 	if a.Backups == nil {
 		return backup.Manifest{}, false, errors.New("no backup store configured")
 	}

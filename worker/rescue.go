@@ -31,7 +31,7 @@ func rescuer(acts *activities.Activities) *Rescuer {
 		return nil
 	}
 	return &Rescuer{Archive: acts.Backups, Volume: func(ctx context.Context, sandbox string, lostAt time.Time) (string, bool, error) {
-		m, ok, err := acts.RescueVolume(ctx, sandbox, lostAt)
+		m, ok, err := activities.RescueVolume(ctx, acts, sandbox, lostAt)
 		return m.BackupID, ok, err
 	}}
 }
