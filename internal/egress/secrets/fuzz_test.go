@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -81,8 +82,13 @@ func FuzzSubstitute(f *testing.F) {
 func dump(r *http.Request) string {
 	var b strings.Builder
 	b.WriteString(r.URL.String())
-	for k, vs := range r.Header {
-		for _, v := range vs {
+	keys := make([]string, 0, len(r.Header))
+	for k := range r.Header {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // one dump per request, whatever the map's order
+	for _, k := range keys {
+		for _, v := range r.Header[k] {
 			b.WriteString("\n" + k + ": " + v)
 			if _, cred, ok := strings.Cut(v, " "); ok {
 				if dec, err := base64.StdEncoding.DecodeString(cred); err == nil {
