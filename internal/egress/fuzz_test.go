@@ -37,7 +37,23 @@ func FuzzPeekClientHello(f *testing.F) {
 	f.Add([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
 	f.Add([]byte{0x16, 0x03, 0x01, 0xff, 0xff, 0x01})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		hello, read, err := peekClientHello(bytesConn{r: bytes.NewReader(data)})
+		type peeked struct {
+			hello *tls.ClientHelloInfo
+			read  []byte
+			err   error
+		}
+		done := make(chan peeked, 1)
+		go func() {
+			h, r, err := peekClientHello(bytesConn{r: bytes.NewReader(data)})
+			done <- peeked{h, r, err}
+		}()
+		var p peeked
+		select {
+		case p = <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("the peek of %q did not return within 5 s", data)
+		}
+		hello, read, err := p.hello, p.read, p.err
 		if !bytes.HasPrefix(data, read) {
 			t.Fatalf("replay bytes %q are not what was read from %q", read, data)
 		}
