@@ -44,6 +44,7 @@ type faults struct {
 }
 
 func (f *faults) run(ctx context.Context, every time.Duration) {
+	var cycle []string // every kind once, in a seeded order, then again
 	for {
 		wait := every/2 + time.Duration(f.rnd.Int64N(int64(every)))
 		select {
@@ -51,10 +52,19 @@ func (f *faults) run(ctx context.Context, every time.Duration) {
 			return
 		case <-time.After(wait):
 		}
-		kind := faultKinds[f.rnd.IntN(len(faultKinds))]
+		// Every fault draws the same numbers, whatever it finds, so the
+		// seed fixes the sequence of kinds, holds and picks.
+		if len(cycle) == 0 {
+			for _, i := range f.rnd.Perm(len(faultKinds)) {
+				cycle = append(cycle, faultKinds[i])
+			}
+		}
+		kind := cycle[0]
+		cycle = cycle[1:]
 		hold := time.Duration(500+f.rnd.IntN(2500)) * time.Millisecond
+		pick := f.rnd.Float64()
 		f.log("fault: %s for %s", kind, hold)
-		if err := f.inject(kind, hold); err != nil {
+		if err := f.inject(kind, hold, pick); err != nil {
 			f.problem(fmt.Sprintf("fault %s: %v", kind, err))
 		}
 		f.mu.Lock()
@@ -69,7 +79,7 @@ func (f *faults) problem(s string) {
 	f.problems = append(f.problems, s)
 }
 
-func (f *faults) inject(kind string, hold time.Duration) error {
+func (f *faults) inject(kind string, hold time.Duration, pick float64) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	switch kind {
@@ -100,7 +110,7 @@ func (f *faults) inject(kind string, hold time.Duration) error {
 		if err != nil || len(cs) == 0 {
 			return err
 		}
-		id := cs[f.rnd.IntN(len(cs))].ID
+		id := cs[int(pick*float64(len(cs)))].ID
 		if err := f.st.Docker.Client().ContainerPause(ctx, id); err != nil {
 			return nil // it went meanwhile
 		}
