@@ -204,7 +204,7 @@ func (d *driver) live() []*sandboxModel {
 	defer d.mu.Unlock()
 	var out []*sandboxModel
 	for _, b := range d.boxes {
-		if b.status != "destroyed" {
+		if b.status != "destroyed" && b.status != "never-created" {
 			out = append(out, b)
 		}
 	}
@@ -214,6 +214,11 @@ func (d *driver) live() []*sandboxModel {
 func (d *driver) setStatus(b *sandboxModel, err error, status string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if err != nil && !b.claimed && errors.Is(err, client.ErrSandboxNotFound) {
+		// Its create got no answer and claimed nothing: done with it.
+		b.status = "never-created"
+		return
+	}
 	if err != nil {
 		var e *client.Error
 		// A refusal that says nothing changed leaves the status known;
@@ -367,6 +372,10 @@ func (d *driver) write(ctx context.Context, b *sandboxModel) {
 	sum := sha256.Sum256(data)
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if err != nil && !b.claimed && errors.Is(err, client.ErrSandboxNotFound) {
+		b.status = "never-created" // its create got no answer and claimed nothing
+		return
+	}
 	if err != nil {
 		var e *client.Error
 		if !(errors.As(err, &e) && e.Status >= 400 && e.Status < 500) {
