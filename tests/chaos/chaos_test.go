@@ -153,6 +153,14 @@ func check(t *testing.T, st *stacktest.Stack, c *client.Client, d *driver) []str
 		if b.status != "" && info.Status != b.status {
 			v = append(v, fmt.Sprintf("%s: status %s, the last acknowledged operation implies %s", b.name, info.Status, b.status))
 		}
+		for k, want := range b.env {
+			if want != "" && info.Env[k] != want {
+				v = append(v, fmt.Sprintf("%s: env %s=%q, acknowledged %q", b.name, k, info.Env[k], want))
+			}
+		}
+		if got := policyString(info.Egress); b.egress != "" && info.Status != "destroyed" && got != b.egress {
+			v = append(v, fmt.Sprintf("%s: egress %q, acknowledged %q", b.name, got, b.egress))
+		}
 		b.status = info.Status // what the rest of the checks go by
 		qctx, qcancel := context.WithTimeout(ctx, 10*time.Second)
 		_, err := st.Temporal.QueryWorkflow(qctx, contract.WorkflowID(b.name), "", contract.QueryState)

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,6 +33,7 @@ const (
 	opKill     = "kill"
 	opDestroy  = "destroy"
 	opEnv      = "env"
+	opEgress   = "egress"
 )
 
 // weights of the operations on an existing sandbox.
@@ -39,7 +41,7 @@ var opWeights = []struct {
 	op string
 	w  int
 }{{opStart, 6}, {opExec, 10}, {opBgLogs, 3}, {opWrite, 12}, {opSleep, 5}, {opSnapshot, 3},
-	{opFork, 1}, {opKill, 2}, {opDestroy, 1}, {opEnv, 3}}
+	{opFork, 1}, {opKill, 2}, {opDestroy, 1}, {opEnv, 3}, {opEgress, 2}}
 
 // sandboxModel is what the acknowledged operations imply about a
 // sandbox. An operation that got no answer (or an error) may or may not
@@ -57,6 +59,8 @@ type sandboxModel struct {
 	// what a backup holds (what a fork of it must have).
 	durable map[string]string
 	env     map[string]string
+	// egress is the policy last acknowledged ("mode domain"); "" unknown.
+	egress string
 	// claimed: an acknowledged create (or any acknowledged operation)
 	// says the sandbox exists; a create that got no answer may not have
 	// claimed the name.
@@ -150,9 +154,9 @@ func (d *driver) step(ctx context.Context) {
 	defer cancel()
 	switch op {
 	case opStart:
-		_, err := d.c.Start(ctx, b.name)
+		info, err := d.c.Start(ctx, b.name)
 		d.count(op, err)
-		d.setStatus(b, err, "running")
+		d.setStatus(b, err, answered(info, "running"))
 	case opExec:
 		d.exec(ctx, b)
 	case opBgLogs:
@@ -160,9 +164,10 @@ func (d *driver) step(ctx context.Context) {
 	case opWrite:
 		d.write(ctx, b)
 	case opSleep:
-		_, err := d.c.Sleep(ctx, b.name)
+		// A sandbox never started stays created: the answer says.
+		info, err := d.c.Sleep(ctx, b.name)
 		d.count(op, err)
-		d.setStatus(b, err, "stopped")
+		d.setStatus(b, err, answered(info, "stopped"))
 		if err == nil {
 			d.markDurable(b)
 		}
@@ -181,19 +186,37 @@ func (d *driver) step(ctx context.Context) {
 		_, err := d.c.Kill(ctx, b.name)
 		d.count(op, err)
 	case opDestroy:
-		_, err := d.c.Destroy(ctx, b.name)
+		info, err := d.c.Destroy(ctx, b.name)
 		d.count(op, err)
-		d.setStatus(b, err, "destroyed")
+		d.setStatus(b, err, answered(info, "destroyed"))
+	case opEgress:
+		p := client.EgressPolicy{Mode: []string{"open", "allowlist", "none"}[d.rnd.IntN(3)]}
+		if p.Mode == "allowlist" {
+			p.Domains = []string{fmt.Sprintf("d%d.example.com", d.rnd.IntN(100))}
+		}
+		_, err := d.c.SetEgress(ctx, b.name, p)
+		d.count(op, err)
+		d.mu.Lock()
+		var e *client.Error
+		switch {
+		case err == nil:
+			b.egress = policyString(&p)
+		case !(errors.As(err, &e) && e.Status >= 400 && e.Status < 500):
+			b.egress = "" // may or may not have been applied
+		}
+		d.mu.Unlock()
 	case opEnv:
 		k := fmt.Sprintf("CHAOS_%d", d.rnd.IntN(4))
 		v := strconv.Itoa(d.rnd.IntN(1000))
 		_, err := d.c.SetEnv(ctx, b.name, map[string]*string{k: &v})
 		d.count(op, err)
 		d.mu.Lock()
-		if err == nil {
+		var e *client.Error
+		switch {
+		case err == nil:
 			b.env[k] = v
-		} else {
-			b.env[k] = "" // unknown
+		case !(errors.As(err, &e) && e.Status >= 400 && e.Status < 500):
+			b.env[k] = "" // may or may not have been applied
 		}
 		d.mu.Unlock()
 	}
@@ -255,7 +278,7 @@ func (d *driver) create(ctx context.Context, warm bool) {
 	d.mu.Unlock()
 	_, _, err := d.c.Create(ctx, client.CreateRequest{Name: n, InstanceType: typ, KeepAlive: true, Start: true})
 	d.count(op, err)
-	b := &sandboxModel{name: n, files: map[string]string{}, durable: map[string]string{}, env: map[string]string{}}
+	b := &sandboxModel{name: n, files: map[string]string{}, durable: map[string]string{}, env: map[string]string{}, egress: "open"}
 	if err == nil {
 		b.status, b.claimed = "running", true
 	} else if e := (*client.Error)(nil); errors.As(err, &e) && e.Status >= 400 && e.Status < 500 {
@@ -264,6 +287,26 @@ func (d *driver) create(ctx context.Context, warm bool) {
 	d.mu.Lock()
 	d.boxes = append(d.boxes, b)
 	d.mu.Unlock()
+}
+
+// answered is the status an acknowledged lifecycle call answered with.
+func answered(info *client.SandboxInfo, def string) string {
+	if info != nil && info.Status != "" {
+		return info.Status
+	}
+	return def
+}
+
+// policyString is a policy as the model keeps it; nil is the default,
+// open.
+func policyString(p *client.EgressPolicy) string {
+	switch {
+	case p == nil || p.Mode == "":
+		return "open"
+	case len(p.Domains) == 0:
+		return p.Mode
+	}
+	return p.Mode + " " + strings.Join(p.Domains, ",")
 }
 
 // exec runs a command whose output the driver knows, and checks it.
