@@ -47,6 +47,18 @@ type Backup struct {
 	// restored again unless named, and does not count among the kept ones.
 	Bad       bool   `json:"bad,omitempty"`
 	BadReason string `json:"badReason,omitempty"`
+	// Rescued marks the volume a lost host still held when the sandbox
+	// started elsewhere from an older backup (allowRollback), backed up
+	// when that host came back: never restored unless named (start with
+	// backupId, or fork from it).
+	Rescued *RescuedFrom `json:"rescued,omitempty"`
+}
+
+// RescuedFrom is where a rescued backup's volume was, and when that host
+// was found lost.
+type RescuedFrom struct {
+	Host   string    `json:"host"`
+	LostAt time.Time `json:"lostAt"`
 }
 
 // HostLoss is the loss of the host that holds a sandbox's workspace (the

@@ -12,8 +12,12 @@ import (
 )
 
 func publicBackup(m backup.Manifest) api.Backup {
-	return api.Backup{BackupID: m.BackupID, Size: m.Size, Bytes: m.Bytes, Files: m.Files, SHA256: m.SHA256,
+	b := api.Backup{BackupID: m.BackupID, Size: m.Size, Bytes: m.Bytes, Files: m.Files, SHA256: m.SHA256,
 		CreatedAt: m.CreatedAt, ExpiresAt: m.ExpiresAt(), Bad: m.Bad, BadReason: m.BadReason}
+	if r := m.Rescued; r != nil {
+		b.Rescued = &api.RescuedFrom{Host: r.Host, LostAt: r.LostAt}
+	}
+	return b
 }
 
 // listBackups lists a sandbox's complete backups, newest first.

@@ -143,12 +143,12 @@ func TestReconcileKeepsAllWhenTemporalUnreachableFaultInjected(t *testing.T) {
 	id := plantContainer(t, ghost, "boot-of-nobody", "berth-"+ghost)
 	plantVolume(t, ghost)
 	ctx := testCtx(t, time.Minute)
-	err := worker.Reconcile(ctx, unreachableTemporal{}, stack.Docker, stack.HostID, stackNamespace, nil, zap.NewNop())
+	err := worker.Reconcile(ctx, unreachableTemporal{}, stack.Docker, stack.HostID, stackNamespace, nil, nil, zap.NewNop())
 	require.ErrorContains(t, err, "injected fault")
 	require.True(t, containerExists(t, id))
 	require.True(t, volumeExists(t, ghost))
 	// Asked for real, it removes them.
-	require.NoError(t, worker.Reconcile(ctx, stack.Temporal, stack.Docker, stack.HostID, stackNamespace, nil, zap.NewNop()))
+	require.NoError(t, worker.Reconcile(ctx, stack.Temporal, stack.Docker, stack.HostID, stackNamespace, nil, nil, zap.NewNop()))
 	require.False(t, containerExists(t, id))
 	require.False(t, volumeExists(t, ghost))
 }
@@ -164,7 +164,7 @@ func TestReconcileKeepsOtherNamespacesWorkspaces(t *testing.T) {
 	plantVolumeIn(t, other, "another-namespace")
 	legacyID := plantContainerIn(t, legacy, "boot-of-nobody", "berth-"+legacy, "")
 	plantVolumeIn(t, legacy, "")
-	require.NoError(t, worker.Reconcile(ctx, stack.Temporal, stack.Docker, stack.HostID, stackNamespace, nil, zap.NewNop()))
+	require.NoError(t, worker.Reconcile(ctx, stack.Temporal, stack.Docker, stack.HostID, stackNamespace, nil, nil, zap.NewNop()))
 	require.True(t, containerExists(t, otherID), "another namespace's container was removed")
 	require.True(t, volumeExists(t, other), "another namespace's volume was removed")
 	require.True(t, volumeExists(t, legacy), "an unlabelled volume of a missing sandbox was removed")

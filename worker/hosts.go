@@ -281,7 +281,7 @@ func reconcileEveryPeriod(ctx context.Context, c client.Client, acts *activities
 			return
 		case <-t.C:
 		}
-		if err := Reconcile(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Pool.Claiming, log); err != nil && ctx.Err() == nil {
+		if err := Reconcile(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Pool.Claiming, rescuer(acts), log); err != nil && ctx.Err() == nil {
 			log.Warn("periodic reconcile skipped", zap.Error(err))
 		}
 	}

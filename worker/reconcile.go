@@ -42,7 +42,14 @@ import (
 // A claimed warm container whose claim is recent (claiming, from
 // activities.WarmPool.Claiming; nil: none) is its boot's to adopt or
 // remove, whatever the sandbox's state says.
-func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, hostID, namespace string, claiming func(string) bool, log *zap.Logger) error {
+//
+// The volume of a sandbox that started elsewhere from an older backup
+// after this host was lost (a consented rollback: its history says
+// workspace-rolled-back from this host) may hold work no backup has: it
+// is first handed to rescue (nil: none), which backs it up as a rescued
+// backup, and kept when that fails, to be tried again at the next
+// reconciliation (rescue.go).
+func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, hostID, namespace string, claiming func(string) bool, rescue *Rescuer, log *zap.Logger) error {
 	ours := filters.NewArgs(
 		filters.Arg("label", dockerrt.LabelManaged+"=true"),
 		filters.Arg("label", dockerrt.LabelHost+"="+hostID))
@@ -123,6 +130,9 @@ func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, h
 			keep = true // unlabelled: maybe another namespace's (see above)
 		}
 		if keep {
+			continue
+		}
+		if rescue != nil && movedAway(state(name), hostID) && !rescued(ctx, c, namespace, hostID, name, rescue, log) {
 			continue
 		}
 		log.Info("removing orphan volume", zap.String("sandbox", name), zap.String("volume", v.Name), zap.String("why", why))

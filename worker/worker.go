@@ -37,7 +37,7 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 		return err
 	}
 	// Before any work is taken, so no activity of this worker races it.
-	if err := Reconcile(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Pool.Claiming, acts.Log.Named("reconcile")); err != nil {
+	if err := Reconcile(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Pool.Claiming, rescuer(acts), acts.Log.Named("reconcile")); err != nil {
 		acts.Log.Warn("reconcile skipped", zap.Error(err))
 	}
 	if err := MatchFreezes(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Log.Named("reconcile")); err != nil {

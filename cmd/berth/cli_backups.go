@@ -71,6 +71,9 @@ func backupsCmd(g *globals) *cobra.Command {
 					if b.Bad {
 						id += " (bad: failed to restore)"
 					}
+					if r := b.Rescued; r != nil {
+						id += fmt.Sprintf(" (rescued from host %s, lost %s)", termsafe.String(r.Host), r.LostAt.Local().Format("2006-01-02 15:04:05"))
+					}
 					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", id, b.CreatedAt.Local().Format("2006-01-02 15:04:05"),
 						b.Files, humanBytes(b.Bytes), humanBytes(b.Size), exp)
 				}

@@ -24,6 +24,7 @@ type Options struct {
 	TTL      time.Duration    // 0 means DefaultTTL
 	Progress archive.Progress // cumulative file content bytes archived
 	Now      func() time.Time // clock for the id and CreatedAt; nil means time.Now
+	Rescued  *Rescue          // makes a rescued backup (Manifest.Rescued)
 }
 
 // Create archives dir (which must not change meanwhile: the container is
@@ -43,7 +44,7 @@ func Create(ctx context.Context, store blob.Store, sandbox, dir string, opts Opt
 	if ttl == 0 {
 		ttl = DefaultTTL
 	}
-	m := Manifest{BackupID: NewID(now()), Sandbox: sandbox, Format: Format, TTL: ttl}
+	m := Manifest{BackupID: NewID(now()), Sandbox: sandbox, Format: Format, TTL: ttl, Rescued: opts.Rescued}
 
 	parent := ctx
 	ctx, stopArchiver := context.WithCancel(ctx)

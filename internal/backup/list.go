@@ -33,7 +33,8 @@ func List(ctx context.Context, store blob.Store, sandbox string) ([]Manifest, er
 	return ms, flagBad(ctx, store, ms, badIDs(objs))
 }
 
-// Latest returns the newest complete backup of sandbox not marked bad, or
+// Latest returns the newest complete backup of sandbox not marked bad and
+// not rescued (a rescued backup is restored only when named), or
 // ErrNoBackup.
 func Latest(ctx context.Context, store blob.Store, sandbox string) (Manifest, error) {
 	ms, err := List(ctx, store, sandbox)
@@ -41,7 +42,7 @@ func Latest(ctx context.Context, store blob.Store, sandbox string) (Manifest, er
 		return Manifest{}, err
 	}
 	for _, m := range ms {
-		if !m.Bad {
+		if !m.Bad && m.Rescued == nil {
 			return m, nil
 		}
 	}

@@ -73,6 +73,19 @@ type Manifest struct {
 	// (MarkBad); BadReason says why. Not part of the stored manifest.
 	Bad       bool   `json:"-"`
 	BadReason string `json:"-"`
+	// Rescued marks a backup of a volume a host still held after its
+	// sandbox had started elsewhere from an older backup (a consented
+	// rollback): the work the rollback left behind. It is never restored
+	// unless named, does not count among the kept ones and expires by
+	// its TTL.
+	Rescued *Rescue `json:"rescued,omitempty"`
+}
+
+// Rescue says where a rescued backup's volume was and when its host was
+// lost.
+type Rescue struct {
+	Host   string    `json:"host"`
+	LostAt time.Time `json:"lostAt"`
 }
 
 // MarshalJSON writes TTL as a Go duration string ("168h0m0s"), which

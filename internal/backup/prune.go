@@ -121,11 +121,13 @@ func prune(ctx context.Context, store blob.Store, sandbox string, objs []blob.Ob
 		res.Deleted = append(res.Deleted, key)
 		return nil
 	}
-	kept := 0 // the newest good ones kept so far; one marked bad never counts
+	// The newest good ones kept so far; one marked bad or rescued never
+	// counts (a rescued one is no restore source: it expires by its TTL).
+	kept := 0
 	for _, m := range good {
 		_, isBad := markers[m.BackupID]
 		exp := m.ExpiresAt()
-		newest := !isBad && kept < keep
+		newest := !isBad && m.Rescued == nil && kept < keep
 		if newest || exp.IsZero() || now.Before(exp) {
 			if newest {
 				kept++

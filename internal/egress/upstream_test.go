@@ -44,10 +44,14 @@ type upstream struct {
 type seen struct {
 	Host, Path, EscapedPath, RawQuery string
 	Header                            http.Header
+	Local                             string // the upstream address it arrived at
 }
 
 func (u *upstream) record(r *http.Request) seen {
 	s := seen{Host: r.Host, Path: r.URL.Path, EscapedPath: r.URL.EscapedPath(), RawQuery: r.URL.RawQuery, Header: r.Header.Clone()}
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		s.Local = a.String()
+	}
 	u.mu.Lock()
 	u.requests = append(u.requests, s)
 	u.mu.Unlock()

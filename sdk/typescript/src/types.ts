@@ -110,6 +110,9 @@ export interface Backup {
   expiresAt?: string;
   bad?: boolean;
   badReason?: string;
+  /** The volume a lost host still held when the sandbox started elsewhere
+   * from an older backup: restored only when named. */
+  rescued?: { host: string; lostAt: string };
 }
 
 export interface FileInfo {

@@ -1,0 +1,379 @@
+// Package chaos is Berth's randomised fault test: a seeded driver runs a
+// mix of operations on several sandboxes through the public Go client
+// while a fault loop kills and restarts the worker, the gateway and the
+// Temporal dev server, cuts and slows the backup store and pauses
+// containers; afterwards the invariants of "nothing acknowledged is lost,
+// nothing is left behind" are checked and printed as figures. Each
+// failure prints the seed that reproduces the run's operations and
+// faults (their timing is the machine's).
+//
+// It runs with BERTH_TEST_CHAOS=1 (task chaos); BERTH_CHAOS_SEED,
+// BERTH_CHAOS_DURATION (default 2m) and BERTH_CHAOS_FAULT_EVERY (default
+// 8s) tune it.
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/volume"
+
+	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/s3test"
+	"github.com/berthdev/berth/internal/stacktest"
+	"github.com/berthdev/berth/workflows/contract"
+)
+
+func envDuration(t *testing.T, key string, def time.Duration) time.Duration {
+	v := os.Getenv(key)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		t.Fatalf("%s=%q: %v", key, v, err)
+	}
+	return d
+}
+
+func TestChaos(t *testing.T) {
+	if os.Getenv("BERTH_TEST_CHAOS") == "" {
+		t.Skip("the chaos run: BERTH_TEST_CHAOS=1 (task chaos)")
+	}
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("BERTH_CHAOS_SEED"); v != "" {
+		var err error
+		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+			t.Fatalf("BERTH_CHAOS_SEED=%q: %v", v, err)
+		}
+	}
+	duration := envDuration(t, "BERTH_CHAOS_DURATION", 2*time.Minute)
+	every := envDuration(t, "BERTH_CHAOS_FAULT_EVERY", 8*time.Second)
+	t.Logf("chaos seed %d (rerun: BERTH_TEST_CHAOS=1 BERTH_CHAOS_SEED=%d), %s, a fault about every %s", seed, seed, duration, every)
+	defer func() {
+		if t.Failed() {
+			t.Logf("FAILED with seed %d: rerun with BERTH_TEST_CHAOS=1 BERTH_CHAOS_SEED=%d", seed, seed)
+		}
+	}()
+
+	srv := s3test.Start(t) // sets the AWS and BERTH_S3_ENDPOINT env the children inherit
+	proxy := startStoreProxy(t, strings.TrimPrefix(srv.Endpoint, "http://"))
+	t.Setenv("BERTH_S3_ENDPOINT", "http://"+proxy.Addr())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	st, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_BACKUP_URL=" + srv.URL, "BERTH_WARM_POOL=lite=1",
+		"BERTH_CONTINUE_AS_NEW_AFTER=40"}})
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	c := client.New(st.URL, st.Token, client.WithHTTPClient(stacktest.HTTPClient()))
+
+	logf := func(format string, args ...any) {
+		t.Logf("%s "+format, append([]any{time.Now().Format("15:04:05.0")}, args...)...)
+	}
+	d := &driver{c: c, rnd: rand.New(rand.NewPCG(seed, 1)), prefix: fmt.Sprintf("chaos-%d", seed%100000), log: logf,
+		ops: map[string]int{}, acked: map[string]int{}, codes: map[string]int{}}
+	f := &faults{st: st, proxy: proxy, rnd: rand.New(rand.NewPCG(seed, 2)), log: logf, count: map[string]int{}}
+
+	runCtx, stopRun := context.WithTimeout(context.Background(), duration)
+	faultsDone := make(chan struct{})
+	go func() { defer close(faultsDone); f.run(runCtx, every) }()
+	steps := 0
+	for runCtx.Err() == nil {
+		d.step(context.Background())
+		if steps++; steps%100 == 0 {
+			logf("%d operations", steps)
+		}
+	}
+	stopRun()
+	<-faultsDone
+	logf("ran %d operations; faults stopped, settling", steps)
+	d.bg.Wait()
+
+	v := check(t, st, c, d)
+	v = append(v, f.problems...)
+	v = append(v, d.logGaps...)
+	for _, u := range d.undoc {
+		v = append(v, "undocumented error code: "+u)
+	}
+	// Every answer the client saw, checked against schemas/openapi.yaml.
+	_, spec := stacktest.SpecReport()
+	for _, s := range spec {
+		v = append(v, "not as the spec says: "+s)
+	}
+	report(t, seed, d, f, v)
+	if len(v) > 0 {
+		t.Errorf("%d invariant violations (seed %d):\n  %s", len(v), seed, strings.Join(v, "\n  "))
+	}
+	if t.Failed() {
+		t.Logf("--- worker log ---\n%s\n--- gateway log ---\n%s", st.Logs("worker"), st.Logs("gateway"))
+	}
+}
+
+// figures of the invariant checks
+var verified struct {
+	bytes, files, sandboxes, events, queries int64
+}
+
+// check waits for the stack to answer, then checks every invariant and
+// returns the violations.
+func check(t *testing.T, st *stacktest.Stack, c *client.Client, d *driver) []string {
+	var v []string
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	d.mu.Lock()
+	boxes := append([]*sandboxModel(nil), d.boxes...)
+	d.mu.Unlock()
+
+	// 1. Every sandbox is in the state its last acknowledged operation
+	// implies, and every workflow answers a query.
+	for _, b := range boxes {
+		var info *client.SandboxInfo
+		if err := retry(ctx, func() (err error) { info, err = c.Get(ctx, b.name); return err }); err != nil {
+			if !b.claimed && errors.Is(err, client.ErrSandboxNotFound) {
+				b.status = "never-created" // its create got no answer and claimed nothing
+				continue
+			}
+			v = append(v, fmt.Sprintf("%s: GET failed after the faults: %v", b.name, err))
+			continue
+		}
+		if b.status != "" && info.Status != b.status {
+			v = append(v, fmt.Sprintf("%s: status %s, the last acknowledged operation implies %s", b.name, info.Status, b.status))
+		}
+		for k, want := range b.env {
+			if want != "" && info.Env[k] != want {
+				v = append(v, fmt.Sprintf("%s: env %s=%q, acknowledged %q", b.name, k, info.Env[k], want))
+			}
+		}
+		if got := policyString(info.Egress); b.egress != "" && info.Status != "destroyed" && got != b.egress {
+			v = append(v, fmt.Sprintf("%s: egress %q, acknowledged %q", b.name, got, b.egress))
+		}
+		b.status = info.Status // what the rest of the checks go by
+		qctx, qcancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := st.Temporal.QueryWorkflow(qctx, contract.WorkflowID(b.name), "", contract.QueryState)
+		qcancel()
+		if err != nil {
+			v = append(v, fmt.Sprintf("%s: the workflow answered no query within 10 s: %v", b.name, err))
+		} else {
+			verified.queries++
+		}
+	}
+
+	// 2. Exactly one container per running sandbox, none otherwise; no
+	// volume of a destroyed sandbox; no container or volume of this host
+	// that belongs to no sandbox of the run (warm ones aside).
+	known := map[string]*sandboxModel{}
+	for _, b := range boxes {
+		known[b.name] = b
+	}
+	ours := filters.NewArgs(filters.Arg("label", dockerrt.LabelHost+"="+st.HostID))
+	cs, err := st.Docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: ours})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perSandbox := map[string][]container.Summary{}
+	for _, ct := range cs {
+		// A claimed warm container carries its sandbox in its name only.
+		n := activities.SandboxOf(ct.Labels, activities.ListedName(ct.Names))
+		if n == "" {
+			continue // warm, unclaimed
+		}
+		if known[n] == nil {
+			v = append(v, fmt.Sprintf("orphan container %s of unknown sandbox %q", ct.ID[:12], n))
+			continue
+		}
+		perSandbox[n] = append(perSandbox[n], ct)
+	}
+	for _, b := range boxes {
+		got := perSandbox[b.name]
+		switch b.status {
+		case "running":
+			if len(got) != 1 || got[0].State != "running" {
+				v = append(v, fmt.Sprintf("%s: running with %d containers (%s)", b.name, len(got), states(got)))
+			}
+		case "starting", "stopping":
+			v = append(v, fmt.Sprintf("%s: still %s minutes after the faults stopped", b.name, b.status))
+		default:
+			if len(got) != 0 {
+				v = append(v, fmt.Sprintf("%s: %s with %d containers (%s)", b.name, b.status, len(got), states(got)))
+			}
+		}
+	}
+	vs, err := st.Docker.Client().VolumeList(ctx, volume.ListOptions{Filters: ours})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, vol := range vs.Volumes {
+		n := vol.Labels[dockerrt.LabelSandbox]
+		if n == "" {
+			continue
+		}
+		if b := known[n]; b == nil || b.status == "destroyed" {
+			v = append(v, fmt.Sprintf("orphan volume %s (sandbox %q)", vol.Name, n))
+		}
+	}
+
+	// 3. Every acknowledged file is there, byte for byte, after a wake
+	// (files an unacknowledged write may have changed are skipped).
+	for _, b := range boxes {
+		if b.status == "destroyed" || b.status == "never-created" {
+			continue
+		}
+		if b.status != "running" {
+			if err := retry(ctx, func() error { _, err := c.Start(ctx, b.name); return err }); err != nil {
+				v = append(v, fmt.Sprintf("%s: no wake after the faults: %v", b.name, err))
+				continue
+			}
+		}
+		verified.sandboxes++
+		paths := make([]string, 0, len(b.files))
+		for p := range b.files {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			want := b.files[p]
+			if want == "" {
+				continue
+			}
+			var got string
+			var n int64
+			if err := retry(ctx, func() (err error) { got, n, err = readSum(ctx, c, b.name, p); return err }); err != nil {
+				v = append(v, fmt.Sprintf("%s:%s unreadable: %v", b.name, p, err))
+				continue
+			}
+			if got != want {
+				v = append(v, fmt.Sprintf("%s:%s sha256 %s, acknowledged %s", b.name, p, short(got), short(want)))
+				continue
+			}
+			verified.files++
+			verified.bytes += n
+		}
+	}
+
+	// 4. Every event stream is gap-free, and reads the same twice.
+	for _, b := range boxes {
+		if b.status == "never-created" {
+			continue
+		}
+		first, err := events(ctx, c, b.name)
+		if err != nil {
+			v = append(v, fmt.Sprintf("%s: events: %v", b.name, err))
+			continue
+		}
+		for i, ev := range first {
+			if ev.Offset != int64(i+1) {
+				v = append(v, fmt.Sprintf("%s: event %d has offset %d (a gap or a repeat)", b.name, i+1, ev.Offset))
+				break
+			}
+		}
+		again, err := events(ctx, c, b.name)
+		if err != nil {
+			v = append(v, fmt.Sprintf("%s: events again: %v", b.name, err))
+			continue
+		}
+		if len(again) < len(first) {
+			v = append(v, fmt.Sprintf("%s: %d events, then %d", b.name, len(first), len(again)))
+			continue
+		}
+		for i := range first {
+			if first[i].Offset != again[i].Offset || first[i].Type != again[i].Type {
+				v = append(v, fmt.Sprintf("%s: offset %d was %s, then %s", b.name, first[i].Offset, first[i].Type, again[i].Type))
+				break
+			}
+		}
+		verified.events += int64(len(first))
+	}
+	return v
+}
+
+func events(ctx context.Context, c *client.Client, name string) ([]client.Event, error) {
+	var out []client.Event
+	err := retry(ctx, func() error {
+		out = out[:0]
+		for ev, err := range c.Events(ctx, name, 0, false) {
+			if err != nil {
+				return err
+			}
+			out = append(out, ev)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func states(cs []container.Summary) string {
+	var s []string
+	for _, c := range cs {
+		s = append(s, c.ID[:12]+" "+c.State)
+	}
+	return strings.Join(s, ", ")
+}
+
+func short(sum string) string {
+	if len(sum) > 12 {
+		return sum[:12]
+	}
+	if sum == "" {
+		return "(missing)"
+	}
+	return sum
+}
+
+// report prints the run's figures.
+func report(t *testing.T, seed uint64, d *driver, f *faults, violations []string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CHAOS FIGURES (seed %d)\n", seed)
+	total, acked := 0, 0
+	for _, n := range d.ops {
+		total += n
+	}
+	for _, n := range d.acked {
+		acked += n
+	}
+	fmt.Fprintf(&b, "  operations run: %d (%d acknowledged)\n", total, acked)
+	for _, op := range sortedKeys(d.ops) {
+		fmt.Fprintf(&b, "    %-16s %5d (%d acknowledged)\n", op, d.ops[op], d.acked[op])
+	}
+	nf := 0
+	for _, n := range f.count {
+		nf += n
+	}
+	fmt.Fprintf(&b, "  faults injected: %d\n", nf)
+	for _, k := range faultKinds {
+		fmt.Fprintf(&b, "    %-16s %5d\n", k, f.count[k])
+	}
+	fmt.Fprintf(&b, "  errors answered, by code:\n")
+	for _, code := range sortedKeys(d.codes) {
+		fmt.Fprintf(&b, "    %-26s %5d\n", code, d.codes[code])
+	}
+	for _, m := range d.noAnswer {
+		fmt.Fprintf(&b, "    (no answer) e.g. %s\n", m)
+	}
+	fmt.Fprintf(&b, "  sandboxes checked: %d; files verified: %d; bytes verified: %d; events checked: %d; workflows queried: %d\n",
+		len(d.boxes), verified.files, verified.bytes, verified.events, verified.queries)
+	fmt.Fprintf(&b, "  invariant violations: %d\n", len(violations))
+	t.Log("\n" + b.String())
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,123 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
+
+	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/stacktest"
+)
+
+// Fault kinds the fault loop injects.
+const (
+	faultKillWorker   = "kill-worker"
+	faultKillGateway  = "kill-gateway"
+	faultKillTemporal = "kill-temporal"
+	faultStoreDown    = "store-down"
+	faultStoreSlow    = "store-slow"
+	faultPause        = "pause-container"
+)
+
+var faultKinds = []string{faultKillWorker, faultKillGateway, faultKillTemporal, faultStoreDown, faultStoreSlow, faultPause}
+
+// faults injects one fault at a time at seeded random moments until ctx
+// ends, and always leaves the stack whole (every role up, the store back,
+// no container paused) when it returns. Its own failures (a role that
+// would not come back) are recorded as violations: the run cannot go on
+// honestly without them.
+type faults struct {
+	st    *stacktest.Stack
+	proxy *storeProxy
+	rnd   *rand.Rand
+	log   func(format string, args ...any)
+
+	mu       sync.Mutex
+	count    map[string]int
+	problems []string
+}
+
+func (f *faults) run(ctx context.Context, every time.Duration) {
+	var cycle []string // every kind once, in a seeded order, then again
+	for {
+		wait := every/2 + time.Duration(f.rnd.Int64N(int64(every)))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		// Every fault draws the same numbers, whatever it finds, so the
+		// seed fixes the sequence of kinds, holds and picks.
+		if len(cycle) == 0 {
+			for _, i := range f.rnd.Perm(len(faultKinds)) {
+				cycle = append(cycle, faultKinds[i])
+			}
+		}
+		kind := cycle[0]
+		cycle = cycle[1:]
+		hold := time.Duration(500+f.rnd.IntN(2500)) * time.Millisecond
+		pick := f.rnd.Float64()
+		f.log("fault: %s for %s", kind, hold)
+		if err := f.inject(kind, hold, pick); err != nil {
+			f.problem(fmt.Sprintf("fault %s: %v", kind, err))
+		}
+		f.mu.Lock()
+		f.count[kind]++
+		f.mu.Unlock()
+	}
+}
+
+func (f *faults) problem(s string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.problems = append(f.problems, s)
+}
+
+func (f *faults) inject(kind string, hold time.Duration, pick float64) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	switch kind {
+	case faultKillWorker:
+		f.st.StopWorker(syscall.SIGKILL)
+		time.Sleep(hold)
+		return f.st.StartWorker()
+	case faultKillGateway:
+		f.st.StopGateway(syscall.SIGKILL)
+		time.Sleep(hold)
+		return f.st.StartGateway()
+	case faultKillTemporal:
+		f.st.KillTemporal()
+		time.Sleep(hold)
+		return f.st.StartTemporal(ctx)
+	case faultStoreDown:
+		f.proxy.setDown(true)
+		time.Sleep(hold)
+		f.proxy.setDown(false)
+	case faultStoreSlow:
+		f.proxy.delay.Store(int64(50 * time.Millisecond))
+		time.Sleep(2 * hold)
+		f.proxy.delay.Store(0)
+	case faultPause:
+		cs, err := f.st.Docker.Client().ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(
+			filters.Arg("label", dockerrt.LabelHost+"="+f.st.HostID), filters.Arg("label", dockerrt.LabelSandbox),
+			filters.Arg("status", "running"))})
+		if err != nil || len(cs) == 0 {
+			return err
+		}
+		id := cs[int(pick*float64(len(cs)))].ID
+		if err := f.st.Docker.Client().ContainerPause(ctx, id); err != nil {
+			return nil // it went meanwhile
+		}
+		time.Sleep(hold)
+		// Berth may have thawed it already (a request to a paused
+		// sandbox thaws it): that is not a failure.
+		_ = f.st.Docker.Client().ContainerUnpause(ctx, id)
+	}
+	return nil
+}
