@@ -120,14 +120,18 @@ func (s *Server) list(c echo.Context) error {
 		}
 		query = fmt.Sprintf("WorkflowType = '%s' AND BerthStatus = '%s'", contract.WorkflowType, status)
 	}
+	page, aerr := s.parsePage(c, query)
+	if aerr != nil {
+		return aerr
+	}
 	out := []api.Sandbox{}
 	who := principalOf(c.Request().Context())
-	var token []byte
+	token := page.token
 	for {
 		var resp *workflowservice.ListWorkflowExecutionsResponse
 		err := s.callTemporal(c.Request().Context(), func(ctx context.Context) (err error) {
 			resp, err = s.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-				Namespace: s.namespace, Query: query, NextPageToken: token, PageSize: 1000})
+				Namespace: s.namespace, Query: query, NextPageToken: token, PageSize: page.size()})
 			return err
 		})
 		if err != nil {
@@ -141,7 +145,15 @@ func (s *Server) list(c echo.Context) error {
 				out = append(out, publicView(d.view))
 			}
 		}
-		if token = resp.GetNextPageToken(); len(token) == 0 {
+		token = resp.GetNextPageToken()
+		if page.limit > 0 {
+			// One page, in Temporal's order (the latest started first).
+			if len(token) > 0 {
+				c.Response().Header().Set(nextPageHeader, s.nextPageToken(query, token))
+			}
+			return c.JSON(http.StatusOK, out)
+		}
+		if len(token) == 0 {
 			break
 		}
 	}

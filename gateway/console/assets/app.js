@@ -86,7 +86,14 @@ async function listPage() {
   };
   const refresh = async () => { rows = await api("GET", "/v1/sandboxes"); render(); };
   filter.addEventListener("input", render);
-  await refresh();
+  // A long list paints its first page at once (the latest started) while
+  // the whole list, sorted by name, loads.
+  const whole = refresh();
+  try {
+    const first = await api("GET", "/v1/sandboxes?limit=100");
+    if (!rows.length) { rows = first; render(); }
+  } catch {}
+  await whole;
   const timer = setInterval(() => refresh().catch(() => {}), 3000);
   cleanup.push(() => clearInterval(timer));
 }
