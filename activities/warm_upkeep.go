@@ -19,6 +19,10 @@ import (
 // replacing those that stopped, and sweeping warm volumes left without a
 // container (warm.go has the pool itself).
 
+// adoptHealthWait bounds how long adopt waits for a warm container's
+// supervisor to answer before replacing it.
+const adoptHealthWait = 10 * time.Second
+
 // adopt takes over the warm containers an earlier worker left: running,
 // of this worker's version, of a type with a pool, of the image and limits
 // that type has today (its tag may have moved, its file been edited), on
@@ -55,8 +59,11 @@ func (p *WarmPool) adopt(ctx context.Context) {
 			if err == nil && info != nil {
 				w.IP, _ = p.a.Docker.Adopt(ctx, info)
 			}
-			hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			keep = w.IP != "" && p.a.waitHealthy(hctx, w.container(), 2*time.Second) == nil
+			// A loaded host answers slowly: a short wait replaced good
+			// containers (TestWarmPoolAdoptsAFillLeftUnattached_FaultInjected
+			// in a full CI run).
+			hctx, cancel := context.WithTimeout(ctx, adoptHealthWait)
+			keep = w.IP != "" && p.a.waitHealthy(hctx, w.container(), adoptHealthWait) == nil
 			cancel()
 		}
 		if keep {

@@ -25,7 +25,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_CONTINUE_AS_NEW_AFTER=60", typesEnv}})
+	// The package's hundred-odd tests share this stack's one host, a dozen
+	// at once: counted against this machine's capacity, their sandboxes
+	// filled it at the end of a full CI run (NO_CAPACITY for the last
+	// ones). Placement against real capacity is tested on hosts of its own
+	// (capacity_test.go, tests/hosts).
+	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_CONTINUE_AS_NEW_AFTER=60", typesEnv,
+		"BERTH_HOST_CPUS=256", "BERTH_HOST_MEMORY=1TiB"}})
 	cancel()
 	if err != nil {
 		os.Remove(typesFile)
