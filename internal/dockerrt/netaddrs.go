@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 )
@@ -28,7 +30,14 @@ type addrBook struct {
 	sliceOf *attachNet // the network lo..hi and lease belong to
 	cursor  netip.Addr
 	pending map[netip.Addr]bool
-	joined  atomic.Int64 // the bridge's index when its ports were last joined (rejoinPorts)
+	// labelled are the addresses on the labels of containers that existed
+	// when the slice was leased: a worker that died between a container's
+	// start and its attach left no interface to show the address is in
+	// use, and the worker that leases its slice next must not hand it out
+	// before the container is adopted (seen in CI: the adoption then
+	// found its address taken and replaced the container).
+	labelled map[netip.Addr]bool
+	joined   atomic.Int64 // the bridge's index when its ports were last joined (rejoinPorts)
 }
 
 // addrSlices is how many workers on one host get addresses of their own
@@ -56,6 +65,7 @@ func (r *Runtime) chooseAddr(ctx context.Context) (netip.Addr, error) {
 	if b.sliceOf != an { // first use, or a network made anew
 		b.leaseSlice(an)
 		b.sliceOf, b.cursor = an, b.hi
+		b.labelled = r.labelledAddrs(ctx)
 	}
 	a, next, err := b.scan(an, b.lo, b.hi, b.cursor)
 	if err == nil && !a.IsValid() && b.lease != nil {
@@ -84,7 +94,7 @@ func (b *addrBook) scan(an *attachNet, lo, hi, start netip.Addr) (a, next netip.
 		if a == lo {
 			next = hi
 		}
-		if a != an.gateway && !b.pending[a] {
+		if a != an.gateway && !b.pending[a] && !b.labelled[a] {
 			_, err := netlink.LinkByName(vethName(a))
 			if isLinkNotFound(err) {
 				return a, next, nil
@@ -188,4 +198,27 @@ func min4(a, b netip.Addr) netip.Addr {
 // lastHost is the highest address of p below its broadcast address.
 func lastHost(p netip.Prefix) netip.Addr {
 	return addAddr(p.Addr(), uint32(1)<<(32-p.Bits())-2)
+}
+
+// labelledAddrs lists the sandbox addresses on the labels of this
+// engine's containers that have not exited (nil when they cannot be
+// listed: the veth check still guards attached ones).
+func (r *Runtime) labelledAddrs(ctx context.Context) map[netip.Addr]bool {
+	if r.cli == nil {
+		return nil
+	}
+	cs, err := r.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(filters.Arg("label", LabelAddr))})
+	if err != nil {
+		return nil
+	}
+	out := map[netip.Addr]bool{}
+	for _, c := range cs {
+		if c.State == "exited" || c.State == "dead" {
+			continue
+		}
+		if a, err := netip.ParseAddr(c.Labels[LabelAddr]); err == nil {
+			out[a] = true
+		}
+	}
+	return out
 }

@@ -263,3 +263,19 @@ func TestWorkersStartingTogetherShareOneNetwork(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 }
+
+// An address on the label of a container a dead worker started but never
+// attached has no interface to show it is in use: the worker that leases
+// that slice next skips it, so the container's adoption finds it free.
+func TestScanSkipsAddressesOnContainerLabels(t *testing.T) {
+	an := &attachNet{id: "test", subnet: netip.MustParsePrefix("10.99.8.0/24"), gateway: netip.MustParseAddr("10.99.8.1")}
+	lo, hi := netip.MustParseAddr("10.99.8.192"), netip.MustParseAddr("10.99.8.254")
+	b := &addrBook{pending: map[netip.Addr]bool{}}
+	a, _, err := b.scan(an, lo, hi, hi)
+	require.NoError(t, err)
+	require.Equal(t, hi, a, "the top of the slice first")
+	b.labelled = map[netip.Addr]bool{hi: true}
+	a, _, err = b.scan(an, lo, hi, hi)
+	require.NoError(t, err)
+	require.Equal(t, "10.99.8.253", a.String(), "a labelled address was handed out")
+}
