@@ -64,6 +64,18 @@ func TestPreviewWakeOutlivesAShortWait_FaultInjected(t *testing.T) {
 	runStandIn(t, c, "pwake", sleepingWithAPort)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	// Its first task sets the memo the gateway reads (before it, the
+	// sandbox has no ports: a 404, as a loaded CI run saw); the query
+	// answers once that task ran.
+	for {
+		if _, err := c.QueryWorkflow(ctx, contract.WorkflowID("pwake"), "", "starts"); err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the stand-in workflow never ran its first task")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	const wait = 200 * time.Millisecond
 	slow := &slowDescribe{Client: c, delay: 3 * wait}
 	srv := httptest.NewServer(gateway.New(gateway.Options{Temporal: slow, Namespace: "default", Token: "t", Log: zap.NewNop(),
