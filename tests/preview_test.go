@@ -2,6 +2,7 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/stacktest"
 	"github.com/berthdev/berth/schemas"
 )
 
@@ -206,6 +208,13 @@ func TestPreviewStreamsAndMakesNoProbeConnection(t *testing.T) {
 	require.NoError(t, err)
 	_, err = sb.Exec(ctx, []string{"sh", "-c", `(printf 'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: one\n\n'; sleep 3; printf 'data: two\n\n') | nc -l -p 8002`}, client.ExecOptions{})
 	require.NoError(t, err)
+	// The server takes one connection: the request goes once it listens
+	// (port 8002 is 1F42 in /proc/net/tcp*, state 0A), so only a probe of the
+	// gateway's own could take it first.
+	stacktest.WaitFor(t, time.Minute, "the one-shot server to listen", func() (bool, string) {
+		r, err := sb.Run(ctx, []string{"sh", "-c", "cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | grep -q ':1F42 [0-9A-F:]* 0A '"}, client.RunOptions{})
+		return err == nil && r.ExitCode == 0, fmt.Sprint(err)
+	})
 
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, stack.URL+"/events", nil)
 	require.NoError(t, err)
