@@ -1,4 +1,4 @@
-package worker
+package backup
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/berthdev/berth/internal/backup"
 	"github.com/berthdev/berth/internal/blob"
 )
 
@@ -19,7 +18,7 @@ func RunRetention(ctx context.Context, store blob.Store, keep int, every time.Du
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		res, err := backup.PruneAll(ctx, store, keep, time.Now())
+		res, err := PruneAll(ctx, store, keep, time.Now())
 		if err != nil && ctx.Err() == nil {
 			log.Warn("backup retention pass failed", zap.Error(err))
 		} else if len(res.Deleted) > 0 {

@@ -1,4 +1,7 @@
-package worker
+// Package hostproxy is the worker's host proxy (BERTH_HOST_ADDR): the
+// gateway's way to the supervisors and ports of this host's sandboxes when
+// it runs elsewhere (TLS and routes: internal/hosttls).
+package hostproxy
 
 import (
 	"context"
@@ -37,7 +40,7 @@ import (
 // token again; the check here keeps a party that reaches the port but
 // holds no secret from touching any sandbox at all, and tells a gateway
 // with a stale route (the container was replaced) to look again.
-type hostProxy struct {
+type Proxy struct {
 	docker    *dockerrt.Runtime
 	hostID    string
 	namespace string
@@ -61,9 +64,12 @@ type hostTarget struct {
 // supervisor's own token check covers the rest of that window).
 const targetFresh = 30 * time.Second
 
-func newHostProxy(docker *dockerrt.Runtime, hostID, namespace, secret string, log *zap.Logger) *hostProxy {
-	p := &hostProxy{docker: docker, hostID: hostID, namespace: namespace, secret: secret, log: log, cache: map[string]hostTarget{}}
-	t := supervisorHTTPClient().Transport.(*http.Transport)
+// New is a host proxy for docker's sandboxes of hostID and namespace,
+// checking tokens against secret.
+func New(docker *dockerrt.Runtime, hostID, namespace, secret string, log *zap.Logger) *Proxy {
+	p := &Proxy{docker: docker, hostID: hostID, namespace: namespace, secret: secret, log: log, cache: map[string]hostTarget{}}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.IdleConnTimeout = 90 * time.Second
 	t.MaxIdleConnsPerHost = 64
 	t.ResponseHeaderTimeout = 0 // waits and log follows are long by design
 	t.DisableCompression = true
@@ -96,7 +102,7 @@ type routed struct {
 	id, addr, path, rawPath string
 }
 
-func (p *hostProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/healthz" {
 		w.WriteHeader(http.StatusOK)
 		return
@@ -146,7 +152,7 @@ var (
 // target finds container id's supervisor. A token that does not match a
 // fresh entry is refused without asking Docker again: container ids change
 // with every boot, so the mismatch is the caller's, not the cache's.
-func (p *hostProxy) target(ctx context.Context, id, token string) (hostTarget, error) {
+func (p *Proxy) target(ctx context.Context, id, token string) (hostTarget, error) {
 	p.mu.Lock()
 	t, ok := p.cache[id]
 	p.mu.Unlock()
@@ -172,7 +178,7 @@ func (p *hostProxy) target(ctx context.Context, id, token string) (hostTarget, e
 
 // lookup asks Docker: the container must run, be this host's and this
 // namespace's sandbox, and carry a boot id.
-func (p *hostProxy) lookup(ctx context.Context, id string) (hostTarget, error) {
+func (p *Proxy) lookup(ctx context.Context, id string) (hostTarget, error) {
 	c, err := p.docker.Inspect(ctx, id)
 	if err != nil {
 		return hostTarget{}, err
@@ -198,7 +204,7 @@ func (p *hostProxy) lookup(ctx context.Context, id string) (hostTarget, error) {
 // asked for lately, most of them removed) are dropped.
 const maxTargets = 4096
 
-func (p *hostProxy) remember(id string, t hostTarget) {
+func (p *Proxy) remember(id string, t hostTarget) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.cache) >= maxTargets {
@@ -211,7 +217,7 @@ func (p *hostProxy) remember(id string, t hostTarget) {
 	p.cache[id] = t
 }
 
-func (p *hostProxy) forget(id string) {
+func (p *Proxy) forget(id string) {
 	p.mu.Lock()
 	delete(p.cache, id)
 	p.mu.Unlock()
@@ -227,14 +233,14 @@ func refuse(w http.ResponseWriter, status int, code api.Code, msg string) {
 	_ = json.NewEncoder(w).Encode(api.ErrorEnvelope{Error: api.NewError(status, code, msg)})
 }
 
-// serveHostProxy listens on cfg.HostAddr with a certificate of the
+// Serve listens on cfg.HostAddr with a certificate of the
 // secret's authority.
 //
 // It serves until stop is called; stop lets requests in flight finish (up
 // to hostProxyDrain) before it closes what is left: in a rolling upgrade
 // the new worker already takes new connections, and an exec answered
 // half-way by the old one would reach its caller cut off.
-func serveHostProxy(ctx context.Context, addr string, p *hostProxy, secret string) (stop func(), err error) {
+func Serve(ctx context.Context, addr string, p *Proxy, secret string) (stop func(), err error) {
 	tc, err := hosttls.ServerConfig(secret, addr)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package worker
+package hostproxy
 
 import (
 	"net/http"
@@ -15,7 +15,7 @@ import (
 // bearer token are refused without asking Docker (nil here) anything, and
 // marked as the proxy's own answers.
 func TestHostProxyRefusesBeforeDocker(t *testing.T) {
-	p := newHostProxy(nil, "h1", "default", "s3cret", zap.NewNop())
+	p := New(nil, "h1", "default", "s3cret", zap.NewNop())
 	id := "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	for _, tc := range []struct {
 		path, auth string

@@ -1,4 +1,4 @@
-package worker
+package hostproxy
 
 import (
 	"errors"
@@ -31,7 +31,7 @@ func tunnelPort(rest string) (port int, ok bool) {
 // t (a preview URL on another host): 101, then bytes both ways until
 // either side closes. A port that refuses is said so (PortRefused), so
 // the gateway retries it as it would a local refusal.
-func (p *hostProxy) tunnel(w http.ResponseWriter, r *http.Request, t hostTarget, port int) {
+func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, t hostTarget, port int) {
 	if !strings.EqualFold(r.Header.Get("Upgrade"), hosttls.TunnelProtocol) {
 		refuse(w, http.StatusBadRequest, api.CodeValidation, "a tunnel needs Upgrade: "+hosttls.TunnelProtocol)
 		return

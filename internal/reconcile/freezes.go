@@ -1,4 +1,4 @@
-package worker
+package reconcile
 
 import (
 	"context"
@@ -21,19 +21,19 @@ import (
 // workflow is the source of truth, and the activity it retries lands on
 // the state set here (Doze finds a frozen container dozed, Thaw unpauses).
 //
-// It runs when the worker starts, after Reconcile and before the worker
+// It runs when the worker starts, after Run and before the worker
 // takes work: beside running activities it would undo a snapshot's or a
 // doze's freeze that the workflow has not recorded yet. A sandbox between
 // states (starting, stopping, destroying) is its activity's; one whose
 // state cannot be read is left as it is.
 func MatchFreezes(ctx context.Context, c client.Client, docker *dockerrt.Runtime, hostID, namespace string, log *zap.Logger) error {
-	cs, err := docker.Client().ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(
+	cs, err := docker.Containers(ctx, filters.NewArgs(
 		filters.Arg("label", dockerrt.LabelManaged+"=true"),
-		filters.Arg("label", dockerrt.LabelHost+"="+hostID))})
+		filters.Arg("label", dockerrt.LabelHost+"="+hostID)), false)
 	if err != nil {
 		return fmt.Errorf("list containers: %w", err)
 	}
-	cs = slices.DeleteFunc(cs, func(ct container.Summary) bool { return !sameNamespace(ct.Labels, namespace) })
+	cs = slices.DeleteFunc(cs, func(ct container.Summary) bool { return !dockerrt.SameNamespace(ct.Labels, namespace) })
 	for _, ct := range cs {
 		name := activities.SandboxOf(ct.Labels, activities.ListedName(ct.Names))
 		if name == "" {

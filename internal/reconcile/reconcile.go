@@ -1,4 +1,7 @@
-package worker
+// Package reconcile keeps a host's Docker objects to what Temporal says
+// its sandboxes hold: orphans removed (with rolled-back volumes rescued
+// first), frozen containers matched to dozing sandboxes.
+package reconcile
 
 import (
 	"context"
@@ -21,7 +24,7 @@ import (
 	"github.com/berthdev/berth/workflows/contract"
 )
 
-// Reconcile removes the containers, volumes and disks this host holds for
+// Run removes the containers, volumes and disks this host holds for
 // sandboxes that no longer hold them: sandboxes that do not exist or are
 // destroyed, containers of another boot than the sandbox's current one, and
 // workspaces of sandboxes that have since lived on another host. A worker
@@ -49,22 +52,22 @@ import (
 // is first handed to rescue (nil: none), which backs it up as a rescued
 // backup, and kept when that fails, to be tried again at the next
 // reconciliation (rescue.go).
-func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, hostID, namespace string, claiming func(string) bool, rescue *Rescuer, log *zap.Logger) error {
+func Run(ctx context.Context, c client.Client, docker *dockerrt.Runtime, hostID, namespace string, claiming func(string) bool, rescue *Rescuer, log *zap.Logger) error {
 	ours := filters.NewArgs(
 		filters.Arg("label", dockerrt.LabelManaged+"=true"),
 		filters.Arg("label", dockerrt.LabelHost+"="+hostID))
 	// Objects are listed before their sandboxes are read: an object made
 	// after its sandbox was read could belong to a boot the read missed.
-	cs, err := docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: ours})
+	cs, err := docker.Containers(ctx, ours, true)
 	if err != nil {
 		return fmt.Errorf("list containers: %w", err)
 	}
-	vs, err := docker.Client().VolumeList(ctx, volume.ListOptions{Filters: ours})
+	vs, err := docker.Volumes(ctx, ours)
 	if err != nil {
 		return fmt.Errorf("list volumes: %w", err)
 	}
-	cs = slices.DeleteFunc(cs, func(ct container.Summary) bool { return !sameNamespace(ct.Labels, namespace) })
-	vs.Volumes = slices.DeleteFunc(vs.Volumes, func(v *volume.Volume) bool { return !sameNamespace(v.Labels, namespace) })
+	cs = slices.DeleteFunc(cs, func(ct container.Summary) bool { return !dockerrt.SameNamespace(ct.Labels, namespace) })
+	vs = slices.DeleteFunc(vs, func(v *volume.Volume) bool { return !dockerrt.SameNamespace(v.Labels, namespace) })
 	disks, err := docker.Disks()
 	if err != nil {
 		return fmt.Errorf("list disks: %w", err)
@@ -91,7 +94,7 @@ func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, h
 			return err
 		}
 	}
-	for _, v := range vs.Volumes {
+	for _, v := range vs {
 		if err := read(v.Labels[dockerrt.LabelSandbox]); err != nil {
 			return err
 		}
@@ -119,7 +122,7 @@ func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, h
 		}
 	}
 	volumes := map[string]bool{}
-	for _, v := range vs.Volumes {
+	for _, v := range vs {
 		volumes[v.Name] = true
 		name := v.Labels[dockerrt.LabelSandbox]
 		if name == "" || v.Name != activities.VolumeName(name) {
@@ -160,13 +163,6 @@ func Reconcile(ctx context.Context, c client.Client, docker *dockerrt.Runtime, h
 		}
 	}
 	return nil
-}
-
-// sameNamespace: an object without the label predates it and is judged
-// as this namespace's (only a missing sandbox's volume is then kept).
-func sameNamespace(labels map[string]string, namespace string) bool {
-	ns, ok := labels[dockerrt.LabelNamespace]
-	return !ok || ns == namespace
 }
 
 // sandboxState is what Temporal says of a sandbox.

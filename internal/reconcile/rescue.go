@@ -1,4 +1,4 @@
-package worker
+package reconcile
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/berthdev/berth/workflows/contract"
 )
 
-// Rescuer is what Reconcile needs to rescue rolled-back volumes.
+// Rescuer is what Run needs to rescue rolled-back volumes.
 type Rescuer struct {
 	// Volume backs a sandbox's workspace volume on this host up as a
 	// rescued backup (activities.Activities.RescueVolume); ok false means
@@ -26,7 +26,8 @@ type Rescuer struct {
 	Archive blob.Store
 }
 
-func rescuer(acts *activities.Activities) *Rescuer {
+// RescuerFor rescues with acts (nil without a blob store).
+func RescuerFor(acts *activities.Activities) *Rescuer {
 	if acts.Backups == nil {
 		return nil
 	}

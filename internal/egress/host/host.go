@@ -1,4 +1,8 @@
-package worker
+// Package host runs a worker's egress: the proxy and resolver of
+// internal/egress on the sandbox bridge, each sandbox's policy, CA and
+// trust directory, and the redirect table (internal/netguard) that sends
+// its sandboxes' traffic there.
+package host
 
 import (
 	"context"
@@ -35,7 +39,7 @@ import (
 // networks reaches them through the guard, and several workers can share
 // a Docker host. The CA of a boot lives in this process and, sealed with
 // the secret store's key, in the shared blob store, so a restarted worker
-// loads it for the containers it finds running (egress_ca.go); its key is
+// loads it for the containers it finds running (ca.go); its key is
 // never in a container, history or a log.
 type egressHost struct {
 	docker *dockerrt.Runtime
@@ -58,8 +62,8 @@ type egressHost struct {
 
 	roots sync.Map // image id -> its root certificates ([]byte); see imageRoots
 
-	temporal atomic.Pointer[client.Client] // where refusals are reported (egress_refusals.go)
-	sealed   *secrets.BlobStore            // keeps boots' CAs for restarted workers (egress_ca.go); nil: none
+	temporal atomic.Pointer[client.Client] // where refusals are reported (refusals.go)
+	sealed   *secrets.BlobStore            // keeps boots' CAs for restarted workers (ca.go); nil: none
 }
 
 type bootCA struct {

@@ -1,10 +1,11 @@
-package worker
+package host
 
 import (
 	"context"
 	"testing"
 
 	"github.com/docker/docker/api/types/container"
+	dockerclient "github.com/docker/docker/client"
 	"github.com/stretchr/testify/require"
 
 	"github.com/berthdev/berth/internal/dockerrt"
@@ -20,12 +21,15 @@ func TestImageWithoutRootsIsReadOnce(t *testing.T) {
 		t.Skip("no Docker:", err)
 	}
 	defer rt.Close()
+	api, err := dockerclient.NewClientWithOpts(dockerclient.FromEnv, dockerclient.WithAPIVersionNegotiation())
+	require.NoError(t, err)
+	defer api.Close()
 	ctx := context.Background()
-	img, err := rt.Client().ImageInspect(ctx, stacktest.TestImage)
+	img, err := rt.Image(ctx, stacktest.TestImage)
 	if err != nil {
 		t.Skipf("image %s: %v", stacktest.TestImage, err)
 	}
-	c, err := rt.Client().ContainerCreate(ctx, &container.Config{Image: stacktest.TestImage, Cmd: []string{"true"},
+	c, err := api.ContainerCreate(ctx, &container.Config{Image: stacktest.TestImage, Cmd: []string{"true"},
 		Labels: map[string]string{"io.berth.test": "roots"}}, nil, nil, nil, "")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = rt.RemoveContainer(context.Background(), c.ID) })

@@ -1,4 +1,4 @@
-package worker
+package host
 
 import (
 	"github.com/berthdev/berth/internal/blob"

@@ -1,11 +1,10 @@
-package worker
+package host
 
 import (
 	"context"
 	"net/netip"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/events"
 	"github.com/docker/docker/api/types/filters"
 	"go.uber.org/zap"
@@ -20,37 +19,31 @@ import (
 // starts again behind Berth's back (`docker restart`) is registered again
 // from its state; the redirect table is re-installed every recheckEvery
 // (rules flushed, the bridge made anew).
+// recheckEvery bounds how long a redirect table removed or changed behind
+// the worker's back stays so.
+const recheckEvery = 10 * time.Second
+
 func (h *egressHost) watch(ctx context.Context, hostID string) {
-	ours := filters.NewArgs(
-		filters.Arg("type", string(events.ContainerEventType)),
-		filters.Arg("label", dockerrt.LabelManaged+"=true"),
-		filters.Arg("label", dockerrt.LabelHost+"="+hostID))
+	// Every (re)connect of the events stream restores: events may have
+	// been missed meanwhile.
+	h.docker.Subscribe(ctx, dockerrt.EventFilter{
+		Type:       events.ContainerEventType,
+		Actions:    []events.Action{events.ActionDie, events.ActionDestroy, events.ActionStart},
+		Attributes: map[string]string{dockerrt.LabelManaged: "true", dockerrt.LabelHost: hostID},
+	}, dockerrt.EventHandler{Event: h.event, Resync: func(ctx context.Context) { h.restore(ctx, hostID) }})
 	tick := time.NewTicker(recheckEvery)
 	defer tick.Stop()
-	for ctx.Err() == nil {
-		msgs, errs := h.docker.Client().Events(ctx, events.ListOptions{Filters: ours})
-		h.restore(ctx, hostID) // events may have been missed meanwhile
-	stream:
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case m := <-msgs:
-				h.event(ctx, m)
-			case <-tick.C:
-				h.mu.Lock()
-				err := h.repairRedirect(ctx)
-				h.mu.Unlock()
-				if err != nil && ctx.Err() == nil && !dockerrt.IsNotFound(err) {
-					h.log.Error("egress redirect table", zap.Error(err))
-				}
-			case <-errs:
-				break stream
-			}
-		}
+	for {
 		select {
 		case <-ctx.Done():
+			return
 		case <-tick.C:
+		}
+		h.mu.Lock()
+		err := h.repairRedirect(ctx)
+		h.mu.Unlock()
+		if err != nil && ctx.Err() == nil && !dockerrt.IsNotFound(err) {
+			h.log.Error("egress redirect table", zap.Error(err))
 		}
 	}
 }
@@ -70,15 +63,15 @@ func (h *egressHost) event(ctx context.Context, m events.Message) {
 // restore registers every running container of this host that the
 // registry lacks (a worker restart), and forgets those no longer running.
 // A restarted worker loads each boot's CA sealed in the blob store
-// (egress_ca.go); where there is none (no blob store, or a boot of a
+// (ca.go); where there is none (no blob store, or a boot of a
 // worker before sealed CAs) the proxy refuses their HTTPS where the policy
 // needs interception (allowlists, secrets) until their next boot, and
 // splices it otherwise.
 func (h *egressHost) restore(ctx context.Context, hostID string) {
-	cs, err := h.docker.Client().ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(
+	cs, err := h.docker.Containers(ctx, filters.NewArgs(
 		filters.Arg("label", dockerrt.LabelManaged+"=true"),
 		filters.Arg("label", dockerrt.LabelHost+"="+hostID),
-		filters.Arg("status", "running"))})
+		filters.Arg("status", "running")), false)
 	if err != nil {
 		if ctx.Err() == nil {
 			h.log.Warn("egress: list running containers", zap.Error(err))
@@ -132,7 +125,7 @@ func (h *egressHost) restoreOne(ctx context.Context, id string) {
 	st, err := h.readState(sandbox)
 	unknown := err != nil || st.BootID != boot
 	if unknown {
-		// Fail closed: none until the workflow says (egress_failclosed.go).
+		// Fail closed: none until the workflow says (failclosed.go).
 		st = egressState{BootID: boot, Policy: unknownPolicy}
 		h.log.Warn("egress: a running sandbox has no policy state on this worker; it gets none until its workflow says",
 			zap.String("sandbox", sandbox), zap.Error(err))

@@ -1,4 +1,8 @@
-package worker
+// Package upkeep is this host's part among many: it announces the host
+// (capacity, load, warm containers) to the registry, tells workflows their
+// container died or their host was lost, relieves memory pressure by
+// putting dozing sandboxes to sleep, and keeps the host gauges current.
+package upkeep
 
 import (
 	"context"
@@ -9,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"go.temporal.io/sdk/client"
 	"go.uber.org/zap"
@@ -31,20 +34,12 @@ const (
 	defaultMemoryOvercommit = 2
 )
 
-// DefaultReconcileEvery paces the periodic reconciliation
-// (BERTH_RECONCILE_EVERY; "0" turns it off, leaving only the one at start).
-const DefaultReconcileEvery = 10 * time.Minute
-
-// startHosts gives the worker its part among many hosts: the registry
-// Place reads (acts.Hosts), this host's announcements, the Docker events
-// watcher that tells workflows their container died, the monitor that
-// tells them their host is lost, and periodic reconciliation.
-func startHosts(ctx context.Context, c client.Client, acts *activities.Activities, backups blob.Store, version string, log *zap.Logger) error {
+// Start gives the worker its part among many hosts: the registry Place
+// reads (acts.Hosts), this host's announcements, the Docker events watcher
+// that tells workflows their container died, and the monitor that tells
+// them their host is lost.
+func Start(ctx context.Context, c client.Client, acts *activities.Activities, backups blob.Store, version string, log *zap.Logger) error {
 	capacity, err := hostCapacity(ctx, acts.Docker)
-	if err != nil {
-		return err
-	}
-	every, err := reconcileEvery()
 	if err != nil {
 		return err
 	}
@@ -68,9 +63,6 @@ func startHosts(ctx context.Context, c client.Client, acts *activities.Activitie
 	go (&exitWatcher{c: c, docker: acts.Docker, host: acts.HostID, namespace: acts.Namespace, log: log.Named("exits")}).run(ctx)
 	go (&lostMonitor{c: c, reg: acts.Hosts, self: acts.HostID, namespace: acts.Namespace, log: log.Named("host-loss"),
 		signalled: map[string]time.Time{}, quietUntil: map[string]time.Time{}}).run(ctx)
-	if every > 0 {
-		go reconcileEveryPeriod(ctx, c, acts, every)
-	}
 	return nil
 }
 
@@ -81,12 +73,12 @@ func hostCapacity(ctx context.Context, docker *dockerrt.Runtime) (hosts.Resource
 	var r hosts.Resources
 	cpus, mem := os.Getenv("BERTH_HOST_CPUS"), os.Getenv("BERTH_HOST_MEMORY")
 	if cpus == "" || mem == "" {
-		info, err := docker.Client().Info(ctx)
+		ncpu, memTotal, err := docker.HostResources(ctx)
 		if err != nil {
 			return r, fmt.Errorf("docker info (for this host's capacity; BERTH_HOST_CPUS and BERTH_HOST_MEMORY set it): %w", err)
 		}
-		r = hosts.Resources{MilliCPU: int64(info.NCPU) * 1000 * defaultCPUOvercommit,
-			MemoryMiB: info.MemTotal >> 20 * defaultMemoryOvercommit}
+		r = hosts.Resources{MilliCPU: int64(ncpu) * 1000 * defaultCPUOvercommit,
+			MemoryMiB: memTotal >> 20 * defaultMemoryOvercommit}
 	}
 	if cpus != "" {
 		v, err := strconv.ParseFloat(cpus, 64)
@@ -124,21 +116,6 @@ func parseMiB(s string) (int64, error) {
 	return v * mul, nil
 }
 
-func reconcileEvery() (time.Duration, error) {
-	v := os.Getenv("BERTH_RECONCILE_EVERY")
-	if v == "" {
-		return DefaultReconcileEvery, nil
-	}
-	if v == "0" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < time.Second {
-		return 0, fmt.Errorf("BERTH_RECONCILE_EVERY=%q: want a duration >= 1s (e.g. 10m), or 0 for off", v)
-	}
-	return d, nil
-}
-
 // announcer writes this host's record every contract.HostAnnounceEvery.
 type announcer struct {
 	reg    *hosts.Registry
@@ -162,7 +139,7 @@ type announcer struct {
 }
 
 // run announces the host every contract.HostAnnounceEvery (the first
-// announcement is startHosts').
+// announcement is Start's).
 func (a *announcer) run(ctx context.Context) {
 	t := time.NewTicker(contract.HostAnnounceEvery)
 	defer t.Stop()
@@ -193,8 +170,8 @@ func (a *announcer) step(ctx context.Context) {
 func (a *announcer) announce(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, contract.HostAnnounceEvery*2)
 	defer cancel()
-	cs, err := a.docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(
-		filters.Arg("label", dockerrt.LabelManaged+"=true"), filters.Arg("label", dockerrt.LabelHost+"="+a.rec.ID))})
+	cs, err := a.docker.Containers(ctx, filters.NewArgs(
+		filters.Arg("label", dockerrt.LabelManaged+"=true"), filters.Arg("label", dockerrt.LabelHost+"="+a.rec.ID)), true)
 	if err != nil {
 		return fmt.Errorf("list containers: %w", err)
 	}
@@ -253,9 +230,12 @@ func (a *announcer) limitsOf(ctx context.Context, id string) (hosts.Resources, e
 	if lim, ok := a.limits[id]; ok {
 		return lim, nil
 	}
-	info, err := a.docker.Client().ContainerInspect(ctx, id)
+	info, err := a.docker.Inspect(ctx, id)
 	if err != nil {
 		return hosts.Resources{}, err
+	}
+	if info == nil {
+		return hosts.Resources{}, fmt.Errorf("container %s is gone", id)
 	}
 	var lim hosts.Resources
 	if info.HostConfig != nil {
@@ -264,25 +244,4 @@ func (a *announcer) limitsOf(ctx context.Context, id string) (hosts.Resources, e
 	}
 	a.limits[id] = lim
 	return lim, nil
-}
-
-// reconcileEveryPeriod runs Reconcile again every period while the worker
-// runs, so objects left by a sandbox that moved to another host or was
-// destroyed while this host was up go without a restart. Reconcile keeps
-// whatever an activity may be working on (see its comment), so it may run
-// beside them.
-func reconcileEveryPeriod(ctx context.Context, c client.Client, acts *activities.Activities, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	log := acts.Log.Named("reconcile")
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if err := Reconcile(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Pool.Claiming, rescuer(acts), log); err != nil && ctx.Err() == nil {
-			log.Warn("periodic reconcile skipped", zap.Error(err))
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package worker
+package upkeep
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+	dockerclient "github.com/docker/docker/client"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 
@@ -31,23 +32,27 @@ func TestAnnouncementCountsOnlyReadyWarmContainers(t *testing.T) {
 	docker, err := dockerrt.New()
 	require.NoError(t, err)
 	t.Cleanup(func() { docker.Close() })
+	// The warm container is made here, not by a pool.
+	api, err := dockerclient.NewClientWithOpts(dockerclient.FromEnv, dockerclient.WithAPIVersionNegotiation())
+	require.NoError(t, err)
+	t.Cleanup(func() { api.Close() })
 	ctx := context.Background()
-	if _, err := docker.Client().ImageInspect(ctx, "berth/test:latest"); err != nil {
+	if _, err := docker.Image(ctx, "berth/test:latest"); err != nil {
 		t.Skipf("needs berth/test:latest (task image:test): %v", err)
 	}
 	store, err := blob.OpenFile(t.TempDir())
 	require.NoError(t, err)
 	id := fmt.Sprintf("tann%d", time.Now().UnixNano()%1e8)
-	made, err := docker.Client().ContainerCreate(ctx, &container.Config{
+	made, err := api.ContainerCreate(ctx, &container.Config{
 		Image: "berth/test:latest", Cmd: []string{"sleep", "300"},
 		Labels: map[string]string{dockerrt.LabelManaged: "true", dockerrt.LabelHost: id, dockerrt.LabelPool: "basic"},
 	}, &container.HostConfig{NetworkMode: "none", Resources: container.Resources{NanoCPUs: 250_000_000, Memory: 256 << 20}},
 		nil, nil, activities.WarmPrefix+id)
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		_ = docker.Client().ContainerRemove(context.Background(), made.ID, container.RemoveOptions{Force: true})
+		_ = api.ContainerRemove(context.Background(), made.ID, container.RemoveOptions{Force: true})
 	})
-	require.NoError(t, docker.Client().ContainerStart(ctx, made.ID, container.StartOptions{}))
+	require.NoError(t, api.ContainerStart(ctx, made.ID, container.StartOptions{}))
 
 	ready := readySet{}
 	a := &announcer{reg: hosts.New(store), docker: docker, log: zap.NewNop(), limits: map[string]hosts.Resources{}, warm: ready,

@@ -1,4 +1,4 @@
-package worker
+package upkeep
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 // berth_host_disk_free_ratio (the "disk near full" alert).
 const diskEvery = 30 * time.Second
 
-// watchDisk keeps the free fraction of the file system under dir (sandbox
+// WatchDisk keeps the free fraction of the file system under dir (sandbox
 // disks, volumes, restore markers) current until ctx ends.
-func watchDisk(ctx context.Context, host, dir string) {
+func WatchDisk(ctx context.Context, host, dir string) {
 	g := metrics.DiskFree.WithLabelValues(host, "data")
 	for {
 		var st unix.Statfs_t

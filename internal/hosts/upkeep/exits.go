@@ -1,4 +1,4 @@
-package worker
+package upkeep
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/events"
 	"github.com/docker/docker/api/types/filters"
 	"go.temporal.io/sdk/client"
@@ -48,48 +47,25 @@ const exitResignalFor = 10 * time.Minute
 
 func (w *exitWatcher) run(ctx context.Context) {
 	w.sending = make(chan struct{}, exitSignalsInFlight)
-	ours := filters.NewArgs(
-		filters.Arg("type", string(events.ContainerEventType)),
-		filters.Arg("event", string(events.ActionDie)),
-		filters.Arg("label", dockerrt.LabelManaged+"=true"),
-		filters.Arg("label", dockerrt.LabelHost+"="+w.host))
-	backoff := time.Second
-	for ctx.Err() == nil {
-		// Since the moment before the scan: a death between the scan's
-		// listing and the subscription is replayed by Docker.
-		since := time.Now().Add(-time.Second)
-		msgs, errs := w.docker.Client().Events(ctx, events.ListOptions{Filters: ours, Since: strconv.FormatInt(since.Unix(), 10)})
+	// The scan runs once the events stream is open and after every
+	// reconnect; a death between the scan's listing and the stream is
+	// delivered too (dockerrt.EventHandler).
+	w.docker.Subscribe(ctx, dockerrt.EventFilter{
+		Type:       events.ContainerEventType,
+		Actions:    []events.Action{events.ActionDie},
+		Attributes: map[string]string{dockerrt.LabelManaged: "true", dockerrt.LabelHost: w.host},
+	}, dockerrt.EventHandler{Event: w.died, Resync: func(ctx context.Context) {
 		if err := w.scan(ctx); err != nil && ctx.Err() == nil {
 			w.log.Warn("scan for containers that died unseen", zap.Error(err))
 		}
-	stream:
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case m := <-msgs:
-				backoff = time.Second
-				w.died(ctx, m)
-			case err := <-errs:
-				if ctx.Err() == nil {
-					w.log.Warn("docker events ended; subscribing again", zap.Error(err))
-				}
-				break stream
-			}
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(backoff):
-		}
-		backoff = min(backoff*2, 30*time.Second)
-	}
+	}})
 }
 
 // died handles one die event.
 func (w *exitWatcher) died(ctx context.Context, m events.Message) {
 	attrs := m.Actor.Attributes
 	sandbox, boot := activities.SandboxOf(attrs, attrs["name"]), attrs[dockerrt.LabelBoot]
-	if sandbox == "" || boot == "" || !sameNamespace(attrs, w.namespace) || w.docker.Ending(m.Actor.ID) {
+	if sandbox == "" || boot == "" || !dockerrt.SameNamespace(attrs, w.namespace) || w.docker.Ending(m.Actor.ID) {
 		return // not a sandbox's, or this worker stopped it itself
 	}
 	code, err := strconv.Atoi(attrs["exitCode"])
@@ -136,9 +112,9 @@ func (w *exitWatcher) signal(ctx context.Context, sandbox string, exit contract.
 // scan signals the deaths no event reported: Berth containers here that
 // have stopped, and running sandboxes here whose container is gone.
 func (w *exitWatcher) scan(ctx context.Context) error {
-	cs, err := w.docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(
+	cs, err := w.docker.Containers(ctx, filters.NewArgs(
 		filters.Arg("label", dockerrt.LabelManaged+"=true"),
-		filters.Arg("label", dockerrt.LabelHost+"="+w.host))})
+		filters.Arg("label", dockerrt.LabelHost+"="+w.host)), true)
 	if err != nil {
 		return fmt.Errorf("list containers: %w", err)
 	}

@@ -1,4 +1,4 @@
-package worker
+package upkeep
 
 import (
 	"github.com/berthdev/berth/internal/config"

@@ -1,12 +1,14 @@
-package worker
+// Package keeper keeps this host's network guard (internal/netguard)
+// installed and matching the sandbox network while the worker runs.
+package keeper
 
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/docker/docker/api/types/events"
-	"github.com/docker/docker/api/types/filters"
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/activities"
@@ -31,6 +33,12 @@ type netGuard struct {
 // missing when no Docker event says so.
 const recheckEvery = 10 * time.Second
 
+// New is the guard's Ensure for docker's sandbox network (the activities'
+// NetGuard); egress says whether sandboxes go through egress proxies.
+func New(docker *dockerrt.Runtime, log *zap.Logger, egress bool) func(context.Context) error {
+	return (&netGuard{docker: docker, log: log, egress: egress}).Ensure
+}
+
 // Ensure installs the guard unless it is in place already.
 func (g *netGuard) Ensure(ctx context.Context) error {
 	bridge, subnets, err := g.docker.SandboxBridge(ctx)
@@ -51,9 +59,9 @@ func (g *netGuard) Ensure(ctx context.Context) error {
 	return nil
 }
 
-// startNetGuard installs the guard before the worker takes any work, or
+// Start installs the guard before the worker takes any work, or
 // says loudly that it is off, and keeps it installed until ctx ends.
-func startNetGuard(ctx context.Context, acts *activities.Activities) error {
+func Start(ctx context.Context, acts *activities.Activities) error {
 	if acts.NetGuard == nil {
 		acts.Log.Warn("NETWORK GUARD OFF (BERTH_NETGUARD=off): sandboxes can reach this host, its private networks, " +
 			"cloud metadata addresses, Temporal and each other's services")
@@ -73,7 +81,10 @@ func startNetGuard(ctx context.Context, acts *activities.Activities) error {
 // the running sandboxes rejoin its bridge (dockerrt.EnsureNetwork): Docker
 // does not refuse to remove it, since it attached none of them.
 func keepNetGuard(ctx context.Context, docker *dockerrt.Runtime, ensure func(context.Context) error, log *zap.Logger) {
-	check := func() {
+	var mu sync.Mutex // one check at a time: events and the timer both ask
+	check := func(ctx context.Context) {
+		mu.Lock()
+		defer mu.Unlock()
 		err := docker.EnsureNetwork(ctx)
 		if err == nil {
 			err = ensure(ctx)
@@ -83,30 +94,18 @@ func keepNetGuard(ctx context.Context, docker *dockerrt.Runtime, ensure func(con
 			log.Error("network guard", zap.Error(err))
 		}
 	}
+	docker.Subscribe(ctx, dockerrt.EventFilter{
+		Type:       events.NetworkEventType,
+		Attributes: map[string]string{"name": dockerrt.NetworkName},
+	}, dockerrt.EventHandler{Event: func(ctx context.Context, _ events.Message) { check(ctx) }, Resync: check})
 	tick := time.NewTicker(recheckEvery)
 	defer tick.Stop()
-	for ctx.Err() == nil {
-		msgs, errs := docker.Client().Events(ctx, events.ListOptions{Filters: filters.NewArgs(
-			filters.Arg("type", string(events.NetworkEventType)),
-			filters.Arg("network", dockerrt.NetworkName),
-		)})
-		check()
-	stream:
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-msgs:
-				check()
-			case <-tick.C:
-				check()
-			case <-errs:
-				break stream
-			}
-		}
-		select { // Docker is away: retry the stream, checking meanwhile
+	for {
+		select {
 		case <-ctx.Done():
+			return
 		case <-tick.C:
+			check(ctx)
 		}
 	}
 }
