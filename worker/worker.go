@@ -1,6 +1,9 @@
-// Package worker wires the Sandbox workflow and its activities to Temporal:
-// the shared queue (workflows and boots, any host) and this host's queue
-// (every activity on a container this host runs).
+// Package worker assembles a worker and nothing else: it builds the host's
+// parts from the configuration (the egress host, the host proxy, the host's
+// upkeep, reconciliation, the guard's keeper: each in a package of its own)
+// and wires the Sandbox workflow and its activities to Temporal: the shared
+// queue (workflows and boots, any host) and this host's queue (every
+// activity on a container this host runs).
 package worker
 
 import (
