@@ -75,8 +75,9 @@ func Start(ctx context.Context, acts *activities.Activities) error {
 }
 
 // keepNetGuard re-applies the guard on every change to the sandbox network that
-// Docker reports (and whenever the event stream breaks, as it does when
-// dockerd restarts), and on a timer for changes Docker does not report.
+// Docker reports (and after the worker's events stream reconnects, as it
+// does when dockerd restarts), and on a timer for changes Docker does not
+// report.
 // A network removed behind the worker's back is made again at once, and
 // the running sandboxes rejoin its bridge (dockerrt.EnsureNetwork): Docker
 // does not refuse to remove it, since it attached none of them.
