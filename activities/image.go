@@ -76,7 +76,7 @@ func (a *Activities) typeImage(it config.InstanceType) string {
 
 // localImage inspects an image this host must have.
 func (a *Activities) localImage(ctx context.Context, ref string) (bootImage, error) {
-	info, err := a.Docker.Client().ImageInspect(ctx, ref)
+	info, err := a.Docker.Image(ctx, ref)
 	if err != nil {
 		if dockerrt.IsNotFound(err) {
 			return bootImage{}, temporal.NewNonRetryableApplicationError(
@@ -192,7 +192,7 @@ func (a *Activities) poolRuns(ctx context.Context, in contract.BootInput) bool {
 	if !ok {
 		return false
 	}
-	own, err1 := a.Docker.Client().ImageInspect(ctx, in.Image)
-	pool, err2 := a.Docker.Client().ImageInspect(ctx, a.typeImage(it))
+	own, err1 := a.Docker.Image(ctx, in.Image)
+	pool, err2 := a.Docker.Image(ctx, a.typeImage(it))
 	return err1 == nil && err2 == nil && own.ID == pool.ID
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/volume"
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/dockerrt"
@@ -30,7 +29,7 @@ const adoptHealthWait = 10 * time.Second
 // (attached now if need be), answering, and with their disk still their
 // own. Every other unclaimed one is removed.
 func (p *WarmPool) adopt(ctx context.Context) {
-	cs, err := p.a.Docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: p.ours()})
+	cs, err := p.a.Docker.Containers(ctx, p.ours(), true)
 	if err != nil {
 		p.log.Warn("list warm containers", zap.Error(err))
 		return
@@ -103,7 +102,7 @@ func (p *WarmPool) stale(ctx context.Context, instanceType string, info *contain
 		if m.Destination != dockerrt.WorkspacePath {
 			continue
 		}
-		v, err := p.a.Docker.Client().VolumeInspect(ctx, m.Name)
+		v, err := p.a.Docker.Volume(ctx, m.Name)
 		if err != nil || v.Labels[dockerrt.LabelDisk] != strconv.FormatInt(p.a.diskBytes(it), 10) {
 			return "disk"
 		}
@@ -147,11 +146,11 @@ func (p *WarmPool) prune(ctx context.Context) {
 func (p *WarmPool) sweep(ctx context.Context) {
 	f := p.ours()
 	f.Add("dangling", "true")
-	vs, err := p.a.Docker.Client().VolumeList(ctx, volume.ListOptions{Filters: f})
+	vs, err := p.a.Docker.Volumes(ctx, f)
 	if err != nil {
 		return
 	}
-	for _, v := range vs.Volumes {
+	for _, v := range vs {
 		created, err := time.Parse(time.RFC3339, v.CreatedAt)
 		if !strings.HasPrefix(v.Name, WarmPrefix) || err == nil && time.Since(created) < warmSweepAge && !p.a.Docker.HandedOver(v.Name) {
 			continue

@@ -194,7 +194,7 @@ func (s *Server) create(c echo.Context) (err error) {
 				contract.SABerthSandbox.ValueSet(spec.Path),
 				contract.SABerthStatus.ValueSet(string(contract.StatusCreated)),
 				contract.SABerthInstanceType.ValueSet(spec.InstanceType)),
-		}, contract.WorkflowType, contract.Input{Spec: &spec, ContinueAsNewAfter: s.continueAsNewAfter, Egress: egress, From: origin,
+		}, contract.WorkflowType, contract.Input{Spec: (*contract.CreateSpec)(&spec), ContinueAsNewAfter: s.continueAsNewAfter, Egress: egress, From: origin,
 			Services: req.Services, Start: req.Start, Actor: principalOf(ctx).actor()})
 		return err
 	})

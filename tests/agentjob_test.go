@@ -17,8 +17,8 @@ import (
 
 	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/childproc"
-	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/stacktest"
+	"github.com/berthdev/berth/internal/supervisorbin"
 )
 
 type agentJobResult struct {
@@ -37,7 +37,7 @@ type agentJobResult struct {
 // again; the job completes once, with the build run once.
 func TestAgentJobSurvivesItsRestart(t *testing.T) {
 	t.Parallel()
-	root, err := devserver.ModuleRoot()
+	root, err := supervisorbin.ModuleRoot()
 	require.NoError(t, err)
 	bin := filepath.Join(t.TempDir(), "agent-job")
 	build := exec.Command("go", "build", "-o", bin, "./examples/agent-job")

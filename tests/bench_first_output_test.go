@@ -211,7 +211,7 @@ func warmBenchStack(b *testing.B) *stacktest.Stack {
 func waitWarmCount(ctx context.Context, s *stacktest.Stack, n int, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for {
-		cs, err := s.Docker.Client().ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(
+		cs, err := s.DockerAPI.ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(
 			filters.Arg("label", dockerrt.LabelPool), filters.Arg("label", dockerrt.LabelHost+"="+s.HostID),
 			filters.Arg("name", "^/"+activities.WarmPrefix))})
 		if err != nil {

@@ -21,7 +21,7 @@ import (
 // its supervisor refuses (fault injection), removed when the test ends.
 func buildBrokenImage(t *testing.T) {
 	ctx := context.Background()
-	docker := stack.Docker.Client()
+	docker := stack.DockerAPI
 	c, err := docker.ContainerCreate(ctx, &container.Config{Image: stacktest.TestImage, Cmd: []string{"true"},
 		Labels: map[string]string{dockerrt.LabelManaged: "true", dockerrt.LabelHost: stack.HostID}}, nil, nil, nil, "")
 	require.NoError(t, err)

@@ -17,16 +17,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
-	"github.com/docker/docker/api/types/volume"
 	"github.com/stretchr/testify/require"
 
 	"github.com/berthdev/berth/internal/childproc"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/stacktest"
+	"github.com/berthdev/berth/internal/supervisorbin"
 )
 
 // devRun is one real `berth dev` process (the binary built from this tree)
@@ -49,7 +48,7 @@ type devRun struct {
 // as it comes, so a long first run (an image build) shows its progress.
 func startDev(t *testing.T, defaultImage string, ready time.Duration, env ...string) *devRun {
 	t.Helper()
-	root, err := devserver.ModuleRoot()
+	root, err := supervisorbin.ModuleRoot()
 	require.NoError(t, err)
 	free := func() string {
 		p, err := devserver.FreePort("127.0.0.1")
@@ -269,17 +268,17 @@ func TestDevBuildsMissingImage(t *testing.T) {
 	}
 	tag := "berth/sandbox:t-" + randSuffix()
 	ctx := context.Background()
-	_, err := stack.Docker.Client().ImageInspect(ctx, tag)
+	_, err := stack.DockerAPI.ImageInspect(ctx, tag)
 	require.True(t, dockerrt.IsNotFound(err), "image %s exists already: %v", tag, err)
 	t.Cleanup(func() {
-		_, _ = stack.Docker.Client().ImageRemove(context.Background(), tag, image.RemoveOptions{Force: true, PruneChildren: true})
+		_, _ = stack.DockerAPI.ImageRemove(context.Background(), tag, image.RemoveOptions{Force: true, PruneChildren: true})
 	})
 	t.Logf("berth dev builds %s (about a minute)...", tag)
 	start := time.Now()
 	d := startDev(t, tag, 10*time.Minute)
 	t.Logf("berth dev came up %.0fs after it started", time.Since(start).Seconds())
 	require.Contains(t, d.Output(), "image "+tag+" is missing; building it")
-	img, err := stack.Docker.Client().ImageInspect(ctx, tag)
+	img, err := stack.DockerAPI.ImageInspect(ctx, tag)
 	require.NoError(t, err, "berth dev did not build %s", tag)
 	require.Equal(t, "sandbox", img.Config.Labels["io.berth.image"])
 
@@ -305,7 +304,7 @@ func TestDevDropsItsWarmPoolOnExit(t *testing.T) {
 	defer docker.Close()
 	ours := filters.NewArgs(filters.Arg("label", dockerrt.LabelPool), filters.Arg("label", dockerrt.LabelHost+"="+d.hostID))
 	require.Eventually(t, func() bool {
-		cs, err := docker.Client().ContainerList(ctx, container.ListOptions{Filters: ours})
+		cs, err := docker.Containers(ctx, ours, false)
 		return err == nil && len(cs) == 1
 	}, time.Minute, 200*time.Millisecond, "berth dev made no warm container")
 
@@ -319,10 +318,10 @@ func TestDevDropsItsWarmPoolOnExit(t *testing.T) {
 	}, time.Minute, 100*time.Millisecond)
 
 	d.interrupt(t, 2*time.Minute)
-	cs, err := docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: ours})
+	cs, err := docker.Containers(ctx, ours, true)
 	require.NoError(t, err)
 	require.Empty(t, cs, "warm containers outlived berth dev")
-	vs, err := docker.Client().VolumeList(ctx, volume.ListOptions{Filters: ours})
+	vs, err := docker.Volumes(ctx, ours)
 	require.NoError(t, err)
-	require.Empty(t, vs.Volumes, "warm volumes outlived berth dev")
+	require.Empty(t, vs, "warm volumes outlived berth dev")
 }

@@ -39,7 +39,7 @@ func supervisorPID(t *testing.T, n string) int {
 	t.Helper()
 	cs := sandboxContainers(t, n)
 	require.Len(t, cs, 1)
-	info, err := stack.Docker.Client().ContainerInspect(context.Background(), cs[0].ID)
+	info, err := stack.DockerAPI.ContainerInspect(context.Background(), cs[0].ID)
 	require.NoError(t, err)
 	return info.State.Pid
 }

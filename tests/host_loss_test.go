@@ -193,7 +193,7 @@ func plantEarlierVolume(t *testing.T, n string) string {
 	require.NoError(t, stack.Docker.RemoveContainer(ctx, "berth-"+n))
 	vol := activities.VolumeName(n)
 	require.NoError(t, stack.Docker.RemoveVolume(ctx, vol))
-	v, err := stack.Docker.Client().VolumeCreate(ctx, volume.CreateOptions{Name: vol, Labels: map[string]string{
+	v, err := stack.DockerAPI.VolumeCreate(ctx, volume.CreateOptions{Name: vol, Labels: map[string]string{
 		dockerrt.LabelManaged: "true", dockerrt.LabelSandbox: n, dockerrt.LabelHost: stack.HostID, dockerrt.LabelNamespace: stackNamespace}})
 	require.NoError(t, err)
 	require.Equal(t, stack.HostID, v.Labels[dockerrt.LabelHost], "a new volume, not the moved-to host's")

@@ -53,7 +53,7 @@ func TestSupervisorTokenUnreadableInSandbox(t *testing.T) {
 	require.Equal(t, "ok\n", string(run(t, ctx, sb, "echo", "ok").Stdout))
 	cs := sandboxContainers(t, n)
 	require.Len(t, cs, 1)
-	info, err := stack.Docker.Client().ContainerInspect(context.Background(), cs[0].ID)
+	info, err := stack.DockerAPI.ContainerInspect(context.Background(), cs[0].ID)
 	require.NoError(t, err)
 	token := auth.SupervisorToken(stack.Secret, info.Config.Labels[dockerrt.LabelBoot])
 	for _, kv := range info.Config.Env {

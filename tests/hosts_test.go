@@ -320,13 +320,13 @@ func TestPeriodicReconcileRemovesLeftoverVolume(t *testing.T) {
 	stack.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)
 	stack.WaitStatus(t, n, "destroyed", 30*time.Second)
 	vol := "berth-ws-" + n
-	_, err := stack.Docker.Client().VolumeCreate(ctx, volume.CreateOptions{Name: vol, Labels: map[string]string{
+	_, err := stack.DockerAPI.VolumeCreate(ctx, volume.CreateOptions{Name: vol, Labels: map[string]string{
 		dockerrt.LabelManaged: "true", dockerrt.LabelSandbox: n, dockerrt.LabelHost: h2, dockerrt.LabelNamespace: stackNamespace}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = stack.Docker.RemoveVolume(context.Background(), vol) })
 	planted := time.Now()
 	stacktest.WaitFor(t, 20*time.Second, "the periodic reconcile to remove the leftover volume", func() (bool, string) {
-		_, err := stack.Docker.Client().VolumeInspect(ctx, vol)
+		_, err := stack.DockerAPI.VolumeInspect(ctx, vol)
 		return dockerrt.IsNotFound(err), other.Logs()
 	})
 	t.Logf("leftover volume removed %s after it was planted (reconcile every 2s)", time.Since(planted).Round(100*time.Millisecond))

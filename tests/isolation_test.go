@@ -240,7 +240,7 @@ func isoSandbox(t *testing.T, s *stacktest.Stack, suffix string) *client.Sandbox
 }
 
 func bridgeGateway(t *testing.T, s *stacktest.Stack) string {
-	n, err := s.Docker.Client().NetworkInspect(context.Background(), dockerrt.NetworkName, network.InspectOptions{})
+	n, err := s.DockerAPI.NetworkInspect(context.Background(), dockerrt.NetworkName, network.InspectOptions{})
 	require.NoError(t, err)
 	require.NotEmpty(t, n.IPAM.Config)
 	return n.IPAM.Config[0].Gateway

@@ -18,7 +18,7 @@ import (
 
 func sandboxContainers(t *testing.T, name string) []container.Summary {
 	t.Helper()
-	cs, err := stack.Docker.Client().ContainerList(context.Background(), container.ListOptions{All: true,
+	cs, err := stack.DockerAPI.ContainerList(context.Background(), container.ListOptions{All: true,
 		Filters: filters.NewArgs(filters.Arg("label", dockerrt.LabelSandbox+"="+name))})
 	require.NoError(t, err)
 	return cs
@@ -45,7 +45,7 @@ func TestLifecycleEndToEnd(t *testing.T) {
 	require.Equal(t, "running", sb.Status)
 	cs := sandboxContainers(t, n)
 	require.Len(t, cs, 1)
-	info, err := stack.Docker.Client().ContainerInspect(context.Background(), cs[0].ID)
+	info, err := stack.DockerAPI.ContainerInspect(context.Background(), cs[0].ID)
 	require.NoError(t, err)
 	require.True(t, info.State.Running)
 	require.Equal(t, "berth-"+n, info.Name[1:])

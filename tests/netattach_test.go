@@ -63,7 +63,7 @@ func TestSandboxesOutliveTheirNetworkRemoved(t *testing.T) {
 // sandboxSubnet is the sandbox network's first subnet, "" while there is
 // no such network.
 func sandboxSubnet() string {
-	nw, err := stack.Docker.Client().NetworkInspect(context.Background(), dockerrt.NetworkName, network.InspectOptions{})
+	nw, err := stack.DockerAPI.NetworkInspect(context.Background(), dockerrt.NetworkName, network.InspectOptions{})
 	if err != nil || len(nw.IPAM.Config) == 0 {
 		return ""
 	}

@@ -17,8 +17,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/reconcile"
 	"github.com/berthdev/berth/internal/stacktest"
-	"github.com/berthdev/berth/worker"
 )
 
 // stackNamespace is the Temporal namespace the stack's worker serves.
@@ -35,14 +35,14 @@ func plantContainer(t *testing.T, n, boot, containerName string) string {
 func plantContainerIn(t *testing.T, n, boot, containerName, namespace string) string {
 	t.Helper()
 	ctx := context.Background()
-	c, err := stack.Docker.Client().ContainerCreate(ctx, &container.Config{
+	c, err := stack.DockerAPI.ContainerCreate(ctx, &container.Config{
 		Image: stacktest.TestImage, Cmd: []string{"sleep", "3600"},
 		Labels: withNamespace(map[string]string{dockerrt.LabelManaged: "true", dockerrt.LabelSandbox: n,
 			dockerrt.LabelHost: stack.HostID, dockerrt.LabelBoot: boot}, namespace),
 	}, &container.HostConfig{}, nil, nil, containerName)
 	require.NoError(t, err)
 	t.Cleanup(func() { stack.Docker.RemoveContainer(ctx, c.ID) })
-	require.NoError(t, stack.Docker.Client().ContainerStart(ctx, c.ID, container.StartOptions{}))
+	require.NoError(t, stack.DockerAPI.ContainerStart(ctx, c.ID, container.StartOptions{}))
 	return c.ID
 }
 
@@ -52,7 +52,7 @@ func plantVolume(t *testing.T, n string) { plantVolumeIn(t, n, stackNamespace) }
 func plantVolumeIn(t *testing.T, n, namespace string) {
 	t.Helper()
 	ctx := context.Background()
-	_, err := stack.Docker.Client().VolumeCreate(ctx, volume.CreateOptions{Name: "berth-ws-" + n,
+	_, err := stack.DockerAPI.VolumeCreate(ctx, volume.CreateOptions{Name: "berth-ws-" + n,
 		Labels: withNamespace(map[string]string{dockerrt.LabelManaged: "true", dockerrt.LabelSandbox: n, dockerrt.LabelHost: stack.HostID}, namespace)})
 	require.NoError(t, err)
 	t.Cleanup(func() { stack.Docker.RemoveVolume(ctx, "berth-ws-"+n) })
@@ -143,12 +143,12 @@ func TestReconcileKeepsAllWhenTemporalUnreachableFaultInjected(t *testing.T) {
 	id := plantContainer(t, ghost, "boot-of-nobody", "berth-"+ghost)
 	plantVolume(t, ghost)
 	ctx := testCtx(t, time.Minute)
-	err := worker.Reconcile(ctx, unreachableTemporal{}, stack.Docker, stack.HostID, stackNamespace, nil, nil, zap.NewNop())
+	err := reconcile.Run(ctx, unreachableTemporal{}, stack.Docker, stack.HostID, stackNamespace, nil, nil, zap.NewNop())
 	require.ErrorContains(t, err, "injected fault")
 	require.True(t, containerExists(t, id))
 	require.True(t, volumeExists(t, ghost))
 	// Asked for real, it removes them.
-	require.NoError(t, worker.Reconcile(ctx, stack.Temporal, stack.Docker, stack.HostID, stackNamespace, nil, nil, zap.NewNop()))
+	require.NoError(t, reconcile.Run(ctx, stack.Temporal, stack.Docker, stack.HostID, stackNamespace, nil, nil, zap.NewNop()))
 	require.False(t, containerExists(t, id))
 	require.False(t, volumeExists(t, ghost))
 }
@@ -164,7 +164,7 @@ func TestReconcileKeepsOtherNamespacesWorkspaces(t *testing.T) {
 	plantVolumeIn(t, other, "another-namespace")
 	legacyID := plantContainerIn(t, legacy, "boot-of-nobody", "berth-"+legacy, "")
 	plantVolumeIn(t, legacy, "")
-	require.NoError(t, worker.Reconcile(ctx, stack.Temporal, stack.Docker, stack.HostID, stackNamespace, nil, nil, zap.NewNop()))
+	require.NoError(t, reconcile.Run(ctx, stack.Temporal, stack.Docker, stack.HostID, stackNamespace, nil, nil, zap.NewNop()))
 	require.True(t, containerExists(t, otherID), "another namespace's container was removed")
 	require.True(t, volumeExists(t, other), "another namespace's volume was removed")
 	require.True(t, volumeExists(t, legacy), "an unlabelled volume of a missing sandbox was removed")

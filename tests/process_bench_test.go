@@ -78,7 +78,7 @@ func benchExecRoundTrip(b *testing.B, instanceType string) {
 	ctx := context.Background()
 	n, _ := benchSandboxType(b, "bexec", instanceType)
 	sb := client.New(stack.URL, stack.Token).Sandbox(n)
-	dc := stack.Docker.Client()
+	dc := stack.DockerAPI
 	cname := "berth-" + n
 	runOn := func(sb *client.Sandbox, via string) func() time.Duration {
 		return func() time.Duration {
@@ -242,7 +242,7 @@ func benchExecRoundTrip(b *testing.B, instanceType string) {
 // supervisor, with the token the gateway would derive for its boot, and
 // the supervisor's pid on this host.
 func supervisorSDK(b *testing.B, n string) (*client.Sandbox, int) {
-	c, err := stack.Docker.Client().ContainerInspect(context.Background(), "berth-"+n)
+	c, err := stack.DockerAPI.ContainerInspect(context.Background(), "berth-"+n)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -400,7 +400,7 @@ func sandboxPipeMBs(b *testing.B, sb *client.Sandbox, size int64) float64 {
 // host's /proc, which does not disturb the supervisor.
 func containerRSS(b testing.TB, n string) (rss, hwm int64) {
 	b.Helper()
-	info, err := stack.Docker.Client().ContainerInspect(context.Background(), "berth-"+n)
+	info, err := stack.DockerAPI.ContainerInspect(context.Background(), "berth-"+n)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func warmStack(t *testing.T, ctx context.Context, size string, env ...string) *s
 // warmIDs lists the host's unclaimed warm containers that run.
 func warmIDs(t *testing.T, ctx context.Context, s *stacktest.Stack) []string {
 	t.Helper()
-	cs, err := s.Docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(
+	cs, err := s.DockerAPI.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(
 		filters.Arg("label", dockerrt.LabelPool), filters.Arg("label", dockerrt.LabelHost+"="+s.HostID))})
 	require.NoError(t, err)
 	var ids []string
@@ -212,7 +212,7 @@ func TestWarmPoolClaimsACleanContainerPerSandbox(t *testing.T) {
 	require.Contains(t, s.EventTypes(t, f), "workspace-restored")
 
 	// A claimed container that dies stops its sandbox, like any other.
-	require.NoError(t, s.Docker.Client().ContainerKill(ctx, containerOf(t, ctx, s, b), "KILL"))
+	require.NoError(t, s.DockerAPI.ContainerKill(ctx, containerOf(t, ctx, s, b), "KILL"))
 	require.Eventually(t, func() bool {
 		v, err := c.Get(ctx, b)
 		return err == nil && v.Status == "stopped"
@@ -225,7 +225,7 @@ func TestWarmPoolClaimsACleanContainerPerSandbox(t *testing.T) {
 	// Nothing warm is left but the pool itself: every warm volume without
 	// a container goes (the sweep runs every few seconds).
 	require.Eventually(t, func() bool {
-		vs, err := s.Docker.Client().VolumeList(ctx, volume.ListOptions{Filters: filters.NewArgs(
+		vs, err := s.DockerAPI.VolumeList(ctx, volume.ListOptions{Filters: filters.NewArgs(
 			filters.Arg("label", dockerrt.LabelPool), filters.Arg("label", dockerrt.LabelHost+"="+s.HostID))})
 		return err == nil && len(vs.Volumes) == len(warmIDs(t, ctx, s))
 	}, 30*time.Second, 500*time.Millisecond, "warm volumes outlived their containers")
@@ -255,7 +255,7 @@ func TestWarmPoolSurvivesWorkerRestart(t *testing.T) {
 
 	// A warm container killed behind the worker's back is replaced.
 	now := waitWarm(t, ctx, s, 2)
-	require.NoError(t, s.Docker.Client().ContainerKill(ctx, now[0], "KILL"))
+	require.NoError(t, s.DockerAPI.ContainerKill(ctx, now[0], "KILL"))
 	require.Eventually(t, func() bool {
 		ids := warmIDs(t, ctx, s)
 		return len(ids) == 2 && !slices.Contains(ids, now[0])
@@ -335,9 +335,9 @@ func warmClaimCrash(t *testing.T, local bool) {
 	require.NoError(t, err)
 	var left []string
 	require.Eventually(t, func() bool {
-		vs, err := s.Docker.Client().VolumeList(ctx, volume.ListOptions{Filters: filters.NewArgs(
+		vs, err := s.DockerAPI.VolumeList(ctx, volume.ListOptions{Filters: filters.NewArgs(
 			filters.Arg("label", dockerrt.LabelPool), filters.Arg("label", dockerrt.LabelHost+"="+s.HostID))})
-		cs, cerr := s.Docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(
+		cs, cerr := s.DockerAPI.ContainerList(ctx, container.ListOptions{All: true, Filters: filters.NewArgs(
 			filters.Arg("label", dockerrt.LabelPool), filters.Arg("label", dockerrt.LabelHost+"="+s.HostID))})
 		if err != nil || cerr != nil {
 			return false
@@ -433,7 +433,7 @@ func TestWarmPoolReplacesContainersItsTypeNoLongerMakes(t *testing.T) {
 
 	// The tag moves to another image.
 	second := restartWith(func() { buildLabelled("2") })
-	want, err := s.Docker.Client().ImageInspect(ctx, tag)
+	want, err := s.DockerAPI.ImageInspect(ctx, tag)
 	require.NoError(t, err)
 	for _, id := range second {
 		c, err := s.Docker.Inspect(ctx, id)

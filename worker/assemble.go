@@ -13,11 +13,16 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/activities"
-	"github.com/berthdev/berth/internal/blob"
+	"github.com/berthdev/berth/internal/backup"
 	"github.com/berthdev/berth/internal/blobstore"
 	"github.com/berthdev/berth/internal/config"
-	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
+	egresshost "github.com/berthdev/berth/internal/egress/host"
+	"github.com/berthdev/berth/internal/hostproxy"
+	"github.com/berthdev/berth/internal/hosts/upkeep"
+	"github.com/berthdev/berth/internal/netguard/keeper"
+	"github.com/berthdev/berth/internal/reconcile"
+	"github.com/berthdev/berth/internal/supervisorbin"
 	"github.com/berthdev/berth/internal/tracing"
 )
 
@@ -48,7 +53,7 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 	if err != nil {
 		return err
 	}
-	sup, err := devserver.FindSupervisor(ctx, cfg.Supervisor, cfg.DataDir, os.Stderr)
+	sup, err := supervisorbin.Find(ctx, cfg.Supervisor, cfg.DataDir, os.Stderr)
 	if err != nil {
 		return err
 	}
@@ -64,8 +69,8 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 	if err != nil {
 		return err
 	}
-	go RunRetention(ctx, backups, cfg.BackupKeep, time.Hour, log.Named("retention"))
-	go watchDisk(ctx, cfg.HostID, cfg.DataDir)
+	go backup.RunRetention(ctx, backups, cfg.BackupKeep, time.Hour, log.Named("retention"))
+	go upkeep.WatchDisk(ctx, cfg.HostID, cfg.DataDir)
 	auth, err := dockerrt.LoadRegistryAuth(cfg.RegistryAuth)
 	if err != nil {
 		return err
@@ -82,7 +87,7 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 	}
 	if cfg.HostAddr != "" {
 		acts.Route = cfg.HostAddr
-		stopProxy, err := serveHostProxy(ctx, cfg.HostAddr, newHostProxy(docker, cfg.HostID, cfg.Namespace, cfg.Secret, log.Named("hostproxy")), cfg.Secret)
+		stopProxy, err := hostproxy.Serve(ctx, cfg.HostAddr, hostproxy.New(docker, cfg.HostID, cfg.Namespace, cfg.Secret, log.Named("hostproxy")), cfg.Secret)
 		if err != nil {
 			return err
 		}
@@ -91,14 +96,21 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 		defer stopProxy()
 	}
 	if !cfg.NoNetGuard {
-		acts.NetGuard = (&netGuard{docker: docker, log: log.Named("netguard"), egress: !cfg.NoEgress}).Ensure
+		acts.NetGuard = keeper.New(docker, log.Named("netguard"), !cfg.NoEgress)
 	}
-	if err := startEgress(ctx, cfg, c, acts, backups, log); err != nil {
+	if err := egresshost.Start(ctx, cfg, c, acts, backups, log); err != nil {
 		return err
 	}
 	acts.Pool = activities.NewWarmPool(acts, warmPool) // before the announcer, which reads it
-	if err := startHosts(ctx, c, acts, backups, version, log); err != nil {
+	every, err := reconcile.PeriodFromEnv()
+	if err != nil {
 		return err
+	}
+	if err := upkeep.Start(ctx, c, acts, backups, version, log); err != nil {
+		return err
+	}
+	if every > 0 {
+		go reconcile.Every(ctx, c, acts, every)
 	}
 	if cfg.DropWarmOnExit && acts.Pool != nil {
 		defer acts.Pool.DropAll()
@@ -135,26 +147,4 @@ func supervisorHTTPClient() *http.Client {
 	t.MaxIdleConnsPerHost = 16
 	t.IdleConnTimeout = 90 * time.Second
 	return tracing.Client(&http.Client{Transport: t}, "supervisor", true)
-}
-
-// startEgress runs this host's egress proxy and resolver (nil Egress when
-// the operator turned them off: the guard still isolates sandboxes).
-func startEgress(ctx context.Context, cfg config.Config, c client.Client, acts *activities.Activities, backups blob.Store, log *zap.Logger) error {
-	if cfg.NoEgress {
-		log.Warn("EGRESS POLICY OFF (BERTH_EGRESS=off or BERTH_NETGUARD=off): sandboxes reach the public internet directly; " +
-			"egress policies and secrets are not enforced")
-		return nil
-	}
-	store, err := openSecrets(cfg, backups)
-	if err != nil {
-		return err
-	}
-	h, err := newEgressHost(ctx, cfg, acts.Docker, store, log.Named("egress"))
-	if err != nil {
-		return fmt.Errorf("%w (BERTH_EGRESS=off runs without egress policies)", err)
-	}
-	h.reportRefusals(c)
-	acts.Egress = h
-	go h.watch(ctx, cfg.HostID)
-	return nil
 }

@@ -1,6 +1,9 @@
-// Package worker wires the Sandbox workflow and its activities to Temporal:
-// the shared queue (workflows and boots, any host) and this host's queue
-// (every activity on a container this host runs).
+// Package worker assembles a worker and nothing else: it builds the host's
+// parts from the configuration (the egress host, the host proxy, the host's
+// upkeep, reconciliation, the guard's keeper: each in a package of its own)
+// and wires the Sandbox workflow and its activities to Temporal: the shared
+// queue (workflows and boots, any host) and this host's queue (every
+// activity on a container this host runs).
 package worker
 
 import (
@@ -19,6 +22,8 @@ import (
 	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/faults"
+	"github.com/berthdev/berth/internal/netguard/keeper"
+	"github.com/berthdev/berth/internal/reconcile"
 	"github.com/berthdev/berth/workflows"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -30,17 +35,17 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 	if err := acts.Docker.EnsureNetwork(ctx); err != nil {
 		return fmt.Errorf("sandbox network: %w", err)
 	}
-	if err := startNetGuard(ctx, acts); err != nil {
+	if err := keeper.Start(ctx, acts); err != nil {
 		return err
 	}
 	if err := enableDisks(ctx, acts); err != nil {
 		return err
 	}
 	// Before any work is taken, so no activity of this worker races it.
-	if err := Reconcile(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Pool.Claiming, rescuer(acts), acts.Log.Named("reconcile")); err != nil {
+	if err := reconcile.Run(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Pool.Claiming, reconcile.RescuerFor(acts), acts.Log.Named("reconcile")); err != nil {
 		acts.Log.Warn("reconcile skipped", zap.Error(err))
 	}
-	if err := MatchFreezes(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Log.Named("reconcile")); err != nil {
+	if err := reconcile.MatchFreezes(ctx, c, acts.Docker, acts.HostID, acts.Namespace, acts.Log.Named("reconcile")); err != nil {
 		acts.Log.Warn("matching frozen containers to their workflows skipped", zap.Error(err))
 	}
 	// Fault injection (tests only): BERTH_FAULT_NO_HOST_QUEUE, below.

@@ -22,6 +22,7 @@ import (
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/supervisorbin"
 	"github.com/berthdev/berth/worker"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -64,7 +65,7 @@ func runDev(ctx context.Context, cfg config.Config, o devOptions) error {
 	if err != nil {
 		return err
 	}
-	if cfg.Supervisor, err = devserver.FindSupervisor(ctx, cfg.Supervisor, cfg.DataDir, os.Stderr); err != nil {
+	if cfg.Supervisor, err = supervisorbin.Find(ctx, cfg.Supervisor, cfg.DataDir, os.Stderr); err != nil {
 		return err
 	}
 	if err := ensureImage(ctx, cfg.DefaultImage); err != nil {
@@ -199,7 +200,7 @@ func ensureImage(ctx context.Context, image string) error {
 		return err
 	}
 	defer rt.Close()
-	if _, err := rt.Client().ImageInspect(ctx, image); err == nil {
+	if _, err := rt.Image(ctx, image); err == nil {
 		return nil
 	} else if !dockerrt.IsNotFound(err) {
 		return fmt.Errorf("docker: %w", err)
@@ -208,7 +209,7 @@ func ensureImage(ctx context.Context, image string) error {
 	if kind == "" {
 		return fmt.Errorf("image %s is missing: pull or build it, or unset BERTH_DEFAULT_IMAGE to use berth/sandbox:latest", image)
 	}
-	root, err := devserver.ModuleRoot()
+	root, err := supervisorbin.ModuleRoot()
 	if err != nil {
 		return fmt.Errorf("image %s is missing: build it with `task image` in the Berth source tree, or set BERTH_DEFAULT_IMAGE", image)
 	}

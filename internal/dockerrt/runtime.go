@@ -62,6 +62,7 @@ type Runtime struct {
 	spareBusy sync.Map  // disk size -> a spare image is being made (disk_spare.go)
 	addrs     addrBook  // sandbox-network addresses (netattach.go)
 	ending    endingSet // containers stopped or removed here (ending.go)
+	hub       eventHub  // the one Docker events subscription (events.go)
 	// netName and bridgeName replace NetworkName and BridgeName for the
 	// sandbox network's lookup and creation, in tests only.
 	netName, bridgeName string
@@ -85,9 +86,6 @@ func New() (*Runtime, error) {
 	}
 	return &Runtime{cli: cli}, nil
 }
-
-// Client exposes the Engine API client for callers that need more.
-func (r *Runtime) Client() *client.Client { return r.cli }
 
 // Close releases the client's connections.
 func (r *Runtime) Close() error { return r.cli.Close() }

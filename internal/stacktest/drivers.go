@@ -237,7 +237,7 @@ func (h *Host) DockerHost() string { return "unix://" + h.sock }
 // LoadImages copies images from the machine's daemon into the host's (one
 // docker save, one load).
 func (h *Host) LoadImages(ctx context.Context, refs ...string) error {
-	rc, err := h.s.Docker.Client().ImageSave(ctx, refs)
+	rc, err := h.s.DockerAPI.ImageSave(ctx, refs)
 	if err != nil {
 		return err
 	}

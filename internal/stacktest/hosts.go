@@ -187,7 +187,7 @@ func (h *Host) startDockerd(ctx context.Context) error {
 // loadImage copies the test image from the machine's daemon: the host's
 // daemon starts with none and reaches no registry.
 func (h *Host) loadImage(ctx context.Context) error {
-	rc, err := h.s.Docker.Client().ImageSave(ctx, []string{TestImage})
+	rc, err := h.s.DockerAPI.ImageSave(ctx, []string{TestImage})
 	if err != nil {
 		return err
 	}

@@ -18,14 +18,14 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
-	"github.com/docker/docker/api/types/volume"
+	dockerclient "github.com/docker/docker/client"
 	"go.temporal.io/sdk/client"
 
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/netguard"
+	"github.com/berthdev/berth/internal/supervisorbin"
 )
 
 // TestImage is the minimal busybox image `deploy/images/build.sh test` builds.
@@ -60,6 +60,9 @@ type Stack struct {
 	worker, gateway      *exec.Cmd
 	Temporal             client.Client
 	Docker               *dockerrt.Runtime
+	// DockerAPI is the Engine API itself, for tests that act behind
+	// Berth's back (kill, pause, list what is there).
+	DockerAPI *dockerclient.Client
 
 	net           *hostNet // Options.Hosts
 	temporalRelay string   // Temporal's frontend on the hosts' network
@@ -75,7 +78,7 @@ type Stack struct {
 // Start builds the binaries and the test image if needed and starts
 // Temporal, a worker and a gateway.
 func Start(ctx context.Context, o Options) (*Stack, error) {
-	root, err := devserver.ModuleRoot()
+	root, err := supervisorbin.ModuleRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +94,10 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	}
 	s.holdsBuilt = true
 	if s.Docker, err = dockerrt.New(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if s.DockerAPI, err = dockerclient.NewClientWithOpts(dockerclient.FromEnv, dockerclient.WithAPIVersionNegotiation()); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -199,12 +206,12 @@ func RemoveHostObjects(ctx context.Context, d *dockerrt.Runtime, hostID string) 
 	// own) is not an error.
 	_ = netguard.RemoveRedirect(netguard.RedirectTable(hostID))
 	f := filters.NewArgs(filters.Arg("label", dockerrt.LabelHost+"="+hostID))
-	cs, _ := d.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: f})
+	cs, _ := d.Containers(ctx, f, true)
 	for _, c := range cs {
 		_ = d.RemoveContainer(ctx, c.ID)
 	}
-	vs, _ := d.Client().VolumeList(ctx, volume.ListOptions{Filters: f})
-	for _, v := range vs.Volumes {
+	vs, _ := d.Volumes(ctx, f)
+	for _, v := range vs {
 		_ = d.RemoveVolume(ctx, v.Name)
 	}
 }
@@ -282,7 +289,7 @@ func Build(ctx context.Context, root, bin, supervisor string) error {
 }
 
 func (s *Stack) ensureImage(ctx context.Context) error {
-	if _, err := s.Docker.Client().ImageInspect(ctx, TestImage); err == nil {
+	if _, err := s.Docker.Image(ctx, TestImage); err == nil {
 		return nil
 	}
 	cmd := exec.CommandContext(ctx, filepath.Join(s.root, "deploy/images/build.sh"), "test", TestImage)
@@ -325,6 +332,9 @@ func (s *Stack) Close() {
 		s.removeDockerObjects()
 		s.Docker.Close()
 	}
+	if s.DockerAPI != nil {
+		s.DockerAPI.Close()
+	}
 	os.RemoveAll(s.Dir)
 	if s.holdsBuilt {
 		s.holdsBuilt = false
@@ -338,10 +348,9 @@ func (s *Stack) removeDockerObjects() {
 	// The sandbox network is shared by every Berth on this engine; remove
 	// it only when no sandbox is left on it. Docker cannot tell: the
 	// workers attach sandboxes themselves.
-	running, err := s.Docker.Client().ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(
-		filters.Arg("label", dockerrt.LabelAddr))})
+	running, err := s.Docker.Containers(ctx, filters.NewArgs(filters.Arg("label", dockerrt.LabelAddr)), false)
 	if err == nil && len(running) == 0 {
-		_ = s.Docker.Client().NetworkRemove(ctx, dockerrt.NetworkName)
+		_ = s.DockerAPI.NetworkRemove(ctx, dockerrt.NetworkName)
 	}
 }
 

@@ -180,7 +180,7 @@ func check(t *testing.T, st *stacktest.Stack, c *client.Client, d *driver) []str
 		known[b.name] = b
 	}
 	ours := filters.NewArgs(filters.Arg("label", dockerrt.LabelHost+"="+st.HostID))
-	cs, err := st.Docker.Client().ContainerList(ctx, container.ListOptions{All: true, Filters: ours})
+	cs, err := st.DockerAPI.ContainerList(ctx, container.ListOptions{All: true, Filters: ours})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func check(t *testing.T, st *stacktest.Stack, c *client.Client, d *driver) []str
 			}
 		}
 	}
-	vs, err := st.Docker.Client().VolumeList(ctx, volume.ListOptions{Filters: ours})
+	vs, err := st.DockerAPI.VolumeList(ctx, volume.ListOptions{Filters: ours})
 	if err != nil {
 		t.Fatal(err)
 	}

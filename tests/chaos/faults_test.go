@@ -104,20 +104,20 @@ func (f *faults) inject(kind string, hold time.Duration, pick float64) error {
 		time.Sleep(2 * hold)
 		f.proxy.delay.Store(0)
 	case faultPause:
-		cs, err := f.st.Docker.Client().ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(
+		cs, err := f.st.DockerAPI.ContainerList(ctx, container.ListOptions{Filters: filters.NewArgs(
 			filters.Arg("label", dockerrt.LabelHost+"="+f.st.HostID), filters.Arg("label", dockerrt.LabelSandbox),
 			filters.Arg("status", "running"))})
 		if err != nil || len(cs) == 0 {
 			return err
 		}
 		id := cs[int(pick*float64(len(cs)))].ID
-		if err := f.st.Docker.Client().ContainerPause(ctx, id); err != nil {
+		if err := f.st.DockerAPI.ContainerPause(ctx, id); err != nil {
 			return nil // it went meanwhile
 		}
 		time.Sleep(hold)
 		// Berth may have thawed it already (a request to a paused
 		// sandbox thaws it): that is not a failure.
-		_ = f.st.Docker.Client().ContainerUnpause(ctx, id)
+		_ = f.st.DockerAPI.ContainerUnpause(ctx, id)
 	}
 	return nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/stacktest"
+	"github.com/berthdev/berth/internal/supervisorbin"
 )
 
 // nodeIPs are the loopback addresses of the three Temporal nodes: each
@@ -67,7 +68,7 @@ func (c *child) alive() bool {
 
 // tools the cluster needs; missing returns what is absent.
 func findTools() (root, tools, pgBin string, missing []string) {
-	root, err := devserver.ModuleRoot()
+	root, err := supervisorbin.ModuleRoot()
 	if err != nil {
 		return "", "", "", []string{err.Error()}
 	}

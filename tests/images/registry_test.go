@@ -81,7 +81,7 @@ func TestImagesFromARegistry(t *testing.T) {
 	since := time.Now()
 	pulls := func() int {
 		f := filters.NewArgs(filters.Arg("type", "image"), filters.Arg("event", "pull"))
-		evs, errs := stack.Docker.Client().Events(ctx, events.ListOptions{Filters: f,
+		evs, errs := stack.DockerAPI.Events(ctx, events.ListOptions{Filters: f,
 			Since: strconv.FormatInt(since.Unix(), 10), Until: strconv.FormatInt(time.Now().Unix()+1, 10)})
 		n := 0
 		for {
@@ -203,7 +203,7 @@ func TestImagesFromARegistry(t *testing.T) {
 func waitImage(t *testing.T, ctx context.Context, image string) {
 	t.Helper()
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if _, err := stack.Docker.Client().ImageInspect(ctx, image); err == nil {
+		if _, err := stack.DockerAPI.ImageInspect(ctx, image); err == nil {
 			return
 		}
 	}

@@ -19,8 +19,10 @@ func samples() map[string]any {
 		Status: StatusRunning, Container: &c, Host: "h1", LastBackupID: "b0", LastBackupSize: BackupSize{Bytes: 5, Files: 1},
 		NextOffset: 7, LastEvent: "started", CreatedAt: at, UpdatedAt: at, Pending: []Intent{intent}, IntentSeq: 3}
 	return map[string]any{
-		"input": Input{State: &st, ContinueAsNewAfter: 60}, // Spec is schemas.CreateRequested, not the contract's
-		"view":  st.View(),
+		"input": Input{State: &st, ContinueAsNewAfter: 60},
+		"createSpec": CreateSpec{Path: "s1", InstanceType: "basic", SleepAfter: "1m0s", KeepAlive: &keep, DozeAfter: "5m0s",
+			Env: map[string]string{"A": "v"}, Image: "img:1", ImageDigest: "img@sha256:00"},
+		"view": st.View(),
 		"boot": BootInput{Sandbox: "s1", InstanceType: "basic", BootID: "bid", Env: map[string]string{"A": "v"},
 			VolumeHost: "h1", RestoreBackupID: "b0", ForceRestore: true},
 		"bootResult": BootResult{Container: c, RestoredBackupID: "b0"},
@@ -41,6 +43,7 @@ func TestJSONFieldNamesAreStable(t *testing.T) {
 	want := map[string]string{
 		"boot":       `{"sandbox":"s1","instanceType":"basic","bootId":"bid","env":{"A":"v"},"volumeHost":"h1","restoreBackupId":"b0","forceRestore":true}`,
 		"bootResult": `{"container":{"id":"cid","host":"h1","addr":"10.0.0.2:7070","bootId":"bid"},"restoredBackupId":"b0"}`,
+		"createSpec": `{"path":"s1","instanceType":"basic","sleepAfter":"1m0s","keepAlive":true,"dozeAfter":"5m0s","env":{"A":"v"},"image":"img:1","imageDigest":"img@sha256:00"}`,
 		"destroy":    `{"sandbox":"s1"}`,
 		"env":        `{"container":{"id":"cid","host":"h1","addr":"10.0.0.2:7070","bootId":"bid"},"env":{"A":"v"}}`,
 		"exit":       `{"code":137,"oomKilled":true,"reason":"r"}`,

@@ -5,7 +5,6 @@ import (
 
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/egress/policy"
-	"github.com/berthdev/berth/schemas"
 )
 
 // Status of a sandbox. The only legal changes are those of the workflow's
@@ -35,7 +34,7 @@ type Config struct {
 	// client (0: never); SleepAfter still counts from the same moment.
 	DozeAfter time.Duration     `json:"dozeAfter,omitempty"`
 	Env       map[string]string `json:"env,omitempty"`
-	// Image and ImageDigest: schemas.CreateRequested's, fixed for life.
+	// Image and ImageDigest: CreateSpec's, fixed for life.
 	Image       string `json:"image,omitempty"`
 	ImageDigest string `json:"imageDigest,omitempty"`
 	// Egress is the egress policy; nil is the default (open), which is
@@ -117,10 +116,30 @@ type State struct {
 	IntentSeq int64    `json:"intentSeq"`
 }
 
+// CreateSpec is the create request a first run starts from. Field for
+// field it is the create-requested event's payload (schemas.CreateRequested,
+// which the gateway converts to it), so histories recorded with that type
+// decode unchanged; it is the contract's own so that importing the
+// contract does not link the event schemas and their validator.
+type CreateSpec struct {
+	Path         string `json:"path"`
+	InstanceType string `json:"instanceType"`
+	SleepAfter   string `json:"sleepAfter,omitempty"`
+	KeepAlive    *bool  `json:"keepAlive,omitempty"`
+	// DozeAfter: absent or "0s", the sandbox never dozes.
+	DozeAfter string            `json:"dozeAfter,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+	// Image is the sandbox's own image as the create named it; ImageDigest
+	// is what it resolved to then, which every boot runs. Both absent: the
+	// instance type's image.
+	Image       string `json:"image,omitempty"`
+	ImageDigest string `json:"imageDigest,omitempty"`
+}
+
 // Input starts (or continues) the workflow.
 type Input struct {
 	// Spec is set on the first run only: the create request.
-	Spec *schemas.CreateRequested `json:"spec,omitempty"`
+	Spec *CreateSpec `json:"spec,omitempty"`
 	// State is set on every continued run.
 	State *State `json:"state,omitempty"`
 	// ContinueAsNewAfter forces continue-as-new after this many history
