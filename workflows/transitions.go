@@ -40,7 +40,7 @@ const (
 	opExited   contract.Op = "container-exited"
 	opIdle     contract.Op = "idle"
 	opHostLost contract.Op = "host-lost"
-	opDoze     contract.Op = "doze" // an idle check found no client for dozeAfter
+	opDoze     contract.Op = "doze"   // an idle check found no client for dozeAfter
 	opThawed   contract.Op = "thawed" // the host thawed the container on a gateway's request
 )
 
