@@ -18,6 +18,7 @@ import (
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/hosttls"
 	"github.com/berthdev/berth/internal/tracing"
 )
 
@@ -80,9 +81,19 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 		NoDiskLimits:  cfg.NoDiskLimits,
 		Temporal:      c, // ArchiveEvents reads closed runs
 	}
+	thaw := &thawServer{acts: acts, temporal: c, log: log.Named("thaw")}
+	if cfg.HostAddr == "" {
+		if path := hosttls.ThawSocket(cfg.DataDir, cfg.HostID); path != "" {
+			if err := serveThawSocket(ctx, path, thaw, thaw.log); err != nil {
+				log.Warn("no thaw socket: requests to dozing sandboxes wait for the workflow", zap.Error(err))
+			}
+		}
+	}
 	if cfg.HostAddr != "" {
 		acts.Route = cfg.HostAddr
-		stopProxy, err := serveHostProxy(ctx, cfg.HostAddr, newHostProxy(docker, cfg.HostID, cfg.Namespace, cfg.Secret, log.Named("hostproxy")), cfg.Secret)
+		proxy := newHostProxy(docker, cfg.HostID, cfg.Namespace, cfg.Secret, log.Named("hostproxy"))
+		proxy.thaw = thaw
+		stopProxy, err := serveHostProxy(ctx, cfg.HostAddr, proxy, cfg.Secret)
 		if err != nil {
 			return err
 		}
