@@ -47,6 +47,8 @@ type hostProxy struct {
 
 	mu    sync.Mutex
 	cache map[string]hostTarget // container id → where its supervisor is
+
+	thaw http.Handler // the direct thaw (thaw.go); nil: none
 }
 
 // hostTarget is one container's supervisor as Docker last described it.
@@ -102,6 +104,10 @@ func (p *hostProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, rest, ok := hosttls.SplitRoutedPath(r.URL.EscapedPath())
+	if rest == hosttls.ThawPath && p.thaw != nil {
+		p.thaw.ServeHTTP(w, r)
+		return
+	}
 	port, isTunnel := tunnelPort(rest)
 	if !ok || !names.ValidContainerID(id) || !strings.HasPrefix(rest, "/v1/") && !isTunnel {
 		refuse(w, http.StatusNotFound, api.CodeNotFound, "not a routed path (/c/<container id>/v1/... or /c/<container id>/tcp/<port>)")
