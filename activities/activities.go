@@ -68,6 +68,7 @@ type Activities struct {
 	LocalBoots bool
 
 	markerMu sync.Mutex // restore markers: a flush never removes a newer restore's
+	freezes  freezes    // the dozes this worker froze (freezes.go)
 }
 
 // ContainerName is deterministic so a retried boot finds its own container.

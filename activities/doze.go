@@ -22,6 +22,12 @@ func (a *Activities) Doze(ctx context.Context, in contract.DozeInput) (contract.
 	if err := in.Validate(); err != nil {
 		return contract.DozeResult{}, err
 	}
+	f, err := a.holdContainer(ctx, in.Container, in.Sandbox)
+	if err != nil {
+		return contract.DozeResult{}, err
+	}
+	defer f.release()
+	f.token, f.thawed = 0, false
 	info, err := a.Docker.Inspect(ctx, in.Container.ID)
 	if err != nil {
 		return contract.DozeResult{}, err
@@ -31,6 +37,7 @@ func (a *Activities) Doze(ctx context.Context, in contract.DozeInput) (contract.
 		return contract.DozeResult{Handled: true}, nil
 	}
 	if info.State.Paused {
+		f.container, f.token = in.Container, in.Token
 		return contract.DozeResult{Dozed: true, Handled: true}, nil
 	}
 	var fence struct {
@@ -53,6 +60,8 @@ func (a *Activities) Doze(ctx context.Context, in contract.DozeInput) (contract.
 		a.unfence(context.WithoutCancel(ctx), in.Container)
 		return contract.DozeResult{}, fmt.Errorf("freeze sandbox: %w", err)
 	}
+	// From here a gateway may have the worker thaw it (ThawDirect).
+	f.container, f.token = in.Container, in.Token
 	return contract.DozeResult{Dozed: true, Handled: true}, nil
 }
 
@@ -62,6 +71,12 @@ func (a *Activities) Thaw(ctx context.Context, in contract.DozeInput) error {
 	if err := in.Validate(); err != nil {
 		return err
 	}
+	f, err := a.holdContainer(ctx, in.Container, in.Sandbox)
+	if err != nil {
+		return err
+	}
+	defer f.release()
+	f.token, f.thawed = 0, false
 	if err := a.Docker.Unpause(ctx, in.Container.ID); err != nil && !isNotPaused(err) {
 		if strings.Contains(err.Error(), "No such container") {
 			return nil // its exit is reported on its own

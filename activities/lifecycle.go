@@ -37,6 +37,15 @@ func (a *Activities) Stop(ctx context.Context, in contract.StopInput) (_ contrac
 	work, progress, stop := a.progress(ctx, "backup")
 	defer stop()
 	name := ContainerName(in.Sandbox)
+	// From here no direct thaw: the container is the stop's.
+	if in.Container.ID != "" {
+		f, err := a.holdContainer(ctx, in.Container, in.Sandbox)
+		if err != nil {
+			return contract.StopResult{}, err
+		}
+		defer f.release()
+		f.token = 0
+	}
 	// A container left frozen by an interrupted snapshot would not get
 	// SIGTERM until the grace ran out: thaw it so its processes can exit.
 	info, _, err := a.thaw(ctx, name)
@@ -66,6 +75,7 @@ func (a *Activities) Stop(ctx context.Context, in contract.StopInput) (_ contrac
 		return contract.StopResult{}, fmt.Errorf("remove container: %w", err)
 	}
 	a.dropClaim(in.Sandbox)
+	a.freezes.forget(in.Container.ID)
 	return res, nil
 }
 
@@ -88,10 +98,22 @@ func (a *Activities) Snapshot(ctx context.Context, in contract.StopInput) (_ con
 	if info == nil || info.State == nil || !info.State.Running {
 		return contract.SnapshotResult{}, temporal.NewNonRetryableApplicationError("the sandbox's container is not running", contract.ErrBackup, nil)
 	}
+	// No direct thaw inside the copy. A doze the host thawed on a
+	// gateway's request before the snapshot began (the workflow has not
+	// recorded it yet) is over: that sandbox runs again after the copy.
+	keepFrozen := in.KeepFrozen
+	if in.Container.ID != "" {
+		f, err := a.holdContainer(ctx, in.Container, in.Sandbox)
+		if err != nil {
+			return contract.SnapshotResult{}, err
+		}
+		defer f.release()
+		keepFrozen = keepFrozen && !f.thawed
+	}
 	// Thaw on every way out, a failed Pause included (it may have frozen
 	// the container before failing), unless the sandbox dozes: its copy is
 	// read in place and it stays frozen.
-	if !in.KeepFrozen {
+	if !keepFrozen {
 		defer func() {
 			if _, _, err := a.thaw(context.WithoutCancel(ctx), name); err != nil {
 				a.sandboxLog(ctx, in.Sandbox).Error("unfreeze sandbox", zap.Error(err))
@@ -141,10 +163,19 @@ func (a *Activities) Destroy(ctx context.Context, in contract.DestroyInput) (err
 	if err := contract.CheckSandbox(in.Sandbox); err != nil {
 		return err
 	}
+	held, err := a.freezes.holdSandbox(ctx, in.Sandbox)
+	if err != nil {
+		return err
+	}
+	for _, f := range held {
+		defer f.release()
+		f.token = 0 // no direct thaw of a container being removed
+	}
 	if err := a.Docker.RemoveContainer(ctx, ContainerName(in.Sandbox)); err != nil {
 		return fmt.Errorf("remove container: %w", err)
 	}
 	a.dropClaim(in.Sandbox)
+	a.freezes.forgetSandbox(in.Sandbox)
 	if err := a.Docker.RemoveVolume(ctx, VolumeName(in.Sandbox)); err != nil {
 		return fmt.Errorf("remove workspace volume: %w", err)
 	}

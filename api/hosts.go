@@ -27,6 +27,16 @@ type Host struct {
 	// containers still being made, are in Used.
 	Warm     map[string]int `json:"warm,omitempty"`
 	Draining bool           `json:"draining"`
+	// CRIU is what `criu check` said when the host's worker started.
+	CRIU *HostCRIU `json:"criu,omitempty"`
+}
+
+// HostCRIU is a host's `criu check`: state "absent", "failing" or
+// "works"; detail is criu's verdict (its first error).
+type HostCRIU struct {
+	State   string `json:"state"`
+	Version string `json:"version,omitempty"`
+	Detail  string `json:"detail,omitempty"`
 }
 
 // DrainResult says what a drain did (the DrainResult schema): the host,

@@ -86,6 +86,9 @@ func (s *Server) thaw(ctx context.Context, name, cause string) (contract.View, e
 // once. ok is false when the target no longer holds (dropped).
 func (s *Server) refreshTrust(ctx context.Context, name, cause string, t target) (target, contract.View, bool, error) {
 	sent := time.Now()
+	if t, ok := s.thawOnHost(ctx, name, cause, t, sent); ok {
+		return t, contract.View{}, true, nil
+	}
 	v, err := s.thaw(ctx, name, cause)
 	if err != nil {
 		var ae *api.Error
@@ -106,6 +109,21 @@ func (s *Server) refreshTrust(ctx context.Context, name, cause string, t target)
 	return t, v, false, nil
 }
 
+// thawOnHost asks t's host to thaw t's container directly (thaw_direct.go);
+// ok says the container runs that boot now. A thaw it did renews the
+// trust from sent: the workflow records it (and its PokedAt) right after.
+func (s *Server) thawOnHost(ctx context.Context, name, cause string, t target, sent time.Time) (target, bool) {
+	switch s.thawDirect(ctx, t, cause) {
+	case directThawed:
+		t.contact = sent
+		s.targets.contacted(name, t.bootID, sent)
+		return t, true
+	case directRunning:
+		return t, true
+	}
+	return t, false
+}
+
 // watchThaw arms the watchdog of one request to a supervisor; the
 // returned func disarms it once the supervisor answered.
 func (s *Server) watchThaw(name string) func() bool {
@@ -117,6 +135,11 @@ func (s *Server) watchThaw(name string) func() bool {
 			return
 		}
 		s.log.Info("a request went to a dozing sandbox; thawing it", zap.String("sandbox", name))
+		if t, ok := s.targets.get(name); ok {
+			if _, ok := s.thawOnHost(ctx, name, "request", t, time.Now()); ok {
+				return
+			}
+		}
 		if _, err := s.thaw(ctx, name, "request"); err != nil {
 			s.log.Warn("thaw after a stuck request failed", zap.String("sandbox", name), zap.Error(err))
 		}
@@ -195,6 +218,8 @@ func (s *Server) thawBehind(name, cause string, t target) *thawing {
 	ch := s.thaws.DoChan(name+"\x00"+t.bootID, func() (any, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), thawBehindTimeout)
 		defer cancel()
+		// refreshTrust asks the host first: the request beside it waits
+		// on an unpause, not on a workflow task.
 		_, _, ok, err := s.refreshTrust(ctx, name, cause, t)
 		return ok && err == nil, nil
 	})

@@ -43,8 +43,12 @@ func publicHost(h hosts.Host) api.Host {
 	res := func(r hosts.Resources) api.Resources {
 		return api.Resources{MilliCPU: r.MilliCPU, MemoryMiB: r.MemoryMiB}
 	}
-	return api.Host{ID: h.ID, Live: h.Live, LastSeen: h.SeenAt, Version: h.Version, Addr: h.Addr,
+	out := api.Host{ID: h.ID, Live: h.Live, LastSeen: h.SeenAt, Version: h.Version, Addr: h.Addr,
 		Capacity: res(h.Capacity), Used: res(h.Used), Reserved: res(h.Reserved), Sandboxes: len(h.Sandboxes), Warm: h.Warm, Draining: h.Draining}
+	if c := h.CRIU; c != nil {
+		out.CRIU = &api.HostCRIU{State: c.State, Version: c.Version, Detail: c.Detail}
+	}
+	return out
 }
 
 func hostNotFound(id string) *api.Error {

@@ -52,7 +52,7 @@ func Run(ctx context.Context, cfg config.Config, c client.Client, backups blob.S
 		Temporal: c, Namespace: cfg.Namespace, Token: cfg.Token, Secret: cfg.Secret, Backups: backups,
 		InstanceTypes: types, Log: log.Named("gateway"), ContinueAsNewAfter: continueAsNewAfter(),
 		HTTP: httpLimits, Secrets: store, Preview: cfg.Preview, Images: cfg.Images, DozeAfter: cfg.DozeAfter,
-		Tokens: toks, TemporalUI: temporalUIFromEnv(),
+		Tokens: toks, DataDir: cfg.DataDir, TemporalUI: temporalUIFromEnv(),
 	})
 	return gw.Serve(ctx, ln)
 }

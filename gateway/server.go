@@ -61,6 +61,10 @@ type Options struct {
 	// DozeAfter is the dozeAfter of a create that gives none (0: such
 	// sandboxes never doze); berth dev sets 30s.
 	DozeAfter time.Duration
+	// DataDir is where the workers of this machine serve the direct thaw
+	// when their host has no proxy (hosttls.ThawSocket); "" reaches only
+	// host proxies.
+	DataDir string
 }
 
 // HTTPLimits protect the gateway from clients that hold connections
@@ -140,6 +144,7 @@ type Server struct {
 	lastDisk           lastDisks          // stats.go
 	dozeAfter          time.Duration      // Options.DozeAfter
 	thaws              singleflight.Group // thaw updates sent beside requests (doze.go)
+	thawSockets        *thawSockets       // direct thaws on this machine (thaw_direct.go)
 	preview            *previewState      // preview URLs (preview.go)
 	// supervisors carries requests to supervisors and host proxies
 	// (supervisorClient): the hot path's small ones over connpool.
@@ -168,6 +173,9 @@ func New(o Options) *Server {
 	}
 	s.preview = newPreviewState(o.Preview)
 	s.supervisors = supervisorClient(o.Secret)
+	if o.DataDir != "" {
+		s.thawSockets = &thawSockets{dataDir: o.DataDir}
+	}
 	s.tracedSupervisors = s.supervisors
 	if tracing.Enabled() {
 		s.tracedSupervisors = &http.Client{Transport: tracing.Transport(s.supervisors.Transport, "supervisor", true)}

@@ -26,6 +26,7 @@ type target struct {
 	// route is the host proxy of the container's worker (another
 	// machine): requests go there, over TLS, naming the container.
 	route, container string
+	host             string      // the container's host id (the direct thaw asks its worker)
 	tls              *tls.Config // trusts the hosts' authority
 	// checked is when the workflow last said this boot runs.
 	checked time.Time
@@ -120,8 +121,11 @@ func (s *Server) resolve(ctx context.Context, name string, wake bool, cause stri
 			return target{}, err
 		}
 		v = d.view
-		if v.Status == contract.StatusDozing {
+		if v.Status == contract.StatusDozing && v.Container != nil {
 			sent = time.Now()
+			if t, ok := s.thawOnHost(ctx, name, cause, s.cacheTarget(name, v, time.Time{}), sent); ok {
+				return t, nil
+			}
 			if v, err = s.thaw(ctx, name, cause); err != nil {
 				return target{}, err
 			}
@@ -154,7 +158,7 @@ func (s *Server) resolve(ctx context.Context, name string, wake bool, cause stri
 func (s *Server) cacheTarget(name string, v contract.View, contact time.Time) target {
 	t := target{addr: v.Container.Addr, bootID: v.Container.BootID,
 		auth:  "Bearer " + auth.SupervisorToken(s.secret, v.Container.BootID),
-		route: v.Container.Route, container: v.Container.ID,
+		route: v.Container.Route, container: v.Container.ID, host: v.Container.Host,
 		tls: s.hostTLS(), checked: time.Now(), dozeAfter: dozeAfterOf(v), contact: contact}
 	s.targets.put(name, t)
 	return t

@@ -20,9 +20,11 @@ import (
 	egresshost "github.com/berthdev/berth/internal/egress/host"
 	"github.com/berthdev/berth/internal/hostproxy"
 	"github.com/berthdev/berth/internal/hosts/upkeep"
+	"github.com/berthdev/berth/internal/hosttls"
 	"github.com/berthdev/berth/internal/netguard/keeper"
 	"github.com/berthdev/berth/internal/reconcile"
 	"github.com/berthdev/berth/internal/supervisorbin"
+	"github.com/berthdev/berth/internal/thaw"
 	"github.com/berthdev/berth/internal/tracing"
 )
 
@@ -85,9 +87,19 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 		NoDiskLimits:  cfg.NoDiskLimits,
 		Temporal:      c, // ArchiveEvents reads closed runs
 	}
+	thawer := thaw.New(acts, c, log.Named("thaw"))
+	if cfg.HostAddr == "" {
+		if path := hosttls.ThawSocket(cfg.DataDir, cfg.HostID); path != "" {
+			if err := thaw.ServeSocket(ctx, path, thawer, log.Named("thaw")); err != nil {
+				log.Warn("no thaw socket: requests to dozing sandboxes wait for the workflow", zap.Error(err))
+			}
+		}
+	}
 	if cfg.HostAddr != "" {
 		acts.Route = cfg.HostAddr
-		stopProxy, err := hostproxy.Serve(ctx, cfg.HostAddr, hostproxy.New(docker, cfg.HostID, cfg.Namespace, cfg.Secret, log.Named("hostproxy")), cfg.Secret)
+		proxy := hostproxy.New(docker, cfg.HostID, cfg.Namespace, cfg.Secret, log.Named("hostproxy"))
+		proxy.ServeThaw(thawer)
+		stopProxy, err := hostproxy.Serve(ctx, cfg.HostAddr, proxy, cfg.Secret)
 		if err != nil {
 			return err
 		}

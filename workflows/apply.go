@@ -53,7 +53,9 @@ func (s *sandbox) apply(ctx workflow.Context, in contract.Intent) {
 			}
 		}
 	case actDoze:
-		s.doze(ctx, in.Idle)
+		s.doze(ctx, in.Seq, in.Idle)
+	case actThawed:
+		s.thawedOnHost(ctx, *in.Thawed)
 	case actBoot:
 		err = s.boot(ctx, in.Start)
 	case actSleep:
@@ -230,7 +232,7 @@ func (s *sandbox) sleep(ctx workflow.Context, requested bool) {
 		s.record(ctx, api.EventBackupFailed, schemas.BackupFailed{Error: res.BackupError})
 	}
 	s.st.Container = nil
-	s.st.DozedAt, s.st.SleepAt = time.Time{}, time.Time{}
+	s.st.DozedAt, s.st.SleepAt, s.st.DozeToken = time.Time{}, time.Time{}, 0
 	s.setStatus(ctx, contract.StatusStopped)
 	s.record(ctx, api.EventStopped, schemas.Empty{})
 }
@@ -327,7 +329,7 @@ func (s *sandbox) exited(ctx workflow.Context, ex *contract.ContainerExit) {
 	}
 	s.stopWatchers()
 	s.st.Container = nil
-	s.st.DozedAt, s.st.SleepAt = time.Time{}, time.Time{}
+	s.st.DozedAt, s.st.SleepAt, s.st.DozeToken = time.Time{}, time.Time{}, 0
 	s.setStatus(ctx, contract.StatusStopped)
 	s.record(ctx, api.EventStopped, schemas.Empty{})
 }

@@ -56,8 +56,10 @@ func (s *sandbox) decideDoze(ctx workflow.Context, idle contract.Idle) (wait tim
 }
 
 // doze freezes the container if still no client came (the supervisor's
-// fence decides, atomically with the requests it takes).
-func (s *sandbox) doze(ctx workflow.Context, idle *contract.Idle) {
+// fence decides, atomically with the requests it takes). token (the doze
+// intent's sequence number) names the doze to the host, which may thaw
+// it on a gateway's request and say so (thawedOnHost).
+func (s *sandbox) doze(ctx workflow.Context, token int64, idle *contract.Idle) {
 	dozeAfter := s.st.Config.DozeAfter
 	if dozeAfter <= 0 || s.st.Config.KeepAlive {
 		return // turned off since the check
@@ -69,7 +71,7 @@ func (s *sandbox) doze(ctx workflow.Context, idle *contract.Idle) {
 		return
 	}
 	c := *s.st.Container
-	in := contract.DozeInput{Sandbox: s.st.Config.Name, Container: c, MinIdleMs: dozeAfter.Milliseconds(), Host: c.Host}
+	in := contract.DozeInput{Sandbox: s.st.Config.Name, Container: c, MinIdleMs: dozeAfter.Milliseconds(), Host: c.Host, Token: token}
 	var res contract.DozeResult
 	err := workflow.ExecuteLocalActivity(dozeLocalOptions(ctx), contract.ActivityDozeLocal, in).Get(ctx, &res)
 	if err == nil && !res.Handled {
@@ -90,7 +92,7 @@ func (s *sandbox) doze(ctx workflow.Context, idle *contract.Idle) {
 		s.idleWait = max(dozeAfter-time.Duration(res.IdleMs)*time.Millisecond, time.Second)
 		return
 	}
-	s.st.DozedAt = workflow.Now(ctx)
+	s.st.DozedAt, s.st.DozeToken = workflow.Now(ctx), token
 	s.st.SleepAt = time.Time{}
 	if idle != nil && idle.IdleMs > 0 {
 		// Fully idle when it dozed: sleepAfter counts on from then.
@@ -120,16 +122,56 @@ func (s *sandbox) thaw(ctx workflow.Context, cause string) error {
 			return temporal.NewApplicationError("thaw failed: "+rootCause(herr), contract.ErrNotRunning)
 		}
 	}
+	s.markThawed(ctx, cause, workflow.Now(ctx))
+	return nil
+}
+
+// markThawed records a thaw done at `at`: the sandbox runs again.
+func (s *sandbox) markThawed(ctx workflow.Context, cause string, at time.Time) {
 	now := workflow.Now(ctx)
-	dozed := now.Sub(s.st.DozedAt)
-	s.st.DozedAt, s.st.SleepAt, s.st.PokedAt = time.Time{}, time.Time{}, now
+	if at.After(now) {
+		at = now // the host's clock runs ahead
+	}
+	dozed := at.Sub(s.st.DozedAt)
+	s.st.DozedAt, s.st.SleepAt, s.st.PokedAt, s.st.DozeToken = time.Time{}, time.Time{}, now, 0
 	s.resetIdle()
 	s.setStatus(ctx, contract.StatusRunning)
 	if cause == "" {
 		cause = "request"
 	}
 	s.record(ctx, api.EventThawed, schemas.Thawed{Cause: cause, DozedMs: max(dozed.Milliseconds(), 0)})
-	return nil
+}
+
+// thawDirectVersion marks runs that record a thaw their host did on a
+// gateway's request (SignalThawed). Only such a signal reaches the call.
+const thawDirectVersion = "thaw-direct"
+
+// thawedOnHost records the host's report that it unpaused the container
+// (the gateway asked the host's worker directly, so the request did not
+// wait for a workflow task). A report about another container or an
+// earlier doze is stale: the workflow's own state stands.
+func (s *sandbox) thawedOnHost(ctx workflow.Context, sig contract.ThawedSignal) {
+	c := s.st.Container
+	if c == nil || c.ID != sig.ContainerID || s.st.DozeToken == 0 || sig.Token != s.st.DozeToken {
+		workflow.GetLogger(ctx).Info("ignoring a stale thawed report", "container", sig.ContainerID, "token", sig.Token)
+		return
+	}
+	if workflow.GetVersion(ctx, thawDirectVersion, workflow.DefaultVersion, 1) < 1 {
+		return
+	}
+	s.markThawed(ctx, sig.Cause, sig.At)
+}
+
+// acceptThawed turns a thawed signal into an intent; a malformed one is
+// dropped.
+func (s *sandbox) acceptThawed(ctx workflow.Context, c workflow.ReceiveChannel) {
+	var sig contract.ThawedSignal
+	c.Receive(ctx, &sig)
+	if sig.Validate() != nil {
+		workflow.GetLogger(ctx).Warn("dropping invalid thawed signal")
+		return
+	}
+	s.st.Pending = append(s.st.Pending, contract.Intent{Seq: s.nextSeq(), Op: opThawed, Thawed: &sig})
 }
 
 // poke notes a gateway's thaw or start of a running sandbox: a doze waits

@@ -135,3 +135,69 @@ func TestKeepAliveNeverDozes(t *testing.T) {
 	})
 	require.Empty(t, *calls)
 }
+
+// The host's worker thaws a dozing container on a gateway's request and
+// signals the workflow, which records the thaw without an activity of its
+// own; a report about an earlier doze or another container is stale and
+// changes nothing.
+func TestAThawDoneByTheHostIsRecordedAndAStaleOneIgnored(t *testing.T) {
+	h := newHarness(t)
+	h.captureEvents()
+	var tokens []int64
+	var calls []string
+	h.env.OnActivity(acts.DozeLocal, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.DozeInput) (contract.DozeResult, error) {
+			calls = append(calls, "doze")
+			tokens = append(tokens, in.Token)
+			return contract.DozeResult{Dozed: true, Handled: true}, nil
+		})
+	h.env.OnActivity(acts.ThawLocal, mock.Anything, mock.Anything).Return(
+		func(context.Context, contract.DozeInput) (contract.DozeResult, error) {
+			calls = append(calls, "thaw")
+			return contract.DozeResult{Handled: true}, nil
+		})
+	h.clientIdleMs = (31 * time.Second).Milliseconds()
+	signal := func(token int64, container string) {
+		v := h.query()
+		if container == "" {
+			container = v.Container.ID
+		}
+		h.env.SignalWorkflow(contract.SignalThawed, contract.ThawedSignal{ContainerID: container, Token: token, Cause: "exec",
+			At: h.env.Now().Add(-time.Second)})
+	}
+	var afterFirst, afterStale, afterOther contract.Status
+	h.runThen(*dozeSpec("d7"), []step{{op: contract.OpStart, status: contract.StatusRunning}}, func() {
+		h.env.RegisterDelayedCallback(func() {
+			require.Equal(t, contract.StatusDozing, h.query().Status)
+			signal(tokens[0], "")
+			h.env.RegisterDelayedCallback(func() {
+				afterFirst = h.query().Status
+			}, time.Second)
+			h.env.RegisterDelayedCallback(func() {
+				require.Len(t, tokens, 2)
+				signal(tokens[0], "") // the first doze's, late
+				h.env.RegisterDelayedCallback(func() {
+					afterStale = h.query().Status
+					signal(tokens[1], "0123456789ab") // another container's
+					h.env.RegisterDelayedCallback(func() {
+						afterOther = h.query().Status
+						h.kill()
+					}, time.Second)
+				}, time.Second)
+			}, 5*time.Minute)
+		}, 5*time.Minute)
+	})
+	require.Equal(t, contract.StatusRunning, afterFirst, "the host's thaw is recorded")
+	require.Equal(t, contract.StatusDozing, afterStale, "a report of an earlier doze changes nothing")
+	require.Equal(t, contract.StatusDozing, afterOther, "a report of another container changes nothing")
+	require.Equal(t, []string{"doze", "doze"}, calls, "the workflow runs no thaw of its own")
+	require.NotEqual(t, tokens[0], tokens[1], "each doze has its own token")
+	n := 0
+	for _, e := range h.events {
+		if e.Type == api.EventThawed {
+			n++
+			require.Contains(t, string(e.Payload), `"cause":"exec"`)
+		}
+	}
+	require.Equal(t, 1, n)
+}

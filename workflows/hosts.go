@@ -156,7 +156,7 @@ func (s *sandbox) hostLost(ctx workflow.Context, hl contract.HostLost) {
 	if s.st.Status == contract.StatusRunning || s.st.Status == contract.StatusDozing {
 		s.stopWatchers()
 		s.st.Container = nil
-		s.st.DozedAt, s.st.SleepAt = time.Time{}, time.Time{}
+		s.st.DozedAt, s.st.SleepAt, s.st.DozeToken = time.Time{}, time.Time{}, 0
 		s.setStatus(ctx, contract.StatusStopped)
 		s.record(ctx, api.EventStopped, schemas.Empty{})
 	}

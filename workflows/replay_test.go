@@ -154,6 +154,13 @@ import (
 //	                 (thaw, then configure); dozes; a start while dozing
 //	                 (thaw); dozes and sleeps when sleepAfter is up (Stop);
 //	                 an exec wakes it; dozeAfter patched to 0; destroy
+//	thaw-direct      (0c7c14a) recorded on the real stack: create with
+//	                 dozeAfter 2s and env, start, exec; dozes (the doze
+//	                 intent's token in DozeInput); an exec thaws it through
+//	                 the host's worker, which signals thawed (the
+//	                 "thaw-direct" marker, no activity); dozes; a start
+//	                 thaws it through the workflow (ThawLocal); dozes; an
+//	                 exec thaws it through the host again; destroy
 //
 // To record a new history (do it whenever you add a path to the workflow,
 // and keep the old files: they are what running workflows look like):

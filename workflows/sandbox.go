@@ -149,6 +149,9 @@ func (s *sandbox) waitForWork(ctx workflow.Context) {
 			s.queueHostLost(hl)
 		}
 	})
+	sel.AddReceive(workflow.GetSignalChannel(ctx, contract.SignalThawed), func(c workflow.ReceiveChannel, _ bool) {
+		s.acceptThawed(ctx, c)
+	})
 	if s.watch != nil {
 		sel.AddFuture(s.watch, func(f workflow.Future) { s.onWatch(ctx, f) })
 	}
@@ -190,6 +193,9 @@ func (s *sandbox) continueAsNew(ctx workflow.Context) error {
 		}
 	}
 	s.drainHostSignals(ctx)
+	for ch := workflow.GetSignalChannel(ctx, contract.SignalThawed); ch.Len() > 0; {
+		s.acceptThawed(ctx, ch)
+	}
 	s.stopWatchers()
 	next := s.in
 	next.Spec, next.State, next.From = nil, s.st, nil

@@ -40,7 +40,8 @@ const (
 	opExited   contract.Op = "container-exited"
 	opIdle     contract.Op = "idle"
 	opHostLost contract.Op = "host-lost"
-	opDoze     contract.Op = "doze" // an idle check found no client for dozeAfter
+	opDoze     contract.Op = "doze"   // an idle check found no client for dozeAfter
+	opThawed   contract.Op = "thawed" // the host thawed the container on a gateway's request
 )
 
 // action is what the main loop does for an (status, op) pair.
@@ -64,17 +65,22 @@ const (
 	actThaw                     // unfreeze a dozing container
 	actPoke                     // a running sandbox asked for: note it (no command)
 	actThawThen                 // thaw, then do what the op does when running
+	actThawed                   // record a thaw the host already did
 )
 
 // opTable: rows are the statuses the main loop can be in between intents
 // (transient statuses never are), columns the ops.
 //
-//	status     start    sleep    kill    destroy  configure/patch  backup       egress  exited   idle     host-lost  thaw     doze
-//	created    boot     nothing  kill    destroy  configure        not-running  egress  nothing  nothing  nothing    nothing  nothing
-//	running    poke     sleep    kill    destroy  configure        snapshot     egress  exited   sleep    host-lost  poke     doze
-//	dozing     thaw     sleep    kill    destroy  thaw+configure   snapshot     egress  exited   sleep    host-lost  thaw     nothing
-//	stopped    boot     nothing  kill    destroy  configure        not-running  egress  nothing  nothing  host-lost  nothing  nothing
-//	destroyed  reject   reject   reject  reject   reject           reject       reject  nothing  nothing  nothing    reject   nothing
+//	status     start    sleep    kill    destroy  configure/patch  backup       egress  exited   idle     host-lost  thaw     doze     thawed
+//	created    boot     nothing  kill    destroy  configure        not-running  egress  nothing  nothing  nothing    nothing  nothing  nothing
+//	running    poke     sleep    kill    destroy  configure        snapshot     egress  exited   sleep    host-lost  poke     doze     nothing
+//	dozing     thaw     sleep    kill    destroy  thaw+configure   snapshot     egress  exited   sleep    host-lost  thaw     nothing  thawed
+//	stopped    boot     nothing  kill    destroy  configure        not-running  egress  nothing  nothing  host-lost  nothing  nothing  nothing
+//	destroyed  reject   reject   reject  reject   reject           reject       reject  nothing  nothing  nothing    reject   nothing  nothing
+//
+// thawed is a host's report that it unpaused the container itself (the
+// direct thaw, doze.go): only a dozing sandbox records it, and only for
+// its current container and doze.
 //
 // services: as configure (a dozing sandbox thaws to take them). A dozing
 // sandbox's snapshot reads its workspace in place and leaves it frozen; a
@@ -84,31 +90,31 @@ var opTable = map[contract.Status]map[contract.Op]action{
 		contract.OpStart: actBoot, contract.OpSleep: actNothing, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
 		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actNotRunning,
 		contract.OpEgress: actEgress, contract.OpServices: actServices, opExited: actNothing, opIdle: actNothing,
-		opHostLost: actNothing, contract.OpThaw: actNothing, opDoze: actNothing,
+		opHostLost: actNothing, contract.OpThaw: actNothing, opDoze: actNothing, opThawed: actNothing,
 	},
 	contract.StatusRunning: {
 		contract.OpStart: actPoke, contract.OpSleep: actSleep, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
 		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actSnapshot,
 		contract.OpEgress: actEgress, contract.OpServices: actServices, opExited: actExited, opIdle: actSleep,
-		opHostLost: actHostLost, contract.OpThaw: actPoke, opDoze: actDoze,
+		opHostLost: actHostLost, contract.OpThaw: actPoke, opDoze: actDoze, opThawed: actNothing,
 	},
 	contract.StatusDozing: {
 		contract.OpStart: actThaw, contract.OpSleep: actSleep, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
 		contract.OpConfigure: actThawThen, contract.OpPatch: actConfigure, contract.OpBackup: actSnapshot,
 		contract.OpEgress: actEgress, contract.OpServices: actThawThen, opExited: actExited, opIdle: actSleep,
-		opHostLost: actHostLost, contract.OpThaw: actThaw, opDoze: actNothing,
+		opHostLost: actHostLost, contract.OpThaw: actThaw, opDoze: actNothing, opThawed: actThawed,
 	},
 	contract.StatusStopped: {
 		contract.OpStart: actBoot, contract.OpSleep: actNothing, contract.OpKill: actKill, contract.OpDestroy: actDestroy,
 		contract.OpConfigure: actConfigure, contract.OpPatch: actConfigure, contract.OpBackup: actNotRunning,
 		contract.OpEgress: actEgress, contract.OpServices: actServices, opExited: actNothing, opIdle: actNothing,
-		opHostLost: actHostLost, contract.OpThaw: actNothing, opDoze: actNothing,
+		opHostLost: actHostLost, contract.OpThaw: actNothing, opDoze: actNothing, opThawed: actNothing,
 	},
 	contract.StatusDestroyed: {
 		contract.OpStart: actReject, contract.OpSleep: actReject, contract.OpKill: actReject, contract.OpDestroy: actReject,
 		contract.OpConfigure: actReject, contract.OpPatch: actReject, contract.OpBackup: actReject,
 		contract.OpEgress: actReject, contract.OpServices: actReject, opExited: actNothing, opIdle: actNothing,
-		opHostLost: actNothing, contract.OpThaw: actReject, opDoze: actNothing,
+		opHostLost: actNothing, contract.OpThaw: actReject, opDoze: actNothing, opThawed: actNothing,
 	},
 }
 

@@ -50,6 +50,8 @@ type Proxy struct {
 
 	mu    sync.Mutex
 	cache map[string]hostTarget // container id → where its supervisor is
+
+	thaw http.Handler // the direct thaw (internal/thaw); nil: none
 }
 
 // hostTarget is one container's supervisor as Docker last described it.
@@ -63,6 +65,9 @@ type hostTarget struct {
 // asking Docker again (a removed container's address may be reused; the
 // supervisor's own token check covers the rest of that window).
 const targetFresh = 30 * time.Second
+
+// ServeThaw routes /c/<container>/thaw to h, the worker's direct thaw.
+func (p *Proxy) ServeThaw(h http.Handler) { p.thaw = h }
 
 // New is a host proxy for docker's sandboxes of hostID and namespace,
 // checking tokens against secret.
@@ -89,7 +94,7 @@ func New(docker *dockerrt.Runtime, hostID, namespace, secret string, log *zap.Lo
 			if r.Context().Err() == nil {
 				p.log.Info("supervisor unreachable", zap.String("container", tgt.id), zap.Error(err))
 			}
-			refuse(w, http.StatusBadGateway, api.CodeContainerUnavailable, "the container's supervisor did not answer")
+			Refuse(w, http.StatusBadGateway, api.CodeContainerUnavailable, "the container's supervisor did not answer")
 		},
 	}
 	return p
@@ -108,32 +113,36 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, rest, ok := hosttls.SplitRoutedPath(r.URL.EscapedPath())
+	if rest == hosttls.ThawPath && p.thaw != nil {
+		p.thaw.ServeHTTP(w, r)
+		return
+	}
 	port, isTunnel := tunnelPort(rest)
 	if !ok || !names.ValidContainerID(id) || !strings.HasPrefix(rest, "/v1/") && !isTunnel {
-		refuse(w, http.StatusNotFound, api.CodeNotFound, "not a routed path (/c/<container id>/v1/... or /c/<container id>/tcp/<port>)")
+		Refuse(w, http.StatusNotFound, api.CodeNotFound, "not a routed path (/c/<container id>/v1/... or /c/<container id>/tcp/<port>)")
 		return
 	}
 	path, err := url.PathUnescape(rest)
 	if err != nil {
-		refuse(w, http.StatusBadRequest, api.CodeValidation, "malformed path")
+		Refuse(w, http.StatusBadRequest, api.CodeValidation, "malformed path")
 		return
 	}
 	token := r.Header.Get("Authorization")
 	if !strings.HasPrefix(token, "Bearer ") {
-		refuse(w, http.StatusUnauthorized, api.CodeUnauthorized, "missing bearer token")
+		Refuse(w, http.StatusUnauthorized, api.CodeUnauthorized, "missing bearer token")
 		return
 	}
 	t, err := p.target(r.Context(), id, token)
 	switch {
 	case errors.Is(err, errNotHere):
-		refuse(w, http.StatusNotFound, api.CodeContainerUnavailable, "no running sandbox container "+id+" on host "+p.hostID)
+		Refuse(w, http.StatusNotFound, api.CodeContainerUnavailable, "no running sandbox container "+id+" on host "+p.hostID)
 		return
 	case errors.Is(err, errWrongToken):
-		refuse(w, http.StatusUnauthorized, api.CodeUnauthorized, "the token is not this container's boot's")
+		Refuse(w, http.StatusUnauthorized, api.CodeUnauthorized, "the token is not this container's boot's")
 		return
 	case err != nil:
 		p.log.Warn("look up a container", zap.String("container", id), zap.Error(err))
-		refuse(w, http.StatusServiceUnavailable, api.CodeContainerUnavailable, "Docker did not answer; retry")
+		Refuse(w, http.StatusServiceUnavailable, api.CodeContainerUnavailable, "Docker did not answer; retry")
 		return
 	}
 	if isTunnel {
@@ -225,8 +234,8 @@ func (p *Proxy) forget(id string) {
 
 func tokenEqual(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
-// refuse answers with the API's error shape, marked as the proxy's own.
-func refuse(w http.ResponseWriter, status int, code api.Code, msg string) {
+// Refuse answers with the API's error shape, marked as the proxy's own.
+func Refuse(w http.ResponseWriter, status int, code api.Code, msg string) {
 	w.Header().Set(hosttls.ProxyHeader, string(code))
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

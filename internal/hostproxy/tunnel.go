@@ -33,7 +33,7 @@ func tunnelPort(rest string) (port int, ok bool) {
 // the gateway retries it as it would a local refusal.
 func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, t hostTarget, port int) {
 	if !strings.EqualFold(r.Header.Get("Upgrade"), hosttls.TunnelProtocol) {
-		refuse(w, http.StatusBadRequest, api.CodeValidation, "a tunnel needs Upgrade: "+hosttls.TunnelProtocol)
+		Refuse(w, http.StatusBadRequest, api.CodeValidation, "a tunnel needs Upgrade: "+hosttls.TunnelProtocol)
 		return
 	}
 	host, _, _ := net.SplitHostPort(t.addr)
@@ -44,13 +44,13 @@ func (p *Proxy) tunnel(w http.ResponseWriter, r *http.Request, t hostTarget, por
 			w.WriteHeader(http.StatusBadGateway)
 			return
 		}
-		refuse(w, http.StatusBadGateway, api.CodeContainerUnavailable, "port "+strconv.Itoa(port)+" did not answer")
+		Refuse(w, http.StatusBadGateway, api.CodeContainerUnavailable, "port "+strconv.Itoa(port)+" did not answer")
 		return
 	}
 	defer up.Close()
 	conn, brw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
-		refuse(w, http.StatusInternalServerError, api.CodeInternal, "cannot take over the connection")
+		Refuse(w, http.StatusInternalServerError, api.CodeInternal, "cannot take over the connection")
 		return
 	}
 	defer conn.Close()

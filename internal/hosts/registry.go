@@ -91,9 +91,27 @@ type Record struct {
 	// Warm counts the host's unclaimed warm containers ready to be
 	// claimed, by instance type (their limits are in Used already, as are
 	// those of warm containers still being made): a boot there claims one.
-	Warm   map[string]int `json:"warm,omitempty"`
-	SeenAt time.Time      `json:"seenAt"`
+	Warm map[string]int `json:"warm,omitempty"`
+	// CRIU is what `criu check` said when the worker started (a later
+	// "sleep with memory" needs it to pass); absent from older workers.
+	CRIU   *CRIU     `json:"criu,omitempty"`
+	SeenAt time.Time `json:"seenAt"`
 }
+
+// CRIU is a host's `criu check` result.
+type CRIU struct {
+	State   string `json:"state"` // CRIUAbsent, CRIUFailing or CRIUWorks
+	Version string `json:"version,omitempty"`
+	// Detail is criu's verdict: its last line of output.
+	Detail string `json:"detail,omitempty"`
+}
+
+// CRIU states.
+const (
+	CRIUAbsent  = "absent"
+	CRIUFailing = "failing"
+	CRIUWorks   = "works"
+)
 
 // Host is a record as readers see it: with the drain flag, liveness and
 // the placements the record does not count yet.

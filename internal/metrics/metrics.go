@@ -129,6 +129,8 @@ var (
 		Name: "lost", Help: "Hosts in the registry that stopped announcing themselves (not live), as this worker last read it."})
 	Placements = prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: "host",
 		Name: "placements_total", Help: "Boot placements by outcome (here, other, no_capacity, error)."}, []string{"outcome"})
+	HostCRIU = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Subsystem: "host",
+		Name: "criu", Help: "1 for what `criu check` said at worker start: absent, failing or works."}, []string{"state"})
 	DiskFree = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Subsystem: "host",
 		Name: "disk_free_ratio", Help: "Free fraction of the file system holding a data directory (data: sandbox disks and volumes)."},
 		[]string{"host", "path"})
@@ -142,6 +144,6 @@ func init() {
 		LifecycleOps, LifecycleDuration, BackupBytes, BackupFiles, BackupFailures,
 		WarmPoolSize, WarmClaims, WarmMisses, Sandboxes,
 		EgressConnections, EgressBytes, EgressRefusals, SecretSubstitutions, ResolverQueries,
-		HostCapacity, HostLoad, HostsLost, Placements, DiskFree,
+		HostCapacity, HostLoad, HostsLost, Placements, DiskFree, HostCRIU,
 	)
 }

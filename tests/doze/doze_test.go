@@ -227,6 +227,9 @@ func TestDozeFreezesInPlaceAndAnyRequestThaws(t *testing.T) {
 	if len(f) != 2 || f[1] != pid || f[0] != strconv.Itoa(n3+1) {
 		t.Fatalf("preview answered %q, want %d from pid %s", body, n3+1, pid)
 	}
+	// The host thawed it for the request; the workflow records the thaw
+	// just after the answer.
+	waitStatus(t, n, "running", 10*time.Second)
 
 	// The event stream says what happened, with the thaws' causes.
 	var causes []string

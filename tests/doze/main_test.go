@@ -21,7 +21,12 @@ var stack *stacktest.Stack
 
 func TestMain(m *testing.M) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	s, err := stacktest.Start(ctx, stacktest.Options{})
+	opts, err := manyOptions()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	s, err := stacktest.Start(ctx, opts)
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start the Berth stack:", err)

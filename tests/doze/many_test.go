@@ -2,24 +2,55 @@ package doze
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/stacktest"
 )
 
-// manyDozing is how many sandboxes doze at once here. The issue asks for
-// 200; this machine has 2 cores shared with other engineers' test runs,
-// so 20 (the figure scales per sandbox: each frozen one uses no CPU).
-const manyDozing = 20
+// manyDozing is how many sandboxes doze at once: 20 by default (the
+// machine is shared with other test runs), BERTH_DOZE_MANY=200 for the
+// issue's figure. Then the stack gives sandboxes the smallest instance
+// type there is room for 200 of ("doze-tiny": 64 MiB, a hundredth of a
+// vCPU), plain volumes (no loop-mounted disk per sandbox) and no memory
+// pressure relief (which would put the oldest to sleep).
+var manyDozing = 20
+
+// manyType is the instance type of the many sandboxes.
+var manyType = "lite"
+
+func manyOptions() (stacktest.Options, error) {
+	v := os.Getenv("BERTH_DOZE_MANY")
+	if v == "" {
+		return stacktest.Options{}, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 500 {
+		return stacktest.Options{}, fmt.Errorf("BERTH_DOZE_MANY=%q: want 1-500", v)
+	}
+	manyDozing, manyType = n, "doze-tiny"
+	dir, err := os.MkdirTemp("", "berth-doze-many-")
+	if err != nil {
+		return stacktest.Options{}, err
+	}
+	types := filepath.Join(dir, "types.json")
+	if err := os.WriteFile(types, []byte(`[{"name":"doze-tiny","vcpu":0.01,"memoryMiB":64,"pids":64,"diskMiB":64}]`), 0o644); err != nil {
+		return stacktest.Options{}, err
+	}
+	return stacktest.Options{Env: []string{"BERTH_INSTANCE_TYPES=" + types, "BERTH_DOZE_PRESSURE=0", "BERTH_DISK_LIMITS=off"}}, nil
+}
 
 // TestManyDozingSandboxesUseNoCPU: with manyDozing sandboxes dozing, their
 // containers use no CPU and the worker and gateway next to none; then
 // each thaws on demand.
 func TestManyDozingSandboxesUseNoCPU(t *testing.T) {
-	ctx := testCtx(t, 15*time.Minute)
+	ctx := testCtx(t, 25*time.Minute)
 	names := make([]string, manyDozing)
 	boxes := make([]*client.Sandbox, manyDozing)
 	var wg sync.WaitGroup
@@ -31,7 +62,7 @@ func TestManyDozingSandboxesUseNoCPU(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			boxes[i] = newSandbox(t, names[i], client.CreateRequest{DozeAfter: dur(2 * time.Second)})
+			boxes[i] = newSandbox(t, names[i], client.CreateRequest{DozeAfter: dur(2 * time.Second), InstanceType: manyType})
 			run(t, ctx, boxes[i], "true")
 		}()
 	}
@@ -75,8 +106,8 @@ func TestManyDozingSandboxesUseNoCPU(t *testing.T) {
 	if cont > int64(5*time.Millisecond) {
 		t.Fatalf("dozing containers used %s of CPU in %s", time.Duration(cont), elapsed)
 	}
-	if pct(total) > 10 {
-		t.Fatalf("Berth used %.1f%% of a core with every sandbox dozing", pct(total))
+	if pct(total) > 2 {
+		t.Fatalf("Berth used %.1f%% of a core with every sandbox dozing (goal ≤ 2%%)", pct(total))
 	}
 
 	// Each thaws on demand.

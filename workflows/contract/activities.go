@@ -130,6 +130,11 @@ type DozeInput struct {
 	MinIdleMs int64     `json:"minIdleMs,omitempty"`
 	// Host is where a Local variant may act (the container's host).
 	Host string `json:"host,omitempty"`
+	// Token names this doze (the workflow's intent sequence number): a
+	// Doze that froze the container lets the host's worker thaw it on a
+	// gateway's request (ThawedSignal carries the token back); 0 from runs
+	// before the direct thaw, whose dozes only the workflow thaws.
+	Token int64 `json:"token,omitempty"`
 }
 
 // Validate checks the names a doze or thaw acts on.

@@ -98,6 +98,9 @@ type State struct {
 	HostLost *HostLoss `json:"hostLost,omitempty"`
 	// DozedAt is when the current doze began (status dozing).
 	DozedAt time.Time `json:"dozedAt,omitzero"`
+	// DozeToken is the current doze's DozeInput.Token: a ThawedSignal
+	// with another token is about an earlier doze.
+	DozeToken int64 `json:"dozeToken,omitempty"`
 	// SleepAt is when a dozing sandbox's sleepAfter is up (zero: it was
 	// busy as it dozed, and sleeps only when asked).
 	SleepAt time.Time `json:"sleepAt,omitzero"`
@@ -183,6 +186,9 @@ type Intent struct {
 	Idle *Idle `json:"idle,omitempty"`
 	// Thaw is a thaw's cause (OpThaw).
 	Thaw *ThawRequest `json:"thaw,omitempty"`
+	// Thawed is a host's report that it thawed a dozing container on a
+	// gateway's request (SignalThawed).
+	Thawed *ThawedSignal `json:"thawed,omitempty"`
 	// FromUpdate marks intents whose caller waits for a result.
 	FromUpdate bool `json:"fromUpdate,omitempty"`
 	// Actor is who asked (the gateway's caller); nil for a signal's.

@@ -50,6 +50,8 @@ func Start(ctx context.Context, c client.Client, acts *activities.Activities, ba
 	acts.Hosts = hosts.New(backups)
 	a := &announcer{reg: acts.Hosts, docker: acts.Docker, log: log.Named("hosts"), limits: map[string]hosts.Resources{}, warm: acts.Pool,
 		types: acts.InstanceTypes, rec: hosts.Record{ID: acts.HostID, Version: version, Addr: os.Getenv("BERTH_HOST_ADDR"), Capacity: capacity}}
+	criu := checkCRIU(ctx, log.Named("criu"))
+	a.rec.CRIU = &criu
 	if pressure > 0 {
 		a.relief = &reliever{c: c, namespace: acts.Namespace, host: acts.HostID, share: pressure, log: log.Named("pressure"),
 			signalled: map[string]time.Time{}}

@@ -91,7 +91,7 @@ func (w *exitWatcher) signal(ctx context.Context, sandbox string, exit contract.
 	deadline := time.Now().Add(exitResignalFor)
 	for wait := time.Second; ; wait = min(wait*2, 30*time.Second) {
 		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := signalSandbox(sctx, w.c, sandbox, contract.SignalContainerExited, exit)
+		err := SignalSandbox(sctx, w.c, sandbox, contract.SignalContainerExited, exit)
 		cancel()
 		if err == nil {
 			w.log.Debug("container exit signalled", zap.String("sandbox", sandbox), zap.String("boot", exit.BootID), zap.String("reason", exit.Reason))

@@ -94,7 +94,7 @@ func (m *lostMonitor) check(ctx context.Context) error {
 			if at, ok := m.signalled[key]; ok && now.Sub(at) < contract.HostLostAfter {
 				continue
 			}
-			if err := signalSandbox(ctx, m.c, v.Name, contract.SignalHostLost, lost); err != nil {
+			if err := SignalSandbox(ctx, m.c, v.Name, contract.SignalHostLost, lost); err != nil {
 				m.log.Warn("cannot signal host loss", zap.String("sandbox", v.Name), zap.Error(err))
 				continue
 			}

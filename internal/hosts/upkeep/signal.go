@@ -10,10 +10,10 @@ import (
 	"github.com/berthdev/berth/workflows/contract"
 )
 
-// signalSandbox signals a sandbox's workflow. A sandbox that does not
+// SignalSandbox signals a sandbox's workflow. A sandbox that does not
 // exist or whose workflow has closed has nothing left to tell: not an
 // error.
-func signalSandbox(ctx context.Context, c client.Client, sandbox, signal string, arg any) error {
+func SignalSandbox(ctx context.Context, c client.Client, sandbox, signal string, arg any) error {
 	err := c.SignalWorkflow(ctx, contract.WorkflowID(sandbox), "", signal, arg)
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
