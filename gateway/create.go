@@ -199,7 +199,7 @@ func (s *Server) create(c echo.Context) (err error) {
 		return err
 	})
 	if err == nil {
-		s.preview.misses.forget(spec.Path) // probed before it existed
+		s.preview.Created(spec.Path) // probed before it existed
 		v := viewFromSpec(spec, egress, time.Now())
 		v.Services = req.Services
 		if req.Start {

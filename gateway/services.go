@@ -2,9 +2,8 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -63,25 +63,16 @@ func (s *Server) serviceStates(ctx context.Context, name string) map[string]api.
 	if err != nil {
 		return nil
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.url("/v1/services"), nil)
-	if err != nil {
-		return nil
-	}
-	req.Header.Set("Authorization", t.auth)
-	resp, err := s.supervisors.Do(req)
-	if err != nil {
-		s.targets.drop(name)
-		return nil
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		if resp.StatusCode == http.StatusUnauthorized {
+	l, err := supervisorapi.Client{HTTP: s.supervisors, Base: t.base(), Auth: t.auth}.Services(ctx)
+	var se *supervisorapi.Error
+	if errors.As(err, &se) {
+		if se.Status == http.StatusUnauthorized {
 			s.targets.drop(name) // another boot answers there
 		}
 		return nil
 	}
-	var l api.ServiceList
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&l); err != nil {
+	if err != nil {
+		s.targets.drop(name)
 		return nil
 	}
 	m := make(map[string]api.ServiceStatus, len(l.Services))
