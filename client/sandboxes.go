@@ -264,7 +264,7 @@ func (c *Client) SetDozeAfter(ctx context.Context, name string, dozeAfter time.D
 // SetEnv changes the sandbox env: a nil value unsets the variable. It
 // applies to processes started afterwards.
 func (c *Client) SetEnv(ctx context.Context, name string, env map[string]*string) (*SandboxInfo, error) {
-	return c.sandboxCall(ctx, http.MethodPatch, sandboxPath(name, "env"), map[string]any{"env": env})
+	return c.sandboxCall(ctx, http.MethodPatch, sandboxPath(name, "env"), api.EnvChange{Env: env})
 }
 
 // Ptr returns a pointer to v, for env maps (map[string]*string, where nil

@@ -217,13 +217,9 @@ func (s *Server) patch(c echo.Context) error {
 	return c.JSON(http.StatusOK, publicView(v))
 }
 
-type envRequest struct {
-	Env map[string]*string `json:"env"`
-}
-
 func (s *Server) setEnv(c echo.Context) error {
 	name := c.Param("name")
-	var req envRequest
+	var req api.EnvChange
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
@@ -240,26 +236,19 @@ func (s *Server) setEnv(c echo.Context) error {
 	return c.JSON(http.StatusOK, publicView(v))
 }
 
-type startRequest struct {
-	BackupID      string `json:"backupId"`
-	AllowRollback *bool  `json:"allowRollback"`
-}
-
 // start boots a sandbox, restoring its newest backup, or the one the body
 // names (the way back when the newest one is corrupt). A named backup is
 // checked here, so a typo is a 4xx before anything changes. allowRollback
 // consents to a workspace older than the one on a lost host.
 func (s *Server) start(c echo.Context) error {
 	name := c.Param("name")
-	var req startRequest
+	var req api.StartRequest
 	if err := decodeOptionalJSON(c, &req); err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
 	var start contract.StartRequest
-	if req.AllowRollback != nil {
-		start.AllowRollback = *req.AllowRollback
-	}
+	start.AllowRollback = req.AllowRollback
 	if req.BackupID != "" {
 		if err := validBackupID(req.BackupID); err != nil {
 			return err

@@ -15,16 +15,6 @@ import (
 	"github.com/berthdev/berth/workflows/contract"
 )
 
-// serviceBody is PUT .../services/{svc}'s body: a service without its
-// name, which the path gives.
-type serviceBody struct {
-	Argv    []string          `json:"argv"`
-	Cwd     string            `json:"cwd,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
-	Port    int               `json:"port,omitempty"`
-	Restart string            `json:"restart"`
-}
-
 func serviceName(c echo.Context) (string, *api.Error) {
 	svc := c.Param("svc")
 	if !api.ValidServiceName(svc) {
@@ -89,7 +79,7 @@ func (s *Server) putService(c echo.Context) error {
 	if aerr != nil {
 		return aerr
 	}
-	var b serviceBody
+	var b api.ServiceRequest
 	if err := decodeJSON(c, &b); err != nil {
 		return err
 	}
