@@ -17,7 +17,6 @@ import (
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/internal/metrics"
-	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -60,41 +59,41 @@ func checkServices(l []api.Service) *api.Error {
 
 // spec normalises a create request so that two identical creates compare
 // equal however they spelled their defaults.
-func (s *Server) spec(req createRequest) (schemas.CreateRequested, *api.Error) {
+func (s *Server) spec(req createRequest) (contract.CreateSpec, *api.Error) {
 	if err := validName(req.Name); err != nil {
-		return schemas.CreateRequested{}, err
+		return contract.CreateSpec{}, err
 	}
 	if req.InstanceType == "" {
 		req.InstanceType = config.DefaultInstanceType
 	}
 	if _, ok := s.types[req.InstanceType]; !ok {
-		return schemas.CreateRequested{}, badRequest(fmt.Sprintf("unknown instanceType %q: use one of %v", req.InstanceType, s.types.Names()))
+		return contract.CreateSpec{}, badRequest(fmt.Sprintf("unknown instanceType %q: use one of %v", req.InstanceType, s.types.Names()))
 	}
 	if err := checkSleepAfter(req.SleepAfter); err != nil {
-		return schemas.CreateRequested{}, err
+		return contract.CreateSpec{}, err
 	}
 	if !req.SleepAfter.Set {
 		req.SleepAfter.D = 10 * time.Minute
 	}
 	if err := checkDozeAfter(req.DozeAfter); err != nil {
-		return schemas.CreateRequested{}, err
+		return contract.CreateSpec{}, err
 	}
 	if !req.DozeAfter.Set {
 		req.DozeAfter.D = s.dozeAfter
 	}
 	if err := checkEnv(req.Env, false); err != nil {
-		return schemas.CreateRequested{}, err
+		return contract.CreateSpec{}, err
 	}
 	if req.Image != "" {
 		if req.From != nil {
-			return schemas.CreateRequested{}, badRequest("image: a fork runs its origin's image; leave image out")
+			return contract.CreateSpec{}, badRequest("image: a fork runs its origin's image; leave image out")
 		}
 		if err := s.checkImage(req.Image); err != nil {
-			return schemas.CreateRequested{}, err
+			return contract.CreateSpec{}, err
 		}
 	}
 	keep := req.KeepAlive != nil && *req.KeepAlive
-	spec := schemas.CreateRequested{Path: req.Name, InstanceType: req.InstanceType,
+	spec := contract.CreateSpec{Path: req.Name, InstanceType: req.InstanceType,
 		SleepAfter: req.SleepAfter.D.String(), KeepAlive: &keep, Image: req.Image}
 	if req.DozeAfter.D > 0 {
 		spec.DozeAfter = req.DozeAfter.D.String()
@@ -227,7 +226,7 @@ func (s *Server) create(c echo.Context) (err error) {
 // answerClaimed answers a create whose name is already claimed: 200 when
 // the claim was an identical create, 409 for another config, 410 once
 // destroyed.
-func (s *Server) answerClaimed(c echo.Context, d described, spec schemas.CreateRequested, egress *policy.Policy, req createRequest) error {
+func (s *Server) answerClaimed(c echo.Context, d described, spec contract.CreateSpec, egress *policy.Policy, req createRequest) error {
 	// The same ref is the same create, whatever it resolves to now: the
 	// sandbox keeps the digest of its own create.
 	spec.ImageDigest = d.spec.ImageDigest
@@ -242,7 +241,7 @@ func (s *Server) answerClaimed(c echo.Context, d described, spec schemas.CreateR
 	return c.JSON(http.StatusOK, publicView(d.view))
 }
 
-func viewFromSpec(spec schemas.CreateRequested, egress *policy.Policy, at time.Time) contract.View {
+func viewFromSpec(spec contract.CreateSpec, egress *policy.Policy, at time.Time) contract.View {
 	env := spec.Env
 	if env == nil {
 		env = map[string]string{}

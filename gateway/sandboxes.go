@@ -17,7 +17,6 @@ import (
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/backup"
 	"github.com/berthdev/berth/internal/egress/policy"
-	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -37,7 +36,7 @@ func publicHostLoss(l *contract.HostLoss) *api.HostLoss {
 }
 
 type described struct {
-	spec   schemas.CreateRequested
+	spec   contract.CreateSpec
 	egress *policy.Policy // the create's, nil for the default
 	from   *api.ForkFrom  // a fork's request, nil for none
 	// services are the create's, nil for none.

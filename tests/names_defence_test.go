@@ -17,7 +17,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/berthdev/berth/internal/dockerrt"
-	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -45,7 +44,7 @@ func TestHandStartedWorkflowCannotEscapeDataDir(t *testing.T) {
 	}
 	keep := false
 	// As a create would start it.
-	first := start(contract.WorkflowID(evil), contract.Input{Spec: &schemas.CreateRequested{
+	first := start(contract.WorkflowID(evil), contract.Input{Spec: &contract.CreateSpec{
 		Path: evil, InstanceType: "basic", SleepAfter: "10m0s", KeepAlive: &keep}})
 	// As a continued run of a sandbox that slept here with a backup, then
 	// told to start: the boot would restore, writing the marker first.

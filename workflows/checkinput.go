@@ -6,7 +6,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/berthdev/berth/api"
-	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -51,7 +50,7 @@ func checkState(ctx workflow.Context, st *contract.State) error {
 
 // checkSpec refuses a first run whose name or env the gateway would have
 // refused: the workflow may be started by hand, bypassing the gateway.
-func checkSpec(ctx workflow.Context, spec *schemas.CreateRequested) error {
+func checkSpec(ctx workflow.Context, spec *contract.CreateSpec) error {
 	if err := checkName(ctx, spec.Path); err != nil {
 		return err
 	}

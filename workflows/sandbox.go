@@ -5,7 +5,6 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -85,7 +84,7 @@ type sandbox struct {
 	published published // what the search attributes last said
 }
 
-func initialState(ctx workflow.Context, spec *schemas.CreateRequested) *contract.State {
+func initialState(ctx workflow.Context, spec *contract.CreateSpec) *contract.State {
 	now := workflow.Now(ctx)
 	sleepAfter, _ := time.ParseDuration(spec.SleepAfter)
 	keep := spec.KeepAlive != nil && *spec.KeepAlive

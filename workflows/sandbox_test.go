@@ -21,7 +21,6 @@ import (
 
 	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/api"
-	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -158,9 +157,9 @@ func (h *harness) registerPlace() {
 		})
 }
 
-func spec(name string) *schemas.CreateRequested {
+func spec(name string) *contract.CreateSpec {
 	keep := false
-	return &schemas.CreateRequested{Path: name, InstanceType: "basic", SleepAfter: "10m0s", KeepAlive: &keep}
+	return &contract.CreateSpec{Path: name, InstanceType: "basic", SleepAfter: "10m0s", KeepAlive: &keep}
 }
 
 // step is one update sent to the workflow and what it must answer.

@@ -19,7 +19,7 @@ func samples() map[string]any {
 		Status: StatusRunning, Container: &c, Host: "h1", LastBackupID: "b0", LastBackupSize: BackupSize{Bytes: 5, Files: 1},
 		NextOffset: 7, LastEvent: "started", CreatedAt: at, UpdatedAt: at, Pending: []Intent{intent}, IntentSeq: 3}
 	return map[string]any{
-		"input": Input{State: &st, ContinueAsNewAfter: 60}, // Spec is schemas.CreateRequested, not the contract's
+		"input": Input{State: &st, ContinueAsNewAfter: 60}, // Spec (CreateSpec) is left out, as before it had a type of its own
 		"view":  st.View(),
 		"boot": BootInput{Sandbox: "s1", InstanceType: "basic", BootID: "bid", Env: map[string]string{"A": "v"},
 			VolumeHost: "h1", RestoreBackupID: "b0", ForceRestore: true},

@@ -5,7 +5,6 @@ import (
 
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/egress/policy"
-	"github.com/berthdev/berth/schemas"
 )
 
 // Status of a sandbox. The only legal changes are those of the workflow's
@@ -35,7 +34,7 @@ type Config struct {
 	// client (0: never); SleepAfter still counts from the same moment.
 	DozeAfter time.Duration     `json:"dozeAfter,omitempty"`
 	Env       map[string]string `json:"env,omitempty"`
-	// Image and ImageDigest: schemas.CreateRequested's, fixed for life.
+	// Image and ImageDigest: CreateSpec's, fixed for life.
 	Image       string `json:"image,omitempty"`
 	ImageDigest string `json:"imageDigest,omitempty"`
 	// Egress is the egress policy; nil is the default (open), which is
@@ -120,7 +119,7 @@ type State struct {
 // Input starts (or continues) the workflow.
 type Input struct {
 	// Spec is set on the first run only: the create request.
-	Spec *schemas.CreateRequested `json:"spec,omitempty"`
+	Spec *CreateSpec `json:"spec,omitempty"`
 	// State is set on every continued run.
 	State *State `json:"state,omitempty"`
 	// ContinueAsNewAfter forces continue-as-new after this many history
