@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -19,24 +18,6 @@ import (
 	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/workflows/contract"
 )
-
-type createRequest struct {
-	Name         string `json:"name"`
-	InstanceType string `json:"instanceType"`
-	// Image is the sandbox's own image (a ref); "" runs its type's.
-	Image      string      `json:"image"`
-	SleepAfter optDuration `json:"sleepAfter"`
-	KeepAlive  *bool       `json:"keepAlive"`
-	// DozeAfter: absent takes the gateway's default (Options.DozeAfter).
-	DozeAfter optDoze            `json:"dozeAfter"`
-	Env       map[string]*string `json:"env"`
-	Egress    json.RawMessage    `json:"egress"`
-	From      *api.ForkFrom      `json:"from"` // a fork (forks.go)
-	Services  []api.Service      `json:"services"`
-	// Start boots the sandbox at once; not part of its configuration (a
-	// repeated create is compared without it, and starts nothing).
-	Start bool `json:"start"`
-}
 
 // checkServices refuses a create's services as PUT .../services/{svc}
 // would refuse each, and a name declared twice.
@@ -59,7 +40,7 @@ func checkServices(l []api.Service) *api.Error {
 
 // spec normalises a create request so that two identical creates compare
 // equal however they spelled their defaults.
-func (s *Server) spec(req createRequest) (contract.CreateSpec, *api.Error) {
+func (s *Server) spec(req api.CreateRequest) (contract.CreateSpec, *api.Error) {
 	if err := validName(req.Name); err != nil {
 		return contract.CreateSpec{}, err
 	}
@@ -110,7 +91,7 @@ func (s *Server) spec(req createRequest) (contract.CreateSpec, *api.Error) {
 // create claims the name: 201 for a new claim, 200 when an identical create
 // already claimed it, 409 for a different config, 410 once destroyed.
 func (s *Server) create(c echo.Context) (err error) {
-	var req createRequest
+	var req api.CreateRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
@@ -226,7 +207,7 @@ func (s *Server) create(c echo.Context) (err error) {
 // answerClaimed answers a create whose name is already claimed: 200 when
 // the claim was an identical create, 409 for another config, 410 once
 // destroyed.
-func (s *Server) answerClaimed(c echo.Context, d described, spec contract.CreateSpec, egress *policy.Policy, req createRequest) error {
+func (s *Server) answerClaimed(c echo.Context, d described, spec contract.CreateSpec, egress *policy.Policy, req api.CreateRequest) error {
 	// The same ref is the same create, whatever it resolves to now: the
 	// sandbox keeps the digest of its own create.
 	spec.ImageDigest = d.spec.ImageDigest

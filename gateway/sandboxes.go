@@ -181,15 +181,9 @@ func (s *Server) lifecycle(op contract.Op) echo.HandlerFunc {
 	}
 }
 
-type patchRequest struct {
-	SleepAfter optDuration `json:"sleepAfter"`
-	KeepAlive  *bool       `json:"keepAlive"`
-	DozeAfter  optDoze     `json:"dozeAfter"`
-}
-
 func (s *Server) patch(c echo.Context) error {
 	name := c.Param("name")
-	var req patchRequest
+	var req api.PatchRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
