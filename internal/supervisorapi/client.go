@@ -78,6 +78,9 @@ func (c Client) Call(ctx context.Context, method, path string, body, out any) er
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	if out != nil {
+		req.Header.Set("Accept", "application/json")
+	}
 	resp, err := c.Do(req)
 	if err != nil {
 		return err
@@ -136,6 +139,14 @@ func (c Client) Services(ctx context.Context) (api.ServiceList, error) {
 	var l api.ServiceList
 	err := c.Call(ctx, http.MethodGet, PathServices, nil, &l)
 	return l, err
+}
+
+// Stats is GET /v1/stats: what the container uses now. The figures come
+// from inside the sandbox: the caller checks them (ContainerStats.Valid).
+func (c Client) Stats(ctx context.Context) (api.ContainerStats, error) {
+	var cs api.ContainerStats
+	err := c.Call(ctx, http.MethodGet, PathStats, nil, &cs)
+	return cs, err
 }
 
 // Doze is POST /v1/doze.

@@ -65,6 +65,10 @@ func TestClientSpeaksTheSupervisorsRoutes(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, l.Services)
 
+	cs, err := c.Stats(ctx)
+	require.NoError(t, err)
+	require.True(t, cs.Valid(), "%+v", cs)
+
 	bad := c
 	bad.Auth = "Bearer another-boot"
 	_, err = bad.Health(ctx)
