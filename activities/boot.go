@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -130,8 +129,8 @@ func (a *Activities) serve(ctx context.Context, c contract.Container, env map[st
 			return err
 		}
 	}
-	if err := a.supervisorCall(ctx, c, http.MethodPut, "/v1/env", map[string]any{"env": nonNil(env)}, nil); err != nil {
-		var se *supervisorError
+	if err := a.supervisor(c).SetEnv(ctx, env); err != nil {
+		var se *supervisorapi.Error
 		if errors.As(err, &se) && se.Status/100 == 4 {
 			// The supervisor refuses this env: every retry would too.
 			return temporal.NewNonRetryableApplicationError("apply env: "+err.Error(), "ENV_REJECTED", nil)
@@ -332,9 +331,9 @@ func (a *Activities) waitHealthy(ctx context.Context, c contract.Container, limi
 	var last error
 	var exitChecked time.Time
 	for {
-		var h supervisorHealth
 		reqCtx, reqCancel := context.WithTimeout(ctx, time.Second)
-		last = a.supervisorCall(reqCtx, c, http.MethodGet, "/v1/health", nil, &h)
+		var h supervisorapi.Health
+		h, last = a.supervisor(c).Health(reqCtx)
 		reqCancel()
 		if last == nil && h.BootID == c.BootID {
 			return nil
@@ -389,11 +388,4 @@ func (a *Activities) exited(ctx context.Context, id string) error {
 		return temporal.NewNonRetryableApplicationError(msg, "SUPERVISOR_FAILED", nil)
 	}
 	return errors.New(msg)
-}
-
-func nonNil(m map[string]string) map[string]string {
-	if m == nil {
-		return map[string]string{}
-	}
-	return m
 }

@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -40,12 +39,8 @@ func (a *Activities) Doze(ctx context.Context, in contract.DozeInput) (contract.
 		f.container, f.token = in.Container, in.Token
 		return contract.DozeResult{Dozed: true, Handled: true}, nil
 	}
-	var fence struct {
-		Dozed  bool  `json:"dozed"`
-		IdleMs int64 `json:"idleMs"`
-	}
 	fctx, cancel := context.WithTimeout(ctx, 4*time.Second)
-	err = a.supervisorCall(fctx, in.Container, http.MethodPost, "/v1/doze", map[string]any{"minIdleMs": in.MinIdleMs}, &fence)
+	fence, err := a.supervisor(in.Container).Doze(fctx, in.MinIdleMs)
 	cancel()
 	if err != nil {
 		// An unreachable supervisor is not frozen: stay running (the
@@ -115,7 +110,7 @@ func (a *Activities) ThawLocal(ctx context.Context, in contract.DozeInput) (cont
 func (a *Activities) unfence(ctx context.Context, c contract.Container) {
 	ctx, cancel := context.WithTimeout(ctx, 4*time.Second)
 	defer cancel()
-	if err := a.supervisorCall(ctx, c, http.MethodPost, "/v1/thaw", nil, nil); err != nil {
+	if err := a.supervisor(c).Thaw(ctx); err != nil {
 		a.Log.Info("lifting the doze fence failed; it lifts itself", zap.String("container", c.ID), zap.Error(err))
 	}
 }

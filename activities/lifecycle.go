@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/berthdev/berth/internal/backup"
 	"github.com/berthdev/berth/internal/metrics"
+	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/workflows/contract"
 	"github.com/docker/docker/api/types/container"
 )
@@ -222,11 +222,12 @@ func (a *Activities) CheckIdle(ctx context.Context, c contract.Container) (contr
 	if err := c.ValidateSupervisor(); err != nil {
 		return contract.Idle{}, err
 	}
-	var report supervisorActivity
-	ask := func() error {
+	var report supervisorapi.ActivityReport
+	ask := func() (err error) {
 		ctx, cancel := context.WithTimeout(ctx, 4*time.Second)
 		defer cancel()
-		return a.supervisorCall(ctx, c, http.MethodGet, "/v1/activity", nil, &report)
+		report, err = a.supervisor(c).Activity(ctx)
+		return err
 	}
 	err := ask()
 	if err != nil {
@@ -250,7 +251,7 @@ func (a *Activities) ApplyEnv(ctx context.Context, in contract.EnvInput) error {
 	if err := in.Container.ValidateSupervisor(); err != nil {
 		return err
 	}
-	return a.supervisorCall(ctx, in.Container, http.MethodPut, "/v1/env", map[string]any{"env": nonNil(in.Env)}, nil)
+	return a.supervisor(in.Container).SetEnv(ctx, in.Env)
 }
 
 // heartbeatLoop heartbeats until stopped or the activity ends; heartbeats are

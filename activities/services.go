@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -28,8 +28,8 @@ func (a *Activities) pushServices(ctx context.Context, c contract.Container, ser
 	if services == nil {
 		services = []api.Service{}
 	}
-	err := a.supervisorCall(ctx, c, http.MethodPut, "/v1/services", map[string]any{"services": services}, nil)
-	var se *supervisorError
+	err := a.supervisor(c).SetServices(ctx, services)
+	var se *supervisorapi.Error
 	if errors.As(err, &se) && se.Status/100 == 4 {
 		// The supervisor refuses the set: every retry would too.
 		return temporal.NewNonRetryableApplicationError("apply services: "+err.Error(), contract.ErrValidation, nil)

@@ -16,6 +16,10 @@ type Error struct {
 	RequestID string `json:"requestId,omitempty"`
 }
 
+// RequestIDHeader names a request: the gateway answers it on every
+// response and puts it in every error body (RequestID).
+const RequestIDHeader = "X-Request-Id"
+
 // ErrorEnvelope is the body of an error response (the Error schema).
 type ErrorEnvelope struct {
 	Error *Error `json:"error"`

@@ -73,6 +73,12 @@ type HostLoss struct {
 	NewerDataAtRisk bool      `json:"newerDataAtRisk"`
 }
 
+// EnvChange is the body of PATCH .../env: each variable set, or unset by
+// null.
+type EnvChange struct {
+	Env map[string]*string `json:"env"`
+}
+
 // StartRequest is the body of POST .../start (the StartRequest schema).
 // AllowRollback consents to a workspace older than the one on a lost host
 // (ROLLBACK_NEEDED without it).

@@ -18,6 +18,16 @@ type Service struct {
 	Restart string            `json:"restart"` // always | on-failure
 }
 
+// ServiceRequest is the body of PUT .../services/{svc}: a service without
+// its name, which the path gives; an absent restart is "always".
+type ServiceRequest struct {
+	Argv    []string          `json:"argv"`
+	Cwd     string            `json:"cwd,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Port    int               `json:"port,omitempty"`
+	Restart string            `json:"restart,omitempty"`
+}
+
 // Restart rules of a service.
 const (
 	RestartAlways    = "always"

@@ -110,33 +110,31 @@ type CreateRequest struct {
 }
 
 func (r CreateRequest) MarshalJSON() ([]byte, error) {
-	w := map[string]any{"name": r.Name}
-	if r.InstanceType != "" {
-		w["instanceType"] = r.InstanceType
-	}
-	if r.Image != "" {
-		w["image"] = r.Image
-	}
+	w := api.CreateRequest{Name: r.Name, InstanceType: r.InstanceType, Image: r.Image, Start: r.Start}
 	if r.SleepAfter != 0 {
-		w["sleepAfter"] = durationString(r.SleepAfter)
+		w.SleepAfter = api.SleepAfter{D: r.SleepAfter, Set: true}
 	}
 	if r.KeepAlive {
-		w["keepAlive"] = true
+		w.KeepAlive = Ptr(true)
 	}
 	if r.DozeAfter != nil {
-		w["dozeAfter"] = durationString(*r.DozeAfter)
-	}
-	if r.Start {
-		w["start"] = true
+		w.DozeAfter = api.DozeAfter{D: *r.DozeAfter, Set: true}
 	}
 	if len(r.Env) > 0 {
-		w["env"] = r.Env
+		w.Env = make(map[string]*string, len(r.Env))
+		for k, v := range r.Env {
+			w.Env[k] = &v
+		}
 	}
 	if r.Egress != nil {
-		w["egress"] = r.Egress
+		egress, err := json.Marshal(r.Egress)
+		if err != nil {
+			return nil, err
+		}
+		w.Egress = egress
 	}
 	if len(r.Services) > 0 {
-		w["services"] = r.Services
+		w.Services = r.Services
 	}
 	return json.Marshal(w)
 }
@@ -245,12 +243,9 @@ func (c *Client) Destroy(ctx context.Context, name string) (*SandboxInfo, error)
 
 // Patch changes sleepAfter and/or keepAlive; nil fields are left alone.
 func (c *Client) Patch(ctx context.Context, name string, sleepAfter *time.Duration, keepAlive *bool) (*SandboxInfo, error) {
-	body := map[string]any{}
+	body := api.PatchRequest{KeepAlive: keepAlive}
 	if sleepAfter != nil {
-		body["sleepAfter"] = durationString(*sleepAfter)
-	}
-	if keepAlive != nil {
-		body["keepAlive"] = *keepAlive
+		body.SleepAfter = api.SleepAfter{D: *sleepAfter, Set: true}
 	}
 	return c.sandboxCall(ctx, http.MethodPatch, sandboxPath(name), body)
 }
@@ -258,13 +253,13 @@ func (c *Client) Patch(ctx context.Context, name string, sleepAfter *time.Durati
 // SetDozeAfter changes how long the sandbox waits without a client before
 // it dozes; 0 turns dozing off (a dozing sandbox thaws).
 func (c *Client) SetDozeAfter(ctx context.Context, name string, dozeAfter time.Duration) (*SandboxInfo, error) {
-	return c.sandboxCall(ctx, http.MethodPatch, sandboxPath(name), map[string]any{"dozeAfter": durationString(dozeAfter)})
+	return c.sandboxCall(ctx, http.MethodPatch, sandboxPath(name), api.PatchRequest{DozeAfter: api.DozeAfter{D: dozeAfter, Set: true}})
 }
 
 // SetEnv changes the sandbox env: a nil value unsets the variable. It
 // applies to processes started afterwards.
 func (c *Client) SetEnv(ctx context.Context, name string, env map[string]*string) (*SandboxInfo, error) {
-	return c.sandboxCall(ctx, http.MethodPatch, sandboxPath(name, "env"), map[string]any{"env": env})
+	return c.sandboxCall(ctx, http.MethodPatch, sandboxPath(name, "env"), api.EnvChange{Env: env})
 }
 
 // Ptr returns a pointer to v, for env maps (map[string]*string, where nil

@@ -33,19 +33,7 @@ func servicePath(name, svc string) string {
 // it. A running sandbox starts it at once. It returns the declared set
 // and how it runs.
 func (c *Client) PutService(ctx context.Context, name string, s Service) ([]ServiceStatus, error) {
-	body := map[string]any{"argv": s.Argv, "restart": s.Restart}
-	if s.Cwd != "" {
-		body["cwd"] = s.Cwd
-	}
-	if len(s.Env) > 0 {
-		body["env"] = s.Env
-	}
-	if s.Port != 0 {
-		body["port"] = s.Port
-	}
-	if s.Restart == "" {
-		delete(body, "restart")
-	}
+	body := api.ServiceRequest{Argv: s.Argv, Cwd: s.Cwd, Env: s.Env, Port: s.Port, Restart: s.Restart}
 	var out api.ServiceList
 	if _, err := c.call(ctx, request{method: http.MethodPut, path: servicePath(name, s.Name), body: body}, &out); err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -17,27 +16,8 @@ import (
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/internal/metrics"
-	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows/contract"
 )
-
-type createRequest struct {
-	Name         string `json:"name"`
-	InstanceType string `json:"instanceType"`
-	// Image is the sandbox's own image (a ref); "" runs its type's.
-	Image      string      `json:"image"`
-	SleepAfter optDuration `json:"sleepAfter"`
-	KeepAlive  *bool       `json:"keepAlive"`
-	// DozeAfter: absent takes the gateway's default (Options.DozeAfter).
-	DozeAfter optDoze            `json:"dozeAfter"`
-	Env       map[string]*string `json:"env"`
-	Egress    json.RawMessage    `json:"egress"`
-	From      *api.ForkFrom      `json:"from"` // a fork (forks.go)
-	Services  []api.Service      `json:"services"`
-	// Start boots the sandbox at once; not part of its configuration (a
-	// repeated create is compared without it, and starts nothing).
-	Start bool `json:"start"`
-}
 
 // checkServices refuses a create's services as PUT .../services/{svc}
 // would refuse each, and a name declared twice.
@@ -60,41 +40,41 @@ func checkServices(l []api.Service) *api.Error {
 
 // spec normalises a create request so that two identical creates compare
 // equal however they spelled their defaults.
-func (s *Server) spec(req createRequest) (schemas.CreateRequested, *api.Error) {
+func (s *Server) spec(req api.CreateRequest) (contract.CreateSpec, *api.Error) {
 	if err := validName(req.Name); err != nil {
-		return schemas.CreateRequested{}, err
+		return contract.CreateSpec{}, err
 	}
 	if req.InstanceType == "" {
 		req.InstanceType = config.DefaultInstanceType
 	}
 	if _, ok := s.types[req.InstanceType]; !ok {
-		return schemas.CreateRequested{}, badRequest(fmt.Sprintf("unknown instanceType %q: use one of %v", req.InstanceType, s.types.Names()))
+		return contract.CreateSpec{}, badRequest(fmt.Sprintf("unknown instanceType %q: use one of %v", req.InstanceType, s.types.Names()))
 	}
 	if err := checkSleepAfter(req.SleepAfter); err != nil {
-		return schemas.CreateRequested{}, err
+		return contract.CreateSpec{}, err
 	}
 	if !req.SleepAfter.Set {
 		req.SleepAfter.D = 10 * time.Minute
 	}
 	if err := checkDozeAfter(req.DozeAfter); err != nil {
-		return schemas.CreateRequested{}, err
+		return contract.CreateSpec{}, err
 	}
 	if !req.DozeAfter.Set {
 		req.DozeAfter.D = s.dozeAfter
 	}
 	if err := checkEnv(req.Env, false); err != nil {
-		return schemas.CreateRequested{}, err
+		return contract.CreateSpec{}, err
 	}
 	if req.Image != "" {
 		if req.From != nil {
-			return schemas.CreateRequested{}, badRequest("image: a fork runs its origin's image; leave image out")
+			return contract.CreateSpec{}, badRequest("image: a fork runs its origin's image; leave image out")
 		}
 		if err := s.checkImage(req.Image); err != nil {
-			return schemas.CreateRequested{}, err
+			return contract.CreateSpec{}, err
 		}
 	}
 	keep := req.KeepAlive != nil && *req.KeepAlive
-	spec := schemas.CreateRequested{Path: req.Name, InstanceType: req.InstanceType,
+	spec := contract.CreateSpec{Path: req.Name, InstanceType: req.InstanceType,
 		SleepAfter: req.SleepAfter.D.String(), KeepAlive: &keep, Image: req.Image}
 	if req.DozeAfter.D > 0 {
 		spec.DozeAfter = req.DozeAfter.D.String()
@@ -111,7 +91,7 @@ func (s *Server) spec(req createRequest) (schemas.CreateRequested, *api.Error) {
 // create claims the name: 201 for a new claim, 200 when an identical create
 // already claimed it, 409 for a different config, 410 once destroyed.
 func (s *Server) create(c echo.Context) (err error) {
-	var req createRequest
+	var req api.CreateRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
@@ -199,7 +179,7 @@ func (s *Server) create(c echo.Context) (err error) {
 		return err
 	})
 	if err == nil {
-		s.preview.misses.forget(spec.Path) // probed before it existed
+		s.preview.Created(spec.Path) // probed before it existed
 		v := viewFromSpec(spec, egress, time.Now())
 		v.Services = req.Services
 		if req.Start {
@@ -227,7 +207,7 @@ func (s *Server) create(c echo.Context) (err error) {
 // answerClaimed answers a create whose name is already claimed: 200 when
 // the claim was an identical create, 409 for another config, 410 once
 // destroyed.
-func (s *Server) answerClaimed(c echo.Context, d described, spec schemas.CreateRequested, egress *policy.Policy, req createRequest) error {
+func (s *Server) answerClaimed(c echo.Context, d described, spec contract.CreateSpec, egress *policy.Policy, req api.CreateRequest) error {
 	// The same ref is the same create, whatever it resolves to now: the
 	// sandbox keeps the digest of its own create.
 	spec.ImageDigest = d.spec.ImageDigest
@@ -242,7 +222,7 @@ func (s *Server) answerClaimed(c echo.Context, d described, spec schemas.CreateR
 	return c.JSON(http.StatusOK, publicView(d.view))
 }
 
-func viewFromSpec(spec schemas.CreateRequested, egress *policy.Policy, at time.Time) contract.View {
+func viewFromSpec(spec contract.CreateSpec, egress *policy.Policy, at time.Time) contract.View {
 	env := spec.Env
 	if env == nil {
 		env = map[string]string{}

@@ -172,27 +172,7 @@ func thawCause(kind, method, rest string) string {
 	return "request"
 }
 
-// optDoze is dozeAfter in a create or patch: a duration, 0 turning
-// dozing off.
-type optDoze struct {
-	D   time.Duration
-	Set bool
-}
-
-func (d *optDoze) UnmarshalJSON(b []byte) error {
-	d.Set = true
-	if string(b) == "null" {
-		return errors.New(`dozeAfter must be a duration such as "30s" or a number of seconds (0: never), not null`)
-	}
-	var v api.Duration
-	if err := v.UnmarshalJSON(b); err != nil {
-		return fmt.Errorf("dozeAfter: %w", err)
-	}
-	d.D = time.Duration(v)
-	return nil
-}
-
-func checkDozeAfter(d optDoze) *api.Error {
+func checkDozeAfter(d api.DozeAfter) *api.Error {
 	if d.Set && d.D != 0 && (d.D < contract.MinDozeAfter || d.D > contract.MaxSleepAfter) {
 		return badRequest(fmt.Sprintf("dozeAfter %s is out of range: use 0 (never) or 1s to 168h", d.D))
 	}

@@ -24,14 +24,11 @@ import (
 // RequestIDHeader names a request: the gateway answers it on every
 // response, puts it in every error body, on the request's log lines and on
 // its trace. A client's own id is kept when it is short and plain.
-const RequestIDHeader = "X-Request-Id"
+const RequestIDHeader = api.RequestIDHeader
 
-// routePreview and routeUnmatched are the route labels of requests no API
-// route template names.
-const (
-	routePreview   = "preview"
-	routeUnmatched = "unmatched"
-)
+// routeUnmatched is the route label of requests no API route template
+// names (a preview's is preview.Route, which its middleware sets).
+const routeUnmatched = "unmatched"
 
 // observe is the outermost middleware: it names the request, times it,
 // counts it by route template, method and code and, when tracing is on,

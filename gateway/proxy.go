@@ -17,6 +17,7 @@ import (
 
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/metrics"
+	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -51,11 +52,11 @@ func (s *Server) hotPath(kind string, wakes func(method, rest string) bool) echo
 		req := c.Request()
 		rest := strings.TrimPrefix(req.URL.EscapedPath(), "/v1/sandboxes/"+name+"/"+kind)
 		if isUpgrade(req) {
-			return s.proxyUpgrade(c, name, "/v1/"+kind+rest)
+			return s.proxyUpgrade(c, name, supervisorapi.KindPath(kind, rest))
 		}
 		watch := isFileWatch(kind, rest, req)
 		wake := wakes(req.Method, rest) && !watch
-		return s.proxy(c, name, "/v1/"+kind+rest, rest, wake, thawCause(kind, req.Method, rest), !watch)
+		return s.proxy(c, name, supervisorapi.KindPath(kind, rest), rest, wake, thawCause(kind, req.Method, rest), !watch)
 	}
 }
 
@@ -150,11 +151,11 @@ func noContainerAnswer(c echo.Context, nc *noContainer, path, rest string) error
 	if nc.status == contract.StatusStarting {
 		return unavailable("the sandbox's container is still booting")
 	}
-	if path == "/v1/files/watch" {
+	if path == supervisorapi.PathFiles+"/watch" {
 		return api.NewError(http.StatusConflict, api.CodeSandboxNotRunning, "the sandbox is "+string(nc.status)+"; a file watch does not start it (start it, then watch)")
 	}
 	notFound := api.CodeProcessNotFound
-	if strings.HasPrefix(path, "/v1/terminals") {
+	if strings.HasPrefix(path, supervisorapi.PathTerminals) {
 		notFound = api.CodeTerminalNotFound
 	}
 	parts := strings.Split(strings.TrimPrefix(rest, "/"), "/")
@@ -186,11 +187,11 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 	if r, ok := body.(*bytes.Reader); ok {
 		_, _ = r.Seek(0, io.SeekStart)
 	}
-	u := t.url(path)
 	if in.URL.RawQuery != "" {
-		u += "?" + in.URL.RawQuery
+		path += "?" + in.URL.RawQuery
 	}
-	out, err := http.NewRequestWithContext(ctx, in.Method, u, body)
+	sc := s.supervisor(t)
+	out, err := sc.NewRequest(ctx, in.Method, path, body)
 	if err != nil {
 		return nil, err
 	}
@@ -202,20 +203,7 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 	if body != nil {
 		out.ContentLength = in.ContentLength
 	}
-	out.Header.Set("Authorization", t.auth)
-	c := s.tracedSupervisors
-	if c == nil { // a Server made without New (tests)
-		c = s.supervisors
-	}
-	resp, err := c.Do(out)
-	if err == nil {
-		if err = hostProxyRefusal(resp); err != nil {
-			metrics.ProxyErrors.WithLabelValues("host_proxy").Inc()
-			resp.Body.Close()
-			return nil, err
-		}
-	}
-	return resp, err
+	return sc.Do(out)
 }
 
 // stream copies the supervisor's answer, flushing as bytes arrive so that

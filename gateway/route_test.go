@@ -3,12 +3,8 @@ package gateway
 import (
 	"context"
 	"crypto/tls"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -37,8 +33,7 @@ func routeServer(t *testing.T, secret string, h http.HandlerFunc) string {
 }
 
 func routedTarget(s *Server, route string) target {
-	return target{addr: "172.17.0.9:7070", bootID: "b", auth: "Bearer tok", route: route, container: testContainer,
-		tls: s.hostTLS()}
+	return target{addr: "172.17.0.9:7070", bootID: "b", auth: "Bearer tok", route: route, container: testContainer}
 }
 
 // TestForwardTakesTheRoute: a routed container's request goes to its
@@ -46,7 +41,7 @@ func routedTarget(s *Server, route string) target {
 // the supervisor's answers pass, the proxy's own refusals are failures
 // (so the target is dropped and looked up again) rather than answers.
 func TestForwardTakesTheRoute(t *testing.T) {
-	s := &Server{supervisors: &http.Client{Transport: supervisorTransport("s3cret")}}
+	s := &Server{supervisors: &http.Client{Transport: supervisorTransport(testHostTLS(t, "s3cret"))}}
 	var gotPath, gotAuth string
 	route := routeServer(t, "s3cret", func(w http.ResponseWriter, r *http.Request) {
 		gotPath, gotAuth = r.URL.EscapedPath()+"?"+r.URL.RawQuery, r.Header.Get("Authorization")
@@ -74,7 +69,7 @@ func TestForwardTakesTheRoute(t *testing.T) {
 // TestForwardRefusesAnotherSecretsHost: a host proxy whose certificate
 // does not come from this gateway's secret is never sent a request.
 func TestForwardRefusesAnotherSecretsHost(t *testing.T) {
-	s := &Server{supervisors: &http.Client{Transport: supervisorTransport("s3cret")}}
+	s := &Server{supervisors: &http.Client{Transport: supervisorTransport(testHostTLS(t, "s3cret"))}}
 	asked := false
 	route := routeServer(t, "another secret", func(w http.ResponseWriter, r *http.Request) { asked = true })
 	in := httptest.NewRequest(http.MethodGet, "/v1/sandboxes/x/processes", nil)
@@ -83,45 +78,8 @@ func TestForwardRefusesAnotherSecretsHost(t *testing.T) {
 	require.False(t, asked)
 }
 
-// TestDialTunnel: a preview port through a route is a tunnel: the upgrade
-// request names the container and port, then bytes flow both ways; a
-// refused port reads as a refused connection.
-func TestDialTunnel(t *testing.T) {
-	s := &Server{supervisors: &http.Client{Transport: supervisorTransport("s3cret")}}
-	route := routeServer(t, "s3cret", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == hosttls.RoutedPath(testContainer, hosttls.TunnelPath(9)) {
-			w.Header().Set(hosttls.ProxyHeader, hosttls.PortRefused)
-			w.WriteHeader(http.StatusBadGateway)
-			return
-		}
-		if r.URL.Path != hosttls.RoutedPath(testContainer, hosttls.TunnelPath(8080)) || r.Header.Get("Upgrade") != hosttls.TunnelProtocol ||
-			r.Header.Get("Authorization") != "Bearer tok" {
-			w.WriteHeader(http.StatusTeapot)
-			return
-		}
-		c, brw, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: berth-tcp\r\n\r\necho:")
-		brw.Flush()
-		line, _ := brw.ReadString('\n')
-		c.Write([]byte(line))
-	})
-	tg := routedTarget(s, route)
-	addr := portAddr(tg, 8080)
-	require.True(t, strings.HasPrefix(addr, testContainer+".route.invalid:"), addr)
-	d := &net.Dialer{Timeout: 5 * time.Second}
-	c, err := dialContainer(context.Background(), d, "tcp", addr)
+func testHostTLS(t *testing.T, secret string) *tls.Config {
+	tc, err := hosttls.ClientConfig(secret)
 	require.NoError(t, err)
-	_, err = c.Write([]byte("hi\n"))
-	require.NoError(t, err)
-	b, err := io.ReadAll(c)
-	require.NoError(t, err)
-	require.Equal(t, "echo:hi\n", string(b))
-	c.Close()
-
-	_, err = dialContainer(context.Background(), d, "tcp", portAddr(tg, 9))
-	require.ErrorIs(t, err, syscall.ECONNREFUSED)
+	return tc
 }

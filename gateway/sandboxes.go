@@ -17,7 +17,6 @@ import (
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/backup"
 	"github.com/berthdev/berth/internal/egress/policy"
-	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -37,7 +36,7 @@ func publicHostLoss(l *contract.HostLoss) *api.HostLoss {
 }
 
 type described struct {
-	spec   schemas.CreateRequested
+	spec   contract.CreateSpec
 	egress *policy.Policy // the create's, nil for the default
 	from   *api.ForkFrom  // a fork's request, nil for none
 	// services are the create's, nil for none.
@@ -182,15 +181,9 @@ func (s *Server) lifecycle(op contract.Op) echo.HandlerFunc {
 	}
 }
 
-type patchRequest struct {
-	SleepAfter optDuration `json:"sleepAfter"`
-	KeepAlive  *bool       `json:"keepAlive"`
-	DozeAfter  optDoze     `json:"dozeAfter"`
-}
-
 func (s *Server) patch(c echo.Context) error {
 	name := c.Param("name")
-	var req patchRequest
+	var req api.PatchRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
@@ -217,13 +210,9 @@ func (s *Server) patch(c echo.Context) error {
 	return c.JSON(http.StatusOK, publicView(v))
 }
 
-type envRequest struct {
-	Env map[string]*string `json:"env"`
-}
-
 func (s *Server) setEnv(c echo.Context) error {
 	name := c.Param("name")
-	var req envRequest
+	var req api.EnvChange
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
@@ -240,26 +229,19 @@ func (s *Server) setEnv(c echo.Context) error {
 	return c.JSON(http.StatusOK, publicView(v))
 }
 
-type startRequest struct {
-	BackupID      string `json:"backupId"`
-	AllowRollback *bool  `json:"allowRollback"`
-}
-
 // start boots a sandbox, restoring its newest backup, or the one the body
 // names (the way back when the newest one is corrupt). A named backup is
 // checked here, so a typo is a 4xx before anything changes. allowRollback
 // consents to a workspace older than the one on a lost host.
 func (s *Server) start(c echo.Context) error {
 	name := c.Param("name")
-	var req startRequest
+	var req api.StartRequest
 	if err := decodeOptionalJSON(c, &req); err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
 	var start contract.StartRequest
-	if req.AllowRollback != nil {
-		start.AllowRollback = *req.AllowRollback
-	}
+	start.AllowRollback = req.AllowRollback
 	if req.BackupID != "" {
 		if err := validBackupID(req.BackupID); err != nil {
 			return err

@@ -6,6 +6,7 @@ package gateway
 import (
 	"context"
 	"crypto/subtle"
+	"crypto/tls"
 	"errors"
 	"net"
 	"net/http"
@@ -19,9 +20,11 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/berthdev/berth/gateway/preview"
 	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/eventlog"
+	"github.com/berthdev/berth/internal/hosttls"
 	"github.com/berthdev/berth/internal/tokens"
 	"github.com/berthdev/berth/internal/tracing"
 	"github.com/berthdev/berth/workflows/contract"
@@ -145,7 +148,10 @@ type Server struct {
 	dozeAfter          time.Duration      // Options.DozeAfter
 	thaws              singleflight.Group // thaw updates sent beside requests (doze.go)
 	thawSockets        *thawSockets       // direct thaws on this machine (thaw_direct.go)
-	preview            *previewState      // preview URLs (preview.go)
+	preview            *preview.Previews  // preview URLs (gateway/preview)
+	// hostTLS trusts the host proxies of other machines (the hosts'
+	// authority derived from the secret).
+	hostTLS *tls.Config
 	// supervisors carries requests to supervisors and host proxies
 	// (supervisorClient): the hot path's small ones over connpool.
 	supervisors *http.Client
@@ -171,8 +177,12 @@ func New(o Options) *Server {
 	if s.targetRecheck <= 0 {
 		s.targetRecheck = DefaultTargetRecheck
 	}
-	s.preview = newPreviewState(o.Preview)
-	s.supervisors = supervisorClient(o.Secret)
+	if tc, err := hosttls.ClientConfig(o.Secret); err == nil {
+		s.hostTLS = tc
+	}
+	s.supervisors = supervisorClient(s.hostTLS)
+	s.preview = preview.New(preview.Options{Config: o.Preview, Secret: o.Secret, Token: o.Token, HostTLS: s.hostTLS,
+		Sandboxes: previewSandboxes{s}, Log: o.Log})
 	if o.DataDir != "" {
 		s.thawSockets = &thawSockets{dataDir: o.DataDir}
 	}
@@ -190,8 +200,8 @@ func New(o Options) *Server {
 	e.Use(s.accessLog)
 	// Auth as a root middleware, not a group's: a group middleware makes Echo
 	// answer 404 instead of 405 for a wrong method.
-	e.Use(s.previewMiddleware) // preview URLs take their own tokens, not the API's
-	e.Use(envelopeErrors)      // API routes only: a preview's answers are its app's
+	e.Use(s.preview.Middleware) // preview URLs take their own tokens, not the API's
+	e.Use(envelopeErrors)       // API routes only: a preview's answers are its app's
 	e.Use(s.boundBodies)
 	e.Use(s.auth)
 	s.mountConsole(e)
@@ -255,7 +265,7 @@ func (s *Server) Echo() *echo.Echo { return s.echo }
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	l := s.httpLimits
 	srv := &http.Server{Handler: s.echo, ReadHeaderTimeout: l.ReadHeaderTimeout, IdleTimeout: l.IdleTimeout,
-		MaxHeaderBytes: l.MaxHeaderBytes, Protocols: serverProtocols()}
+		MaxHeaderBytes: l.MaxHeaderBytes, Protocols: preview.ServerProtocols()}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(s.guardListener(ln)) }()
 	select {

@@ -2,9 +2,8 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -12,18 +11,9 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/workflows/contract"
 )
-
-// serviceBody is PUT .../services/{svc}'s body: a service without its
-// name, which the path gives.
-type serviceBody struct {
-	Argv    []string          `json:"argv"`
-	Cwd     string            `json:"cwd,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
-	Port    int               `json:"port,omitempty"`
-	Restart string            `json:"restart"`
-}
 
 func serviceName(c echo.Context) (string, *api.Error) {
 	svc := c.Param("svc")
@@ -63,25 +53,16 @@ func (s *Server) serviceStates(ctx context.Context, name string) map[string]api.
 	if err != nil {
 		return nil
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.url("/v1/services"), nil)
-	if err != nil {
-		return nil
-	}
-	req.Header.Set("Authorization", t.auth)
-	resp, err := s.supervisors.Do(req)
-	if err != nil {
-		s.targets.drop(name)
-		return nil
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		if resp.StatusCode == http.StatusUnauthorized {
+	l, err := supervisorapi.Client{HTTP: s.supervisors, Base: t.base(), Auth: t.auth}.Services(ctx)
+	var se *supervisorapi.Error
+	if errors.As(err, &se) {
+		if se.Status == http.StatusUnauthorized {
 			s.targets.drop(name) // another boot answers there
 		}
 		return nil
 	}
-	var l api.ServiceList
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&l); err != nil {
+	if err != nil {
+		s.targets.drop(name)
 		return nil
 	}
 	m := make(map[string]api.ServiceStatus, len(l.Services))
@@ -98,7 +79,7 @@ func (s *Server) putService(c echo.Context) error {
 	if aerr != nil {
 		return aerr
 	}
-	var b serviceBody
+	var b api.ServiceRequest
 	if err := decodeJSON(c, &b); err != nil {
 		return err
 	}

@@ -2,10 +2,8 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -67,36 +66,19 @@ var errStatsUnsupported = errors.New("supervisor has no stats route")
 // its quarter-second CPU sample.
 const statsTimeout = 5 * time.Second
 
-// maxStatsBody bounds what is read of a supervisor's answer.
-const maxStatsBody = 64 << 10
-
 func (s *Server) readStats(ctx context.Context, t target) (api.ContainerStats, error) {
 	ctx, cancel := context.WithTimeout(ctx, statsTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.url("/v1/stats"), nil)
-	if err != nil {
-		return api.ContainerStats{}, err
-	}
-	req.Header.Set("Authorization", t.auth)
-	req.Header.Set("Accept", "application/json")
-	resp, err := s.supervisors.Do(req)
-	if err != nil {
-		return api.ContainerStats{}, err
-	}
-	defer resp.Body.Close()
-	if err := hostProxyRefusal(resp); err != nil {
-		return api.ContainerStats{}, err
-	}
-	switch resp.StatusCode {
-	case http.StatusOK:
-	case http.StatusNotFound:
+	sc := supervisorapi.Client{HTTP: s.supervisors, Base: t.base(), Auth: t.auth, Refused: hostProxyRefusal}
+	cs, err := sc.Stats(ctx)
+	var se *supervisorapi.Error
+	switch {
+	case errors.As(err, &se) && se.Status == http.StatusNotFound:
 		return api.ContainerStats{}, errStatsUnsupported
-	default:
-		return api.ContainerStats{}, fmt.Errorf("supervisor answered %d", resp.StatusCode)
-	}
-	var cs api.ContainerStats
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxStatsBody)).Decode(&cs); err != nil {
-		return api.ContainerStats{}, fmt.Errorf("supervisor's stats: %w", err)
+	case errors.As(err, &se):
+		return api.ContainerStats{}, fmt.Errorf("supervisor answered %d", se.Status)
+	case err != nil:
+		return api.ContainerStats{}, err
 	}
 	// Code in the sandbox is root there: pass on only figures in range.
 	if !cs.Valid() {

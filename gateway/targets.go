@@ -16,6 +16,7 @@ import (
 	"github.com/berthdev/berth/internal/connpool"
 	"github.com/berthdev/berth/internal/hosttls"
 	"github.com/berthdev/berth/internal/metrics"
+	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -26,8 +27,7 @@ type target struct {
 	// route is the host proxy of the container's worker (another
 	// machine): requests go there, over TLS, naming the container.
 	route, container string
-	host             string      // the container's host id (the direct thaw asks its worker)
-	tls              *tls.Config // trusts the hosts' authority
+	host             string // the container's host id (the direct thaw asks its worker)
 	// checked is when the workflow last said this boot runs.
 	checked time.Time
 	// dozeAfter is the sandbox's (0: it never dozes); contact is when
@@ -36,13 +36,33 @@ type target struct {
 	contact   time.Time
 }
 
-// url of a supervisor path: the container's address on one host, its
-// host's proxy when it has a route.
-func (t target) url(path string) string {
+// base is where the supervisor's paths start: the container's address on
+// one host, its host's proxy when it has a route.
+func (t target) base() string {
 	if t.route != "" {
-		return "https://" + t.route + hosttls.RoutedPath(t.container, path)
+		return "https://" + t.route + hosttls.RoutedPath(t.container, "")
 	}
-	return "http://" + t.addr + path
+	return "http://" + t.addr
+}
+
+// url of a supervisor path.
+func (t target) url(path string) string { return t.base() + path }
+
+// supervisor is the client of t's supervisor for the hot path: traced
+// when tracing is on, and a host proxy's own refusal is an error (so the
+// target is dropped and looked up again), not the supervisor's answer.
+func (s *Server) supervisor(t target) supervisorapi.Client {
+	c := s.tracedSupervisors
+	if c == nil { // a Server made without New (tests)
+		c = s.supervisors
+	}
+	return supervisorapi.Client{HTTP: c, Base: t.base(), Auth: t.auth, Refused: func(resp *http.Response) error {
+		err := hostProxyRefusal(resp)
+		if err != nil {
+			metrics.ProxyErrors.WithLabelValues("host_proxy").Inc()
+		}
+		return err
+	}}
 }
 
 // targets caches each sandbox's supervisor address and boot id so the hot
@@ -159,7 +179,7 @@ func (s *Server) cacheTarget(name string, v contract.View, contact time.Time) ta
 	t := target{addr: v.Container.Addr, bootID: v.Container.BootID,
 		auth:  "Bearer " + auth.SupervisorToken(s.secret, v.Container.BootID),
 		route: v.Container.Route, container: v.Container.ID, host: v.Container.Host,
-		tls: s.hostTLS(), checked: time.Now(), dozeAfter: dozeAfterOf(v), contact: contact}
+		checked: time.Now(), dozeAfter: dozeAfterOf(v), contact: contact}
 	s.targets.put(name, t)
 	return t
 }
@@ -215,18 +235,6 @@ func (s *Server) forgetStaleTarget(name string, v contract.View) {
 	}
 }
 
-// hostTLS is how this gateway's transport trusts host proxies.
-func (s *Server) hostTLS() *tls.Config {
-	rt := s.supervisors.Transport
-	if ct, ok := rt.(*connpool.Transport); ok {
-		rt = ct.Fallback
-	}
-	if t, ok := rt.(*http.Transport); ok {
-		return t.TLSClientConfig
-	}
-	return nil
-}
-
 func unavailable(msg string) *api.Error {
 	e := api.NewError(http.StatusServiceUnavailable, api.CodeContainerUnavailable, msg)
 	e.Retryable, e.RetryAfterMs = true, 1000
@@ -243,17 +251,18 @@ var supervisorDialer = &net.Dialer{Timeout: 2 * time.Second, KeepAlive: 30 * tim
 // hand-offs to a connection's goroutines were a fifth to a third of the
 // gateway's hop for a short exec. Host-proxy routes (TLS), streamed
 // uploads and terminals (upgrades) take supervisorTransport.
-func supervisorClient(secret string) *http.Client {
+func supervisorClient(hostTLS *tls.Config) *http.Client {
 	// As supervisorTransport: its dialer, as many idle connections; a
 	// minute idle is well under the supervisor's idle timeout (5 minutes).
 	pool := &connpool.Pool{Dial: supervisorDialer.DialContext, MaxIdlePerAddr: 64, MaxIdleAge: time.Minute}
-	return &http.Client{Transport: &connpool.Transport{Pool: pool, Fallback: supervisorTransport(secret)}}
+	return &http.Client{Transport: &connpool.Transport{Pool: pool, Fallback: supervisorTransport(hostTLS)}}
 }
 
 // supervisorTransport pools keep-alive connections to supervisors and to
-// the host proxies of other machines, which answer with a certificate of
-// the hosts' authority derived from secret (and no other).
-func supervisorTransport(secret string) *http.Transport {
+// the host proxies of other machines, which answer with a certificate
+// hostTLS trusts (the hosts' authority derived from the gateway's secret,
+// and no other).
+func supervisorTransport(hostTLS *tls.Config) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 64
 	t.IdleConnTimeout = 90 * time.Second
@@ -262,9 +271,7 @@ func supervisorTransport(secret string) *http.Transport {
 	t.DialContext = supervisorDialer.DialContext
 	// HTTP/1.1 to host proxies: terminals upgrade their connection.
 	t.ForceAttemptHTTP2 = false
-	if tc, err := hosttls.ClientConfig(secret); err == nil {
-		t.TLSClientConfig = tc
-	}
+	t.TLSClientConfig = hostTLS
 	return t
 }
 

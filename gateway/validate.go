@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -85,29 +84,7 @@ func decodeBody(c echo.Context, v any, optional bool) *api.Error {
 	return nil
 }
 
-// optDuration is a duration in api's one syntax (api.ParseDuration) that
-// tells "given" from "absent". Unlike the supervisor's bodies, which take
-// null as absent, null is refused here: the sandbox routes' sleepAfter is
-// never null in schemas/openapi.yaml, and a 400 has always said so.
-type optDuration struct {
-	D   time.Duration
-	Set bool
-}
-
-func (d *optDuration) UnmarshalJSON(b []byte) error {
-	d.Set = true
-	if string(b) == "null" {
-		return errors.New(`sleepAfter must be a duration such as "30s", "3m", "1h" or a number of seconds, not null`)
-	}
-	var v api.Duration
-	if err := v.UnmarshalJSON(b); err != nil {
-		return fmt.Errorf("sleepAfter: %w", err)
-	}
-	d.D = time.Duration(v)
-	return nil
-}
-
-func checkSleepAfter(d optDuration) *api.Error {
+func checkSleepAfter(d api.SleepAfter) *api.Error {
 	if d.Set && (d.D < contract.MinSleepAfter || d.D > contract.MaxSleepAfter) {
 		return badRequest(fmt.Sprintf("sleepAfter %s is out of range: use 1s to 168h", d.D))
 	}

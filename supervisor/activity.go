@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	wire "github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
 
@@ -110,26 +110,12 @@ func (a *activity) touch(hold time.Duration) {
 	}
 }
 
-// activityReport is the body of GET and POST /v1/activity.
-type activityReport struct {
-	BootID         string     `json:"bootId"`
-	InFlight       int        `json:"inFlight"`
-	Processes      int        `json:"processes"`
-	Terminals      int        `json:"terminals"`
-	HeldUntil      *time.Time `json:"heldUntil,omitempty"`
-	LastActivityAt time.Time  `json:"lastActivityAt"`
-	IdleMs         int64      `json:"idleMs"`
-	// ClientIdleMs: idle as a doze counts it (no request in flight, no
-	// hold; processes and terminals may run).
-	ClientIdleMs int64 `json:"clientIdleMs"`
-}
-
-func (a *activity) report(bootID string) activityReport {
+func (a *activity) report(bootID string) supervisorapi.ActivityReport {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := time.Now()
 	a.endHold(now)
-	r := activityReport{
+	r := supervisorapi.ActivityReport{
 		BootID: bootID, InFlight: a.inFlight, Processes: a.running,
 		Terminals: a.terminals, LastActivityAt: a.last.UTC(),
 	}
@@ -171,9 +157,7 @@ func (a *activity) clientIdleMs(now time.Time) int64 {
 // with openFor the sandbox stays busy that long (at most
 // maxActivityHold). Answers the report.
 func (s *Server) recordActivity(w http.ResponseWriter, r *http.Request) error {
-	var req struct {
-		OpenFor *wire.Duration `json:"openFor"`
-	}
+	var req supervisorapi.ActivityHold
 	if err := httpapi.DecodeJSON(r, &req, true); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
 
@@ -27,7 +28,7 @@ const dozeFence = 10 * time.Second
 // activity and a fence does not hold them.
 func uncounted(path string) bool {
 	switch path {
-	case "/v1/health", "/v1/activity", "/v1/stats", "/v1/doze", "/v1/thaw":
+	case supervisorapi.PathHealth, supervisorapi.PathActivity, supervisorapi.PathStats, supervisorapi.PathDoze, supervisorapi.PathThaw:
 		return true
 	}
 	return false
@@ -66,9 +67,7 @@ func (a *activity) unfence() {
 }
 
 func (s *Server) doze(w http.ResponseWriter, r *http.Request) error {
-	var req struct {
-		MinIdleMs int64 `json:"minIdleMs"`
-	}
+	var req supervisorapi.DozeRequest
 	if err := httpapi.DecodeJSON(r, &req, false); err != nil {
 		return err
 	}
@@ -76,7 +75,7 @@ func (s *Server) doze(w http.ResponseWriter, r *http.Request) error {
 		return httpapi.BadRequest("minIdleMs must not be negative")
 	}
 	ok, idle := s.act.fence(time.Duration(req.MinIdleMs) * time.Millisecond)
-	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"dozed": ok, "idleMs": idle})
+	httpapi.WriteJSON(w, http.StatusOK, supervisorapi.DozeAnswer{Dozed: ok, IdleMs: idle})
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/supervisor/files"
 	"github.com/berthdev/berth/supervisor/internal/child"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
@@ -68,13 +69,13 @@ func (s *Server) Handler() http.Handler {
 	handle := func(pattern string, h httpapi.HandlerFunc) {
 		mux.HandleFunc(pattern, serve(h))
 	}
-	handle("GET /v1/health", s.health)
-	handle("GET /v1/activity", s.activityReport)
-	handle("POST /v1/activity", s.recordActivity)
-	handle("PUT /v1/env", s.putEnv)
-	handle("GET /v1/stats", s.stats)
-	handle("POST /v1/doze", s.doze)
-	handle("POST /v1/thaw", s.thaw)
+	handle("GET "+supervisorapi.PathHealth, s.health)
+	handle("GET "+supervisorapi.PathActivity, s.activityReport)
+	handle("POST "+supervisorapi.PathActivity, s.recordActivity)
+	handle("PUT "+supervisorapi.PathEnv, s.putEnv)
+	handle("GET "+supervisorapi.PathStats, s.stats)
+	handle("POST "+supervisorapi.PathDoze, s.doze)
+	handle("POST "+supervisorapi.PathThaw, s.thaw)
 	s.procs.Mount(handle)
 	s.files.Mount(handle)
 	s.terms.Mount(handle)
@@ -152,9 +153,7 @@ func (j *jsonErrorWriter) Write(b []byte) (int, error) {
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
-	httpapi.WriteJSON(w, http.StatusOK, map[string]any{
-		"bootId": s.cfg.BootID, "pid": os.Getpid(), "startedAt": s.started,
-	})
+	httpapi.WriteJSON(w, http.StatusOK, supervisorapi.Health{BootID: s.cfg.BootID, PID: os.Getpid(), StartedAt: s.started})
 	return nil
 }
 
@@ -164,9 +163,7 @@ func (s *Server) activityReport(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) putEnv(w http.ResponseWriter, r *http.Request) error {
-	var req struct {
-		Env *api.Env `json:"env"`
-	}
+	var req supervisorapi.EnvBody
 	if err := httpapi.DecodeJSON(r, &req, false); err != nil {
 		return err
 	}
@@ -179,7 +176,7 @@ func (s *Server) putEnv(w http.ResponseWriter, r *http.Request) error {
 	s.envMu.Lock()
 	s.env = *req.Env
 	s.envMu.Unlock()
-	httpapi.WriteJSON(w, http.StatusOK, map[string]any{"env": *req.Env})
+	httpapi.WriteJSON(w, http.StatusOK, req)
 	return nil
 }
 

@@ -6,7 +6,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/berthdev/berth/schemas"
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -43,7 +43,7 @@ func MergeEnv(env map[string]string, change map[string]*string) map[string]strin
 // bounds unless the change only shrinks it (so an env over the bounds from
 // before they existed can always be cut down). Values are never echoed.
 func CheckEnvChange(current map[string]string, change map[string]*string) error {
-	if err := schemas.CheckEnv(change); err != nil {
+	if err := api.CheckEnv(change); err != nil {
 		return contract.ValidationError(err.Error())
 	}
 	next := MergeEnv(current, change)

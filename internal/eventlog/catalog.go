@@ -13,6 +13,7 @@ import (
 
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/schemas"
+	"github.com/berthdev/berth/workflows/contract"
 )
 
 // claim is one sandbox on the catalogue: its workflow ID, claim time (start of
@@ -20,7 +21,7 @@ import (
 type claim struct {
 	workflowID string
 	at         time.Time
-	spec       schemas.CreateRequested
+	spec       contract.CreateSpec
 }
 
 // Catalog emits the /sandboxes catalogue: the create-requested event of every
@@ -44,7 +45,7 @@ func (r Reader) Catalog(ctx context.Context, after int64, follow bool, emit Emit
 			if offset <= last {
 				continue
 			}
-			payload, err := json.Marshal(c.spec)
+			payload, err := json.Marshal(schemas.CreateRequested(c.spec))
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,10 @@
-// Package supervisorapi is what the worker and the supervisor in a
-// sandbox agree on at boot: the environment variables the worker sets on
-// the container and the path of the token file it puts there. Both sides
-// name them from here, so neither retypes the other's literals.
+// Package supervisorapi is the contract between the supervisor in a
+// sandbox and those who call it (the worker's activities, the gateway):
+// the environment variables the worker sets on the container and the path
+// of the token file it puts there at boot (env.go), the supervisor's own
+// routes and their bodies (routes.go, bodies.go), and a typed client for
+// them (client.go). Every side names them from here, so none retypes
+// another's literals.
 package supervisorapi
 
 // Environment of the supervisor. It reads each once at start and removes

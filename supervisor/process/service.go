@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/supervisor/internal/child"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
@@ -62,8 +63,8 @@ func (s *Service) Mount(handle httpapi.Handle) {
 	handle("POST /v1/processes/{id}/wait-for-log", s.waitForLog)
 	handle("POST /v1/processes/{id}/stdin", s.writeStdin)
 	handle("POST /v1/processes/{id}/stdin/close", s.closeStdin)
-	handle("PUT /v1/services", s.putServices)
-	handle("GET /v1/services", s.listServices)
+	handle("PUT "+supervisorapi.PathServices, s.putServices)
+	handle("GET "+supervisorapi.PathServices, s.listServices)
 }
 
 // Dispatch hands a reaped status to its process; false if the pid is not

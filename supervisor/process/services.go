@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/supervisor/internal/httpapi"
 )
 
@@ -212,9 +213,7 @@ func (s *Service) StopServices() { s.svcs.stopAll() }
 
 // putServices replaces the declared services: {"services": [...]}.
 func (s *Service) putServices(w http.ResponseWriter, r *http.Request) error {
-	var req struct {
-		Services *[]api.Service `json:"services"`
-	}
+	var req supervisorapi.ServicesBody
 	if err := httpapi.DecodeJSON(r, &req, false); err != nil {
 		return err
 	}

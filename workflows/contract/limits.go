@@ -22,7 +22,7 @@ const (
 	// MaxEnvBytes bounds the sum of len(key)+len(value) over the env.
 	MaxEnvBytes = 64 << 10
 	// MaxEnvValueBytes bounds one value; keys are at most 256 bytes
-	// (schemas.CheckEnvKey).
+	// (api.CheckEnvKey).
 	MaxEnvValueBytes = 32 << 10
 	// MaxEnvChangeKeys bounds the keys named by one change (sets and
 	// unsets); a signal naming more is dropped as malformed.

@@ -119,26 +119,6 @@ type State struct {
 	IntentSeq int64    `json:"intentSeq"`
 }
 
-// CreateSpec is the create request a first run starts from. Field for
-// field it is the create-requested event's payload (schemas.CreateRequested,
-// which the gateway converts to it), so histories recorded with that type
-// decode unchanged; it is the contract's own so that importing the
-// contract does not link the event schemas and their validator.
-type CreateSpec struct {
-	Path         string `json:"path"`
-	InstanceType string `json:"instanceType"`
-	SleepAfter   string `json:"sleepAfter,omitempty"`
-	KeepAlive    *bool  `json:"keepAlive,omitempty"`
-	// DozeAfter: absent or "0s", the sandbox never dozes.
-	DozeAfter string            `json:"dozeAfter,omitempty"`
-	Env       map[string]string `json:"env,omitempty"`
-	// Image is the sandbox's own image as the create named it; ImageDigest
-	// is what it resolved to then, which every boot runs. Both absent: the
-	// instance type's image.
-	Image       string `json:"image,omitempty"`
-	ImageDigest string `json:"imageDigest,omitempty"`
-}
-
 // Input starts (or continues) the workflow.
 type Input struct {
 	// Spec is set on the first run only: the create request.

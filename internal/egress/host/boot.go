@@ -12,11 +12,11 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/egress/ca"
 	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/internal/netguard"
-	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -284,7 +284,7 @@ func writeFile(path string, b []byte) error {
 func secretNames(env map[string]string) []string {
 	var out []string
 	for _, v := range env {
-		for _, n := range schemas.PlaceholderNames(v) {
+		for _, n := range api.PlaceholderNames(v) {
 			if !slices.Contains(out, n) {
 				out = append(out, n)
 			}

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/berthdev/berth/schemas"
+	"github.com/berthdev/berth/api"
 )
 
 // Placeholder syntax, the same as the gateway accepts in env values:
@@ -21,7 +21,7 @@ import (
 // where clients percent-encode quotes and sometimes parentheses, %22, %27,
 // %28 and %29 stand for them, and the name may be percent-encoded (%2F).
 var (
-	headerPlaceholder = schemas.SecretPlaceholder
+	headerPlaceholder = api.SecretPlaceholder
 	urlPlaceholder    = regexp.MustCompile(`getSecret(?:\(|%28)(?:"|%22|'|%27)?([A-Za-z0-9_.%/-]*?)(?:"|%22|'|%27)?(?:\)|%29)`)
 )
 
@@ -107,7 +107,7 @@ func FirstPlaceholder(r *http.Request) string {
 	slices.Sort(keys) // the same name for the same request
 	for _, k := range keys {
 		for _, v := range r.Header[k] {
-			if names := schemas.PlaceholderNames(v); len(names) > 0 {
+			if names := api.PlaceholderNames(v); len(names) > 0 {
 				return names[0]
 			}
 		}
@@ -182,7 +182,7 @@ type substituter struct {
 	sent   []string
 }
 
-func headerName(m []string) string { return schemas.PlaceholderName(m) }
+func headerName(m []string) string { return api.PlaceholderName(m) }
 
 func urlName(m []string) string {
 	n, err := url.PathUnescape(m[1])

@@ -1,4 +1,4 @@
-package gateway
+package preview
 
 import (
 	"net/http"
@@ -19,5 +19,5 @@ func stripGateway(r *http.Request) {
 			delete(r.Header, k)
 		}
 	}
-	stripCookie(r, previewCookie)
+	stripCookie(r, cookieName)
 }

@@ -1,4 +1,4 @@
-package gateway
+package preview
 
 import (
 	"sync"
@@ -44,7 +44,7 @@ func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
 func TestPreviewActivityThrottlesPerSandbox(t *testing.T) {
 	// A throttle long enough that a busy machine's scheduling delays
 	// (test packages run side by side) stay well inside it.
-	p := &previewActivity{every: time.Second, hold: 2500 * time.Millisecond}
+	p := &activity{every: time.Second, hold: 2500 * time.Millisecond}
 	var s sends
 	for range 100 {
 		p.begin("a", s.send)()
@@ -70,7 +70,7 @@ func TestPreviewActivityThrottlesPerSandbox(t *testing.T) {
 // open the touches go on, never further apart than the hold; once it
 // closed they stop, and the tracker forgets the sandbox and stops ticking.
 func TestPreviewActivityRenewsWhileOpenThenForgets(t *testing.T) {
-	p := &previewActivity{every: 100 * time.Millisecond, hold: 250 * time.Millisecond}
+	p := &activity{every: 100 * time.Millisecond, hold: 250 * time.Millisecond}
 	var s sends
 	end := p.begin("a", s.send)
 	time.Sleep(time.Second)
@@ -97,7 +97,7 @@ func TestPreviewActivityRenewsWhileOpenThenForgets(t *testing.T) {
 // TestPreviewActivitySlowSupervisorGetsOneTouchAtATime: a touch that
 // takes long is not joined by others for the same sandbox.
 func TestPreviewActivitySlowSupervisorGetsOneTouchAtATime(t *testing.T) {
-	p := &previewActivity{every: 20 * time.Millisecond, hold: 100 * time.Millisecond}
+	p := &activity{every: 20 * time.Millisecond, hold: 100 * time.Millisecond}
 	// The first send takes far longer than the loop, even on a busy
 	// machine; sends are counted as they begin.
 	s := sends{delay: 3 * time.Second}
@@ -118,7 +118,7 @@ func TestPreviewActivitySlowSupervisorGetsOneTouchAtATime(t *testing.T) {
 // found the sandbox anew, a touch follows at once, throttle or not, and a
 // renew with nothing on its way touches at once too.
 func TestPreviewActivityRenewAfterRetarget(t *testing.T) {
-	p := &previewActivity{every: time.Hour, hold: 2 * time.Hour}
+	p := &activity{every: time.Hour, hold: 2 * time.Hour}
 	s := sends{delay: 200 * time.Millisecond}
 	end := p.begin("a", s.send)
 	defer end()
@@ -141,7 +141,7 @@ func TestPreviewActivityRenewAfterRetarget(t *testing.T) {
 // BenchmarkPreviewActivityBegin is what recording costs a preview request
 // in the gateway (the touch itself is sent in the background).
 func BenchmarkPreviewActivityBegin(b *testing.B) {
-	p := &previewActivity{every: previewTouchEvery, hold: previewTouchHold}
+	p := &activity{every: touchEvery, hold: touchHold}
 	send := func(string) {}
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

@@ -1,4 +1,4 @@
-package gateway
+package preview
 
 import (
 	"context"
@@ -10,15 +10,15 @@ import (
 	"github.com/berthdev/berth/api"
 )
 
-// previewBufs is a sync.Pool as httputil.BufferPool.
-type previewBufs struct{ sync.Pool }
+// bufPool is a sync.Pool as httputil.BufferPool.
+type bufPool struct{ sync.Pool }
 
-func (b *previewBufs) Get() []byte  { return *b.Pool.Get().(*[]byte) }
-func (b *previewBufs) Put(p []byte) { b.Pool.Put(&p) }
+func (b *bufPool) Get() []byte  { return *b.Pool.Get().(*[]byte) }
+func (b *bufPool) Put(p []byte) { b.Pool.Put(&p) }
 
 // stillWaking answers a preview whose sandbox did not finish waking within
 // the wait: 503 with Retry-After, like a port that does not accept.
-func stillWaking(pw *previewWait) *api.Error {
+func stillWaking(pw *wait) *api.Error {
 	e := api.NewError(http.StatusServiceUnavailable, api.CodeContainerUnavailable,
 		"sandbox "+pw.name+" is still waking (waited "+pw.waited.String()+"); retry")
 	e.Retryable, e.RetryAfterMs = true, 2000
@@ -27,9 +27,9 @@ func stillWaking(pw *previewWait) *api.Error {
 
 // servingPort names the declared service that serves port, or "".
 func servingPort(services []api.Service, port int) string {
-	for _, s := range services {
-		if s.Port == port {
-			return s.Name
+	for _, svc := range services {
+		if svc.Port == port {
+			return svc.Name
 		}
 	}
 	return ""
@@ -38,13 +38,13 @@ func servingPort(services []api.Service, port int) string {
 // whyNotListening completes a preview's 503: for a port a declared
 // service serves, how the supervisor runs that service (so a crash loop
 // or a missing executable reads in the answer); else a hint.
-func (s *Server) whyNotListening(ctx context.Context, pw *previewWait) string {
+func (p *Previews) whyNotListening(ctx context.Context, pw *wait) string {
 	if pw.service == "" {
 		return "is a server running on it? (declare it as a service with this port to have every wake start it)"
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
-	st, ok := s.serviceStates(ctx, pw.name)[pw.service]
+	st, ok := p.sb.ServiceStates(ctx, pw.name)[pw.service]
 	if !ok {
 		return "service " + pw.service + " serves it; its state is unknown (see berth service ls " + pw.name + ")"
 	}

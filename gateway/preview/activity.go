@@ -1,15 +1,8 @@
-package gateway
+package preview
 
 import (
-	"bytes"
-	"context"
-	"io"
-	"net/http"
-	"strconv"
 	"sync"
 	"time"
-
-	"go.uber.org/zap"
 )
 
 // Preview traffic goes from the gateway straight to the sandbox's port,
@@ -20,34 +13,33 @@ import (
 // too), and again while one stays open (a WebSocket, an event stream, a
 // long download or upload).
 //
-// Each touch holds the sandbox busy for previewTouchHold, longer than the
-// longest gap between two touches while traffic lasts (previewTouchEvery
-// plus one tick of previewTouchEvery/2), so the sandbox is never idle
+// Each touch holds the sandbox busy for touchHold, longer than the
+// longest gap between two touches while traffic lasts (touchEvery
+// plus one tick of touchEvery/2), so the sandbox is never idle
 // between them whatever its sleepAfter (as short as 1 s): touching
 // "every few seconds" without a hold would only keep awake sandboxes whose
 // sleepAfter is longer than the gap. The gateway renews holds rather than
 // the supervisor tracking connections: a gateway that dies stops renewing
-// and its holds lapse within previewTouchHold. After the last request a
-// sandbox sleeps within sleepAfter + previewTouchHold (+ the workflow's
+// and its holds lapse within touchHold. After the last request a
+// sandbox sleeps within sleepAfter + touchHold (+ the workflow's
 // check and the stop).
 const (
-	previewTouchEvery   = 2 * time.Second // at most one touch per sandbox this often
-	previewTouchHold    = 5 * time.Second // each touch keeps the sandbox busy this long
-	previewTouchTimeout = 3 * time.Second
+	touchEvery = 2 * time.Second // at most one touch per sandbox this often
+	touchHold  = 5 * time.Second // each touch keeps the sandbox busy this long
 )
 
-// previewActivity throttles the touches: one per sandbox per every, sent
+// activity throttles the touches: one per sandbox per every, sent
 // in the background (a preview request never waits for one nor fails
 // because of one).
-type previewActivity struct {
+type activity struct {
 	every, hold time.Duration
 
 	mu      sync.Mutex
-	use     map[string]*previewUse
+	use     map[string]*sandboxUse
 	ticking bool // a tick loop runs (while any sandbox is in use)
 }
 
-type previewUse struct {
+type sandboxUse struct {
 	open    int       // preview requests and connections in progress
 	last    time.Time // when the last touch was sent
 	sending bool      // a touch is on its way
@@ -56,15 +48,15 @@ type previewUse struct {
 
 // begin records a preview request of sandbox name as it starts and
 // returns what to call when it ends; send delivers one touch.
-func (p *previewActivity) begin(name string, send func(name string)) (end func()) {
+func (p *activity) begin(name string, send func(name string)) (end func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.use == nil {
-		p.use = map[string]*previewUse{}
+		p.use = map[string]*sandboxUse{}
 	}
 	u := p.use[name]
 	if u == nil {
-		u = &previewUse{}
+		u = &sandboxUse{}
 		p.use[name] = u
 	}
 	u.open++
@@ -82,7 +74,7 @@ func (p *previewActivity) begin(name string, send func(name string)) (end func()
 
 // touch sends one touch for name unless one was sent within every or is
 // still on its way. Called with p.mu held.
-func (p *previewActivity) touch(name string, u *previewUse, now time.Time, send func(string)) {
+func (p *activity) touch(name string, u *sandboxUse, now time.Time, send func(string)) {
 	if u.sending || now.Sub(u.last) < p.every {
 		return
 	}
@@ -105,7 +97,7 @@ func (p *previewActivity) touch(name string, u *previewUse, now time.Time, send 
 // waking it), so nothing holds the sandbox awake until the next touch,
 // which the throttle would put off by up to every, longer than a short
 // sleepAfter. No-op for a sandbox without preview traffic.
-func (p *previewActivity) renew(name string, send func(string)) {
+func (p *activity) renew(name string, send func(string)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	u := p.use[name]
@@ -122,7 +114,7 @@ func (p *previewActivity) renew(name string, send func(string)) {
 // tick renews the touches of sandboxes with a request or connection open
 // and forgets the others once their last hold is over; it ends when no
 // sandbox is left.
-func (p *previewActivity) tick(send func(string)) {
+func (p *activity) tick(send func(string)) {
 	t := time.NewTicker(p.every / 2)
 	defer t.Stop()
 	for now := range t.C {
@@ -143,43 +135,5 @@ func (p *previewActivity) tick(send func(string)) {
 		if done {
 			return
 		}
-	}
-}
-
-// touchSupervisor tells a running sandbox's supervisor that its preview is
-// in use, through the same target and forward as the proxied API routes.
-// Failures are only logged: a missed touch costs at most an early sleep,
-// which the next request undoes.
-func (s *Server) touchSupervisor(name string) {
-	ctx, cancel := context.WithTimeout(context.Background(), previewTouchTimeout)
-	defer cancel()
-	t, err := s.resolve(ctx, name, false, "preview") // never wakes: only a running sandbox's traffic counts
-	if err != nil {
-		s.log.Debug("preview activity not recorded", zap.String("sandbox", name), zap.Error(err))
-		return
-	}
-	body := []byte(`{"openFor":` + strconv.Quote(s.preview.activity.hold.String()) + `}`)
-	in, err := http.NewRequestWithContext(ctx, http.MethodPost, "/v1/activity", bytes.NewReader(body))
-	if err != nil {
-		return
-	}
-	in.Header.Set("Content-Type", "application/json")
-	sent := time.Now()
-	resp, err := s.forward(ctx, t, in, "/v1/activity", bytes.NewReader(body))
-	if err == nil && resp.StatusCode == http.StatusOK {
-		s.targets.contacted(name, t.bootID, sent)
-	}
-	if err != nil {
-		s.targets.drop(name)
-		s.log.Debug("preview activity not recorded", zap.String("sandbox", name), zap.Error(err))
-		return
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		if resp.StatusCode == http.StatusUnauthorized {
-			s.targets.drop(name) // another boot answers there
-		}
-		s.log.Debug("preview activity refused", zap.String("sandbox", name), zap.Int("status", resp.StatusCode))
 	}
 }

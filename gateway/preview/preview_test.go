@@ -1,4 +1,4 @@
-package gateway
+package preview
 
 import (
 	"net/http/httptest"
@@ -11,7 +11,7 @@ import (
 )
 
 func TestPreviewTargetReadsHostNamesAndPaths(t *testing.T) {
-	p := &previewState{domain: "preview.example.com"}
+	p := &Previews{domain: "preview.example.com"}
 	cases := []struct {
 		host, target string
 		ok           bool
@@ -33,7 +33,7 @@ func TestPreviewTargetReadsHostNamesAndPaths(t *testing.T) {
 	for _, c := range cases {
 		r := httptest.NewRequest("GET", c.target, nil)
 		r.Host = c.host
-		name, port, path, base, ok := p.previewTarget(r)
+		name, port, path, base, ok := p.target(r)
 		require.Equal(t, c.ok, ok, "%s%s", c.host, c.target)
 		if ok {
 			require.Equal(t, []any{c.name, c.port, c.path, c.base}, []any{name, port, path, base}, "%s%s", c.host, c.target)
@@ -42,16 +42,16 @@ func TestPreviewTargetReadsHostNamesAndPaths(t *testing.T) {
 }
 
 func TestPreviewSettingsComeFromConfig(t *testing.T) {
-	p := newPreviewState(config.Preview{})
+	p := New(Options{})
 	require.Equal(t, config.DefaultPreviewDomain, p.domain)
 	require.Equal(t, config.DefaultPreviewWait, p.wait)
-	p = newPreviewState(config.Preview{Domain: "preview.example.com", Wait: 2 * time.Second})
+	p = New(Options{Config: config.Preview{Domain: "preview.example.com", Wait: 2 * time.Second}})
 	require.Equal(t, "preview.example.com", p.domain)
 	require.Equal(t, 2*time.Second, p.wait)
 }
 
 func TestPreviewUpstreamIsHTTP2OnlyForGRPC(t *testing.T) {
-	p := newPreviewState(config.Preview{})
+	p := New(Options{})
 	for _, c := range []struct {
 		major int
 		ctype string
@@ -65,6 +65,6 @@ func TestPreviewUpstreamIsHTTP2OnlyForGRPC(t *testing.T) {
 		r := httptest.NewRequest("POST", "/", nil)
 		r.ProtoMajor = c.major
 		r.Header.Set("Content-Type", c.ctype)
-		require.Equal(t, c.h2c, p.upstreamTransport(r) == p.h2c, "HTTP/%d %s", c.major, c.ctype)
+		require.Equal(t, c.h2c, p.upstreams.pick(r, "") == p.upstreams.local.h2c, "HTTP/%d %s", c.major, c.ctype)
 	}
 }

@@ -1,4 +1,4 @@
-package gateway
+package preview
 
 import (
 	"errors"
@@ -17,7 +17,7 @@ import (
 //   - every "no preview here" (no such sandbox, destroyed, port never or no
 //     longer exposed, private and the token missing or wrong) is one answer,
 //     noPreview, the same status and body;
-//   - names Temporal does not know are remembered for previewCacheTTL, so
+//   - names Temporal does not know are remembered for cacheTTL, so
 //     repeated probes of one name cost one lookup;
 //   - each client address may earn previewMissBurst of those answers at
 //     once and previewMissRate a second after that; beyond, 429 without a
@@ -40,11 +40,11 @@ const (
 func noPreview() *api.Error {
 	return api.NewError(http.StatusNotFound, api.CodePortNotExposed,
 		"nothing is served at this preview address for this request: the sandbox or its port does not exist or is not exposed, "+
-			"or the port is private and the request lacks its token (?"+previewTokenParam+"=TOKEN or the "+previewTokenHeader+
+			"or the port is private and the request lacks its token (?"+tokenParam+"=TOKEN or the "+tokenHeader+
 			" header; `berth ports NAME` shows it)")
 }
 
-type previewMisses struct {
+type misses struct {
 	mu      sync.Mutex
 	clients map[string]*rate.Limiter
 	unknown map[string]time.Time // sandbox name -> when Temporal said it has none
@@ -58,7 +58,7 @@ func clientAddr(r *http.Request) string {
 }
 
 // limited answers 429 when the request's client has used up its misses.
-func (m *previewMisses) limited(r *http.Request) *api.Error {
+func (m *misses) limited(r *http.Request) *api.Error {
 	m.mu.Lock()
 	l := m.clients[clientAddr(r)]
 	m.mu.Unlock()
@@ -72,7 +72,7 @@ func (m *previewMisses) limited(r *http.Request) *api.Error {
 }
 
 // miss counts a noPreview answer against the request's client and returns it.
-func (m *previewMisses) miss(r *http.Request) *api.Error {
+func (m *misses) miss(r *http.Request) *api.Error {
 	addr := clientAddr(r)
 	m.mu.Lock()
 	if m.clients == nil {
@@ -96,16 +96,16 @@ func (m *previewMisses) miss(r *http.Request) *api.Error {
 }
 
 // knownMissing says whether Temporal said lately that name has no sandbox.
-func (m *previewMisses) knownMissing(name string) bool {
+func (m *misses) knownMissing(name string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	at, ok := m.unknown[name]
-	return ok && time.Since(at) < previewCacheTTL
+	return ok && time.Since(at) < cacheTTL
 }
 
 // rememberMissing records that name has no sandbox when describe's err
 // says so, and reports whether it did.
-func (m *previewMisses) rememberMissing(name string, err error) bool {
+func (m *misses) rememberMissing(name string, err error) bool {
 	var ae *api.Error
 	if !errors.As(err, &ae) || ae.Code != api.CodeSandboxNotFound && ae.Code != api.CodeSandboxDestroyed {
 		return false
@@ -120,7 +120,7 @@ func (m *previewMisses) rememberMissing(name string, err error) bool {
 }
 
 // forget drops what is remembered of name (this gateway just created it).
-func (m *previewMisses) forget(name string) {
+func (m *misses) forget(name string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.unknown, name)

@@ -3,10 +3,6 @@ package gateway
 // The ports API: expose, list and unexpose a sandbox's ports (preview URLs).
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
-	"net"
 	"net/http"
 	"strconv"
 
@@ -17,30 +13,10 @@ import (
 	"github.com/berthdev/berth/workflows/contract"
 )
 
-// previewToken derives a private port's token from the gateway's secret and
-// the exposure's nonce: history keeps only the nonce, and a new exposure
-// (new nonce) revokes the old token.
-func (s *Server) previewToken(name string, p contract.Port) string {
-	m := hmac.New(sha256.New, []byte(s.secret))
-	m.Write([]byte("berth-preview\x00" + name + "\x00" + strconv.Itoa(p.Port) + "\x00" + p.Nonce))
-	return hex.EncodeToString(m.Sum(nil))[:40]
-}
-
-// exposedPort is the API form of a port: its URLs as the caller reaches
-// this gateway, and a private port's token.
+// exposedPort is the API form of a port as the caller reaches this
+// gateway.
 func (s *Server) exposedPort(c echo.Context, name string, p contract.Port) api.ExposedPort {
-	scheme, host := c.Scheme(), c.Request().Host
-	suffix := ""
-	if _, port, err := net.SplitHostPort(host); err == nil {
-		suffix = ":" + port
-	}
-	out := api.ExposedPort{Port: p.Port, Public: p.Public,
-		URL:     scheme + "://" + strconv.Itoa(p.Port) + "-" + name + "." + s.preview.domain + suffix + "/",
-		PathURL: scheme + "://" + host + "/v1/preview/" + name + "/" + strconv.Itoa(p.Port) + "/"}
-	if !p.Public {
-		out.Token = s.previewToken(name, p)
-	}
-	return out
+	return s.preview.Exposed(c.Scheme(), c.Request().Host, name, p)
 }
 
 func parsePortParam(raw string) (int, *api.Error) {
@@ -66,7 +42,7 @@ func (s *Server) exposePort(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.preview.put(name, v)
+	s.preview.Put(name, v)
 	for _, p := range v.Ports {
 		if p.Port == req.Port {
 			return c.JSON(http.StatusOK, s.exposedPort(c, name, p))
@@ -82,7 +58,7 @@ func (s *Server) listPorts(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.preview.put(name, d.view)
+	s.preview.Put(name, d.view)
 	return c.JSON(http.StatusOK, s.exposedPorts(c, name, d.view))
 }
 
@@ -116,6 +92,6 @@ func (s *Server) unexposePort(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.preview.put(name, v)
+	s.preview.Put(name, v)
 	return c.NoContent(http.StatusNoContent)
 }
