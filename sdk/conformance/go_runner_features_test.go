@@ -23,6 +23,9 @@ import (
 type termReader struct {
 	conn *client.TerminalConn
 	out  chan []byte // closed at the end of the output
+	// rest is what arrived after the text the last read waited for: the
+	// next read starts with it (a replay arrives in one chunk).
+	rest string
 }
 
 func newTermReader(conn *client.TerminalConn) *termReader {
@@ -47,10 +50,14 @@ func newTermReader(conn *client.TerminalConn) *termReader {
 // it ends), within timeout.
 func (t *termReader) read(until string, timeout time.Duration) (string, bool, error) {
 	var got strings.Builder
+	got.WriteString(t.rest)
+	t.rest = ""
 	deadline := time.After(timeout)
 	for {
-		if until != "" && strings.Contains(got.String(), until) {
-			return got.String(), true, nil
+		if i := strings.Index(got.String(), until); until != "" && i >= 0 {
+			s := got.String()
+			t.rest = s[i+len(until):]
+			return s[:i+len(until)], true, nil
 		}
 		select {
 		case b, ok := <-t.out:

@@ -15,9 +15,14 @@ import httpx
 import berth
 
 
+# What arrived after the text a read waited for, per connection: the next
+# read starts with it (a replay arrives in one chunk).
+_rest: dict[int, bytes] = {}
+
+
 def read_terminal(t: berth.Terminal, until: Optional[str], timeout: float) -> dict[str, Any]:
     """Reads until the output holds ``until`` (without: until it ends), within timeout."""
-    got = b""
+    got = _rest.pop(id(t), b"")
     deadline = time.monotonic() + timeout
     while not (until and until.encode() in got):
         left = deadline - time.monotonic()
@@ -32,6 +37,7 @@ def read_terminal(t: berth.Terminal, until: Optional[str], timeout: float) -> di
                 raise AssertionError(f"the terminal's output ended without {until!r}: {got!r}")
             return {"matched": False}
         got += chunk
+    _rest[id(t)] = got[got.index(until.encode()) + len(until):]
     return {"matched": True}
 
 

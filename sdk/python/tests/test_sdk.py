@@ -172,8 +172,10 @@ def test_sync_terminal(sandbox) -> None:
         for _ in again:
             pass
         assert again.exit_code == 3
+    # An id of this container that names no terminal (one of an earlier
+    # container is STALE_PROCESS_HANDLE).
     with pytest.raises(berth.TerminalNotFoundError):
-        sandbox.connect_terminal("t-000000000000-99")
+        sandbox.connect_terminal(t["id"].rsplit("-", 1)[0] + "-999999")
 
 
 def test_tokens_and_stats(sandbox) -> None:

@@ -34,11 +34,18 @@ class TermReader {
   // read reads until the output holds until (with until empty: until the
   // output ends), within timeoutMs.
   async read(until, timeoutMs) {
-    let got = "";
+    // A replay arrives in one chunk: what follows the text waited for is
+    // kept for the next read.
+    let got = this.rest ?? "";
+    this.rest = "";
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       while (this.chunks.length) got += Buffer.from(this.chunks.shift()).toString("utf8");
-      if (until && got.includes(until)) return { matched: true };
+      const i = until ? got.indexOf(until) : -1;
+      if (i >= 0) {
+        this.rest = got.slice(i + until.length);
+        return { matched: true };
+      }
       if (this.ended) {
         if (until) throw new Error(`the terminal's output ended without ${JSON.stringify(until)}: ${JSON.stringify(got)}`);
         return { matched: false };
