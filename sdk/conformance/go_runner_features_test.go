@@ -192,22 +192,6 @@ func (r *goRunner) stepFeature(ctx context.Context, c *client.Client, st Step) (
 		}
 		_, err := c.SetEgress(ctx, name, p)
 		return nil, true, err
-	case "waitEvent":
-		deadline := time.Now().Add(ms(st, "timeoutMs"))
-		for {
-			for ev, err := range c.Events(ctx, name, 0, false) {
-				if err != nil {
-					return nil, true, err
-				}
-				if client.ShortType(ev.Type) == st.str("type") {
-					return map[string]any{"found": true}, true, nil
-				}
-			}
-			if time.Now().After(deadline) {
-				return map[string]any{"found": false}, true, nil
-			}
-			time.Sleep(time.Second)
-		}
 	case "exposePort":
 		p, err := c.Expose(ctx, name, mustNum(st, "port"), false)
 		if err != nil {

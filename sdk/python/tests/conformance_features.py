@@ -110,14 +110,6 @@ class Features:
             p = st["policy"]
             sb.set_egress(p["mode"], domains=p.get("domains"), cidrs=p.get("cidrs"))
             return True, None
-        if op == "waitEvent":
-            deadline = time.monotonic() + st["timeoutMs"] / 1000
-            while True:
-                if any(ev.short_type == st["type"] for ev in sb.events()):
-                    return True, {"found": True}
-                if time.monotonic() > deadline:
-                    return True, {"found": False}
-                time.sleep(1)
         if op == "exposePort":
             p = sb.expose_port(st["port"])
             self.ports[f"{name}/{p.port}"] = p

@@ -116,14 +116,6 @@ export async function featureStep(r, c, sb, name, st) {
     case "setEgress":
       await sb.setEgress(st.policy);
       return;
-    case "waitEvent": {
-      const deadline = Date.now() + st.timeoutMs;
-      for (;;) {
-        for await (const ev of sb.events()) if (ev.type.split("/").pop() === st.type) return { found: true };
-        if (Date.now() > deadline) return { found: false };
-        await sleep(1000);
-      }
-    }
     case "exposePort": {
       const p = await sb.exposePort(st.port);
       r.ports[`${name}/${p.port}`] = p;
