@@ -34,7 +34,7 @@ var handleIDRE = regexp.MustCompile(`^[pt]-[0-9a-f]{12}-[1-9][0-9]*$`)
 // token) stays behind.
 var (
 	forwardedRequestHeaders = []string{"Content-Type", "Content-Length", "Accept", "Last-Event-ID", "Range", "If-Match",
-		"X-Berth-Mode", "X-Berth-Mkdir"}
+		"If-None-Match", "If-Modified-Since", "If-Range", "X-Berth-Mode", "X-Berth-Mkdir"}
 	forwardedResponseHeaders = []string{"Content-Type", "Content-Length", "Content-Range", "Accept-Ranges", "Cache-Control",
 		"Retry-After", "X-Accel-Buffering", "Last-Modified", "ETag", "X-Berth-Size", "X-Berth-Mode", "X-Berth-Mtime", "X-Berth-Type",
 		api.ProcessHeader}

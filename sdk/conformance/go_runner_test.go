@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +26,7 @@ type goRunner struct {
 	procSb   map[string]string // process label -> its sandbox's name
 	cursors  map[string]string
 	created  []string
+	f        *features
 }
 
 func newGoRunner(url, token, scenario string) *goRunner {
@@ -33,6 +35,7 @@ func newGoRunner(url, token, scenario string) *goRunner {
 		bad:      client.New(url, "not-the-token"),
 		scenario: scenario,
 		names:    map[string]string{}, procs: map[string]*client.Process{}, procSb: map[string]string{}, cursors: map[string]string{},
+		f: newFeatures(url, token),
 	}
 }
 
@@ -49,6 +52,7 @@ func (r *goRunner) name(label string) string {
 func (r *goRunner) cleanup() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	r.f.close()
 	for _, n := range r.created {
 		_, _ = r.c.Destroy(ctx, n)
 	}
@@ -155,6 +159,12 @@ func (r *goRunner) step(ctx context.Context, st Step) (map[string]any, error) {
 	if bad, _ := st.boolean("badToken"); bad {
 		c = r.bad
 	}
+	if st.str("asToken") != "" {
+		var err error
+		if c, err = r.asToken(st); err != nil {
+			return nil, err
+		}
+	}
 	name := r.name(st.str("sandbox"))
 	sb := c.Sandbox(name)
 	switch st.Op() {
@@ -188,7 +198,14 @@ func (r *goRunner) step(ctx context.Context, st Step) (map[string]any, error) {
 		for k, v := range info.Env {
 			env[k] = v
 		}
-		return map[string]any{"status": fmt.Sprint(info.Status), "env": env, "image": info.Image, "hasImageDigest": info.ImageDigest != ""}, nil
+		got := map[string]any{"status": fmt.Sprint(info.Status), "env": env, "image": info.Image, "hasImageDigest": info.ImageDigest != ""}
+		if info.Egress != nil {
+			b, _ := json.Marshal(info.Egress)
+			var eg map[string]any
+			_ = json.Unmarshal(b, &eg)
+			got["egress"] = eg
+		}
+		return got, nil
 	case "waitStatus":
 		// Polls the sandbox's state (which never thaws or wakes it) until
 		// it has the status, or timeoutMs passed: answers the last one.
@@ -367,6 +384,9 @@ func (r *goRunner) step(ctx context.Context, st Step) (map[string]any, error) {
 		return nil, err
 	case "unexposePort":
 		return nil, c.Unexpose(ctx, name, mustNum(st, "port"))
+	}
+	if got, ok, err := r.stepFeature(ctx, c, st); ok {
+		return got, err
 	}
 	return nil, fmt.Errorf("unknown op %q", st.Op())
 }

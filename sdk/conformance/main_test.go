@@ -120,11 +120,23 @@ func newCountingProxy() (*countingProxy, error) {
 		}
 		return nil
 	}
+	// A preview's path URL (/v1/preview/...) is on this address too, since
+	// the gateway builds it from the request's host; its answers are the
+	// sandbox's app's, which the API's spec does not describe: they go
+	// straight to the gateway.
+	gw, err := url.Parse(stack.URL)
+	if err != nil {
+		return nil, err
+	}
+	preview := httputil.NewSingleHostReverseProxy(gw)
+	mux := http.NewServeMux()
+	mux.Handle("/", rp)
+	mux.Handle("/v1/preview/", preview)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	go http.Serve(ln, rp)
+	go http.Serve(ln, mux)
 	p.URL = "http://" + ln.Addr().String()
 	return p, nil
 }

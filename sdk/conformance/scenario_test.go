@@ -15,8 +15,8 @@ import (
 )
 
 // A Scenario is one file of this directory: steps in order, each an
-// operation with its arguments and what must come of it. README.md in
-// sdk/ describes the operations; every client's runner implements them.
+// operation with its arguments and what must come of it. README.md here
+// describes the operations; every client's runner implements them.
 type Scenario struct {
 	Name  string `json:"name"`
 	About string `json:"about"`

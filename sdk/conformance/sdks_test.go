@@ -155,6 +155,12 @@ func TestTypeScriptSDK(t *testing.T) {
 	for _, f := range files {
 		runChild(t, ctx, dir, childEnv(p.URL, results), "node", "--test", f)
 	}
+	// Node 20 has no global WebSocket, so terminals ran on the SDK's own
+	// client above; its flag gives it the runtime's, which browsers and
+	// Node >= 22 have: the terminals run on that too.
+	if exec.Command("node", "--experimental-websocket", "-e", "if (typeof WebSocket !== 'function') process.exit(1)").Run() == nil {
+		runChild(t, ctx, dir, childEnv(p.URL, results), "node", "--experimental-websocket", "--test", filepath.Join(dir, "test", "terminals.test.mjs"))
+	}
 }
 
 // TestPythonSDK runs the Python SDK's tests with pytest in the venv

@@ -10,9 +10,10 @@ import httpx
 
 from . import _http as h
 from ._base import BerthError
-from .terminal import TerminalConnection, connect
+from .terminal import Refused, TerminalConnection, connect, refused_error
 from .errors import ProcessNotFoundError, StaleProcessHandleError
-from .types import Backup, Event, ExposedPort, FileInfo, LogEvent, LogMatch, Output, ProcessInfo, RunResult, SandboxInfo
+from .types import (Backup, Event, ExposedPort, FileInfo, LogEvent, LogMatch, Output, ProcessInfo, RunResult, SandboxInfo,
+                    SandboxStats, Token)
 
 
 class AsyncClient:
@@ -77,6 +78,16 @@ class AsyncClient:
 
     def events(self, *, after: Optional[int] = None, follow: bool = False) -> AsyncIterator[Event]:
         return _events(self, "/v1/events", after, follow)
+
+    # scoped tokens (the admin token only), as berth.Client's
+    async def create_token(self, name: str, *, scopes: list[str], ttl: float, sandboxes: Optional[list[str]] = None) -> Token:
+        return Token.from_json(await self._call("POST", "/v1/tokens", json_body=h.body(name=name, sandboxes=sandboxes, scopes=scopes, ttl=ttl)))
+
+    async def tokens(self) -> list[Token]:
+        return [Token.from_json(d) for d in await self._call("GET", "/v1/tokens")]
+
+    async def revoke_token(self, id: str) -> None:
+        await self._request("DELETE", "/v1/tokens/" + h.quote(id, safe=""))
 
 
 async def _sse(lines: AsyncIterator[str]) -> AsyncIterator[tuple[Optional[str], Optional[str], str]]:
@@ -204,6 +215,10 @@ class AsyncSandbox:
     async def remove(self, path: str, *, recursive: Optional[bool] = None) -> None:
         await self.client._request("DELETE", h.file_path(self.name, path), params=h.query(recursive=recursive))
 
+    async def stats(self) -> SandboxStats:
+        """What the sandbox uses now (live figures while it runs); never wakes it."""
+        return SandboxStats.from_json(await self.client._call("GET", self._p("/stats")))
+
     async def backups(self) -> list[Backup]:
         return [Backup.from_json(d) for d in await self.client._call("GET", self._p("/backups"))]
 
@@ -219,7 +234,19 @@ class AsyncSandbox:
                                rows: Optional[int] = None) -> "TerminalConnection":
         """Attaches to a terminal over WebSocket; a cursor from an earlier connection replays what was missed."""
         token = self.client._headers.get("Authorization", "").removeprefix("Bearer ")
-        return await connect(self.client.url, token, self._p(f"/terminals/{h.quote(id, safe='')}/connect"), cursor, cols, rows)
+        path = self._p(f"/terminals/{h.quote(id, safe='')}")
+        try:
+            return await connect(self.client.url, token, path + "/connect", cursor, cols, rows)
+        except Refused as r:
+            state_error: Optional[BerthError] = None
+            try:
+                await self.client._call("GET", path)
+            except BerthError as e:
+                state_error = e
+            raise refused_error(r, state_error) from None
+
+    async def terminals(self) -> list[dict[str, Any]]:
+        return await self.client._call("GET", self._p("/terminals"))
 
     async def close_terminal(self, id: str) -> dict[str, Any]:
         return await self.client._call("POST", self._p(f"/terminals/{h.quote(id, safe='')}/close"))

@@ -11,7 +11,10 @@ import httpx
 from . import _http as h
 from ._base import BerthError
 from .errors import ProcessNotFoundError, StaleProcessHandleError
-from .types import Backup, Event, ExposedPort, FileInfo, LogEvent, LogMatch, Output, ProcessInfo, RunResult, SandboxInfo
+from .terminal import Refused, refused_error
+from .terminal_sync import Terminal, connect_sync
+from .types import (Backup, Event, ExposedPort, FileInfo, LogEvent, LogMatch, Output, ProcessInfo, RunResult, SandboxInfo,
+                    SandboxStats, Token)
 
 
 class Client:
@@ -103,6 +106,20 @@ class Client:
 
     def delete_secret(self, name: str) -> None:
         self._request("DELETE", "/v1/secrets/" + h.quote(name, safe=""))
+
+    # scoped tokens (the admin token only)
+    def create_token(self, name: str, *, scopes: list[str], ttl: float, sandboxes: Optional[list[str]] = None) -> Token:
+        """Mints a token limited to sandboxes (names, or prefixes ending in ``*``), scopes and a lifetime
+        (seconds). Its value is in the answer's ``token`` only."""
+        return Token.from_json(self._call("POST", "/v1/tokens", json_body=h.body(name=name, sandboxes=sandboxes, scopes=scopes, ttl=ttl)))
+
+    def tokens(self) -> list[Token]:
+        """The tokens not revoked, never their values."""
+        return [Token.from_json(d) for d in self._call("GET", "/v1/tokens")]
+
+    def revoke_token(self, id: str) -> None:
+        """Revokes a token (TokenNotFoundError when there is none)."""
+        self._request("DELETE", "/v1/tokens/" + h.quote(id, safe=""))
 
 
 def _create_fields(kw: dict[str, Any]) -> dict[str, Any]:
@@ -260,6 +277,39 @@ class Sandbox:
 
     def unexpose_port(self, port: int) -> None:
         self.client._request("DELETE", self._p(f"/ports/{port}"))
+
+    def stats(self) -> SandboxStats:
+        """What the sandbox uses now (live figures while it runs); never wakes it."""
+        return SandboxStats.from_json(self.client._call("GET", self._p("/stats")))
+
+    # terminals (PTY sessions)
+    def create_terminal(self, argv: Optional[list[str]] = None, *, cwd: Optional[str] = None,
+                        cols: Optional[int] = None, rows: Optional[int] = None) -> dict[str, Any]:
+        """Opens a PTY session (a shell by default); attach with connect_terminal."""
+        return self.client._call("POST", self._p("/terminals"), json_body=h.body(argv=argv, cwd=cwd, cols=cols, rows=rows))
+
+    def terminals(self) -> list[dict[str, Any]]:
+        """The current container's terminals (never wakes the sandbox)."""
+        return self.client._call("GET", self._p("/terminals"))
+
+    def connect_terminal(self, id: str, *, cursor: Optional[str] = None, cols: Optional[int] = None,
+                         rows: Optional[int] = None) -> Terminal:
+        """Attaches to a terminal over WebSocket; a cursor from an earlier connection replays what was missed."""
+        token = self.client._headers.get("Authorization", "").removeprefix("Bearer ")
+        path = self._p(f"/terminals/{h.quote(id, safe='')}")
+        try:
+            return connect_sync(self.client.url, token, path + "/connect", cursor, cols, rows)
+        except Refused as r:
+            state_error: Optional[BerthError] = None
+            try:
+                self.client._call("GET", path)
+            except BerthError as e:
+                state_error = e
+            raise refused_error(r, state_error) from None
+
+    def close_terminal(self, id: str) -> dict[str, Any]:
+        """Ends a terminal's process group."""
+        return self.client._call("POST", self._p(f"/terminals/{h.quote(id, safe='')}/close"))
 
     # services (declared commands every boot starts)
     def services(self) -> list[dict[str, Any]]:

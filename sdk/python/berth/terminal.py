@@ -16,6 +16,22 @@ from . import _http as h
 from ._base import BerthError
 
 
+class Refused(Exception):
+    """A refused upgrade: websockets keeps only its status, so the caller
+    reads the terminal's state for the API error behind it (refused_error)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(f"the terminal refused the WebSocket upgrade ({status})")
+        self.status = status
+
+
+def refused_error(r: Refused, state_error: Optional[BerthError]) -> BerthError:
+    """The error of a refused upgrade: the terminal state's error (no such
+    terminal, a stale one, a bad token), else one of the upgrade's status
+    (a bad cursor is the one thing the state does not show)."""
+    return state_error or h.decode_error(r.status, "", None)
+
+
 class TerminalConnection:
     """An attached terminal: ``send`` input, ``async for`` output bytes."""
 
@@ -61,7 +77,7 @@ async def connect(url: str, token: str, path: str, cursor: Optional[str] = None,
         ws = await websockets.connect(uri, max_size=4 << 20, **{key: headers})
     except websockets.InvalidHandshake as e:
         status = getattr(e, "status_code", None) or getattr(getattr(e, "response", None), "status_code", 502)
-        raise h.decode_error(status, "", None) from e
+        raise Refused(status) from e
     first = json.loads(await ws.recv())
     if first.get("type") != "ready":
         await ws.close()

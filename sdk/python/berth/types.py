@@ -39,6 +39,8 @@ class SandboxInfo:
     host: Optional[str] = None
     created_at: str = ""
     updated_at: str = ""
+    # The egress policy in force: {"mode": ..., "domains": [...], "cidrs": [...]}.
+    egress: Optional[dict[str, Any]] = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -56,6 +58,7 @@ class SandboxInfo:
             host=d.get("host"),
             created_at=d.get("createdAt", ""),
             updated_at=d.get("updatedAt", ""),
+            egress=d.get("egress"),
             raw=d,
         )
 
@@ -219,3 +222,44 @@ class ExposedPort:
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "ExposedPort":
         return cls(port=d["port"], public=d.get("public", False), url=d.get("url", ""), path_url=d.get("pathUrl", ""), token=d.get("token"))
+
+
+@dataclass
+class Token:
+    """A scoped token; ``token`` (its value) is set in create_token's answer only."""
+
+    id: str
+    name: str
+    sandboxes: list[str]
+    scopes: list[str]
+    created_at: str
+    expires_at: str
+    token: Optional[str] = None
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "Token":
+        return cls(id=d["id"], name=d["name"], sandboxes=list(d.get("sandboxes") or []), scopes=list(d.get("scopes") or []),
+                   created_at=d.get("createdAt", ""), expires_at=d.get("expiresAt", ""), token=d.get("token"))
+
+
+@dataclass
+class SandboxStats:
+    """What a sandbox uses now. The figures (dicts as the API gives them:
+    ``cpu``, ``memory``, ``pids``, ``disk``, ``network``) are present only
+    when ``live``, except a ``disk`` marked ``lastKnown``."""
+
+    name: str
+    status: str
+    live: bool
+    at: Optional[str] = None
+    cpu: Optional[dict[str, Any]] = None
+    memory: Optional[dict[str, Any]] = None
+    pids: Optional[dict[str, Any]] = None
+    disk: Optional[dict[str, Any]] = None
+    network: Optional[dict[str, Any]] = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "SandboxStats":
+        return cls(name=d["name"], status=d["status"], live=d["live"], at=d.get("at"), cpu=d.get("cpu"), memory=d.get("memory"),
+                   pids=d.get("pids"), disk=d.get("disk"), network=d.get("network"), raw=d)

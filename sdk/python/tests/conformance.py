@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import berth
+from conformance_features import Features
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "conformance"
 
@@ -98,6 +99,7 @@ class Runner:
         self.procs: dict[str, berth.Process] = {}
         self.cursors: dict[str, str] = {}
         self.created: list[str] = []
+        self.f = Features(self)
 
     def name(self, label: str) -> str:
         if label not in self.names:
@@ -131,6 +133,7 @@ class Runner:
                     except AssertionError as ae:
                         raise AssertionError(f"{where}: {ae}") from None
         finally:
+            self.f.close()
             for n in self.created:
                 try:
                     self.c.sandbox(n).destroy()
@@ -139,6 +142,8 @@ class Runner:
 
     def step(self, st: dict[str, Any]) -> Optional[dict[str, Any]]:
         c = self.bad if st.get("badToken") else self.c
+        if "asToken" in st:
+            c = self.f.client_of(st["asToken"])
         op = st["op"]
         name = self.name(st.get("sandbox", ""))
         sb = c.sandbox(name)
@@ -150,7 +155,10 @@ class Runner:
             return {"created": created}
         if op == "info":
             info = sb.info()
-            return {"status": info.status, "env": info.env, "image": info.image or "", "hasImageDigest": bool(info.image_digest)}
+            got = {"status": info.status, "env": info.env, "image": info.image or "", "hasImageDigest": bool(info.image_digest)}
+            if info.egress is not None:
+                got["egress"] = info.egress
+            return got
         if op == "waitStatus":
             # Polls the state (never thaws or wakes) until the status or timeoutMs.
             deadline = time.monotonic() + st["timeoutMs"] / 1000
@@ -245,6 +253,9 @@ class Runner:
         if op == "unexposePort":
             sb.unexpose_port(st["port"])
             return None
+        found, got = self.f.step(c, sb, name, st)
+        if found:
+            return got
         raise AssertionError(f"unknown op {op!r}")
 
     def logs(self, st: dict[str, Any]) -> dict[str, Any]:

@@ -140,6 +140,63 @@ def test_terminal(stack) -> None:
     asyncio.run(main())
 
 
+def read_until(t: berth.Terminal, text: bytes, timeout: float = 20) -> bytes:
+    got = b""
+    while text not in got:
+        chunk = t.read(timeout=timeout)
+        assert chunk is not None, f"the output ended without {text!r}: {got[-300:]!r}"
+        got += chunk
+    return got
+
+
+def test_sync_terminal(sandbox) -> None:
+    """The sync client's terminals (on a private event loop, as Debian's
+    websockets 10.4 has no blocking client): type, read, resize, detach,
+    reconnect from a cursor with replay, exit code, errors."""
+    t = sandbox.create_terminal(["sh"], cols=80, rows=24)
+    assert any(x["id"] == t["id"] for x in sandbox.terminals())
+    with sandbox.connect_terminal(t["id"]) as conn:
+        start = conn.cursor
+        assert start
+        conn.send("echo hi-$((6*7))\n")
+        read_until(conn, b"hi-42")
+        conn.resize(100, 30)
+        conn.send("stty size\n")
+        read_until(conn, b"30 100")
+    # Detached: the terminal runs on; a reconnect from the first cursor replays.
+    assert [x["state"] for x in sandbox.terminals() if x["id"] == t["id"]] == ["running"]
+    with sandbox.connect_terminal(t["id"], cursor=start) as again:
+        replay = read_until(again, b"30 100")
+        assert b"hi-42" in replay
+        again.send("exit 3\n")
+        for _ in again:
+            pass
+        assert again.exit_code == 3
+    # An id of this container that names no terminal (one of an earlier
+    # container is STALE_PROCESS_HANDLE).
+    with pytest.raises(berth.TerminalNotFoundError):
+        sandbox.connect_terminal(t["id"].rsplit("-", 1)[0] + "-999999")
+
+
+def test_tokens_and_stats(sandbox) -> None:
+    c = sandbox.client
+    sandbox.exec(["true"]).wait()
+    s = sandbox.stats()
+    assert s.status == "running" and s.live and s.cpu is not None and s.memory["usedBytes"] > 0
+    tok = c.create_token(unique("tok"), sandboxes=[sandbox.name], scopes=["read"], ttl=600)
+    assert tok.token and tok.scopes == ["read"]
+    assert [t.token for t in c.tokens() if t.id == tok.id] == [None]
+    with berth.Client(c.url, tok.token) as scoped:
+        assert scoped.sandbox(sandbox.name).info().name == sandbox.name
+        with pytest.raises(berth.ForbiddenError):
+            scoped.sandbox(sandbox.name).exec(["true"])
+        c.revoke_token(tok.id)
+        with pytest.raises(berth.UnauthorizedError):
+            scoped.sandbox(sandbox.name).info()
+    with pytest.raises(berth.TokenNotFoundError):
+        c.revoke_token(tok.id)
+
+
 def test_secrets_and_ports(sandbox) -> None:
     c = sandbox.client
     name = unique("secret").replace("-", "_").upper()

@@ -1,3 +1,4 @@
+import { ConnectionError } from "./base.js";
 import { ProcessNotFoundError, StaleProcessHandleError } from "./errors.js";
 import { Reconnector, Transport, decodeError, seconds, sseEvents } from "./http.js";
 import { ProcessHandle } from "./process.js";
@@ -12,7 +13,10 @@ import type {
   SandboxEvent,
   SandboxInfo,
   Secret,
+  SandboxStats,
   Service,
+  Token,
+  TokenScope,
 } from "./types.js";
 
 export interface ClientOptions {
@@ -119,6 +123,25 @@ export class Berth {
   }
   async deleteSecret(name: string): Promise<void> {
     await this.t.call("DELETE", "/v1/secrets/" + encodeURIComponent(name));
+  }
+
+  // --- scoped tokens (the admin token only) ---
+
+  /**
+   * createToken mints a token limited to sandboxes (names, or prefixes
+   * ending in `*`), scopes and a lifetime (milliseconds). Its value is in
+   * this answer's `token` only.
+   */
+  createToken(name: string, o: { sandboxes?: string[]; scopes: TokenScope[]; ttl: number }): Promise<Token> {
+    return this.t.call("POST", "/v1/tokens", { json: { name, sandboxes: o.sandboxes, scopes: o.scopes, ttl: seconds(o.ttl) } });
+  }
+  /** listTokens lists the tokens not revoked, never their values. */
+  listTokens(): Promise<Token[]> {
+    return this.t.call("GET", "/v1/tokens");
+  }
+  /** revokeToken revokes a token (TokenNotFoundError when there is none). */
+  async revokeToken(id: string): Promise<void> {
+    await this.t.send("DELETE", "/v1/tokens/" + encodeURIComponent(id));
   }
 
   hosts(): Promise<Record<string, unknown>[]> {
@@ -360,13 +383,25 @@ export class Sandbox {
     return this.t.call("GET", this.path("/terminals"));
   }
   /**
-   * connectTerminal attaches to a terminal over a WebSocket (in Node; see
-   * TerminalConnection). A cursor from an earlier connection replays what
-   * was missed.
+   * connectTerminal attaches to a terminal over a WebSocket (see
+   * TerminalConnection; in a browser the gateway must know the page by its
+   * session cookie, since a browser's WebSocket sends no token). A cursor
+   * from an earlier connection replays what was missed.
    */
   connectTerminal(id: string, o: { cursor?: string; cols?: number; rows?: number } = {}): Promise<TerminalConnection> {
-    const url = this.t.url(this.path("/terminals/" + encodeURIComponent(id) + "/connect"), { cursor: o.cursor, cols: o.cols, rows: o.rows });
-    return connectTerminal(url, this.t.bearer);
+    const path = this.path("/terminals/" + encodeURIComponent(id));
+    const url = this.t.url(path + "/connect", { cursor: o.cursor, cols: o.cols, rows: o.rows });
+    // The terminal's state explains a refused upgrade (no such terminal,
+    // a stale one, a bad token); a bad cursor is the one thing it does not.
+    const refused = async (): Promise<Error> => {
+      try {
+        await this.t.send("GET", path);
+      } catch (e) {
+        return e as Error;
+      }
+      return new ConnectionError("the terminal refused the WebSocket upgrade (a cursor of another terminal or beyond its output?)");
+    };
+    return connectTerminal(url, this.t.bearer, refused);
   }
   /** closeTerminal ends a terminal's process group. */
   closeTerminal(id: string): Promise<Record<string, unknown>> {
@@ -395,6 +430,14 @@ export class Sandbox {
   async unexposePort(port: number): Promise<void> {
     await this.t.send("DELETE", this.path("/ports/" + port));
   }
+  /**
+   * stats reads what the sandbox uses now: live figures while it runs;
+   * otherwise its status and `live: false`. It never wakes the sandbox.
+   */
+  stats(): Promise<SandboxStats> {
+    return this.t.call("GET", this.path("/stats"));
+  }
+
   services(): Promise<Record<string, unknown>[]> {
     return this.t.call("GET", this.path("/services"));
   }

@@ -11,5 +11,5 @@ export { BerthError, ConnectionError } from "./base.js";
 export * from "./errors.js";
 export type {
   SandboxStatus, EgressPolicy, ExposedPort, SandboxInfo, ExitStatus, ProcessInfo, Output, RunResult,
-  LogEvent, LogMatch, SandboxEvent, Backup, FileInfo, Service, Secret,
+  LogEvent, LogMatch, SandboxEvent, Backup, FileInfo, Service, Secret, Token, TokenScope, SandboxStats,
 } from "./types.js";

@@ -138,3 +138,29 @@ export interface Secret {
   createdAt: string;
   updatedAt: string;
 }
+
+export type TokenScope = "read" | "exec" | "files" | "lifecycle" | "secrets-admin";
+
+/** A scoped token; `token` (its value) is in createToken's answer only. */
+export interface Token {
+  id: string;
+  name: string;
+  sandboxes: string[];
+  scopes: TokenScope[];
+  createdAt: string;
+  expiresAt: string;
+  token?: string;
+}
+
+/** What a sandbox uses now; the live figures only when `live`. */
+export interface SandboxStats {
+  name: string;
+  status: string;
+  live: boolean;
+  at?: string;
+  cpu?: { usageSeconds: number; percent: number; windowSeconds: number; limitCores: number };
+  memory?: { usedBytes: number; limitBytes: number };
+  pids?: { current: number; limit: number };
+  disk?: { usedBytes: number; limitBytes: number; lastKnown?: boolean; at?: string };
+  network?: { rxBytes: number; txBytes: number };
+}

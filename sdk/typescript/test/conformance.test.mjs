@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 
 import { Berth, BerthError, errorClasses } from "../dist/index.js";
 import { stack, restartGateway } from "./stack.mjs";
+import { featureStep, unknownOp } from "./conformance_features.mjs";
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "conformance");
 const scenarios = readdirSync(dir)
@@ -27,7 +28,7 @@ after(() => {
 for (const sc of scenarios) {
   test(sc.name, async () => {
     const { url, token } = stack();
-    const r = new Runner(new Berth({ url, token }), new Berth({ url, token: "not-the-token" }), sc.name);
+    const r = new Runner(new Berth({ url, token }), new Berth({ url, token: "not-the-token" }), sc.name, { url, token });
     try {
       await r.run(sc);
       results[sc.name] = "pass";
@@ -95,8 +96,9 @@ function outputMap(o) {
 }
 
 class Runner {
-  constructor(client, bad, scenario) {
-    Object.assign(this, { c: client, bad, scenario, names: {}, procs: {}, cursors: {}, created: [] });
+  constructor(client, bad, scenario, stack) {
+    Object.assign(this, { c: client, bad, scenario, stack, names: {}, procs: {}, cursors: {}, created: [] });
+    Object.assign(this, { terms: {}, conns: {}, etags: {}, tokens: {}, ports: {} });
   }
 
   name(label) {
@@ -138,6 +140,7 @@ class Runner {
         }
       }
     } finally {
+      for (const t of Object.values(this.conns)) t.conn.close();
       for (const n of this.created) await this.c.sandbox(n).destroy().catch(() => undefined);
     }
   }
@@ -150,7 +153,12 @@ class Runner {
   }
 
   async step(st) {
-    const c = st.badToken ? this.bad : this.c;
+    let c = st.badToken ? this.bad : this.c;
+    if (st.asToken) {
+      const t = this.tokens[st.asToken];
+      if (!t) throw new Error(`no token ${st.asToken} in the scenario`);
+      c = new Berth({ url: this.stack.url, token: t.token });
+    }
     const name = this.name(st.sandbox ?? "");
     const sb = c.sandbox(name);
     const ms = (k) => st[k];
@@ -166,7 +174,9 @@ class Runner {
       }
       case "info": {
         const info = await sb.info();
-        return { status: info.status, env: info.env, image: info.image ?? "", hasImageDigest: !!info.imageDigest };
+        const got = { status: info.status, env: info.env, image: info.image ?? "", hasImageDigest: !!info.imageDigest };
+        if (info.egress) got.egress = info.egress;
+        return got;
       }
       case "waitStatus": {
         // Polls the state (never thaws or wakes) until the status or timeoutMs.
@@ -267,6 +277,8 @@ class Runner {
         await sb.unexposePort(st.port);
         return;
     }
+    const got = await featureStep(this, c, sb, name, st);
+    if (got !== unknownOp) return got;
     throw new Error(`unknown op ${st.op}`);
   }
 

@@ -192,15 +192,3 @@ test("errors: classes, hints, retryable; a wrong URL is a ConnectionError", asyn
   assert.equal(cerr.retryable, true);
 });
 
-test("terminals: open, attach over a WebSocket, type, read, exit", async () => {
-  const t = await sandbox.createTerminal({ argv: ["sh"], cols: 80, rows: 24 });
-  assert.ok((await sandbox.terminals()).some((x) => x.id === t.id));
-  const conn = await sandbox.connectTerminal(t.id);
-  assert.ok(conn.cursor, "the ready frame gives a cursor");
-  conn.resize(100, 30);
-  conn.send("echo $((6 * 7)); exit 3\n");
-  const out = [];
-  for await (const chunk of conn) out.push(chunk);
-  assert.match(Buffer.concat(out).toString(), /42/);
-  assert.equal(conn.exitCode, 3);
-});
