@@ -34,6 +34,14 @@ func writePlot(path string, rss *rssSampler, rec *recorder, run time.Duration) e
 		mem.Add(l)
 		mem.Legend.Add(s, l)
 	}
+	// Room above the lines for the legend.
+	peak := 0.0
+	for _, p := range rss.points {
+		for _, s := range rssSeries {
+			peak = max(peak, p.mib[s])
+		}
+	}
+	mem.Y.Max = 1.5 * peak
 	mem.Legend.Top, mem.Legend.Left = true, true
 
 	lat := plot.New()
@@ -62,6 +70,7 @@ func writePlot(path string, rss *rssSampler, rec *recorder, run time.Duration) e
 		lat.Add(l, pts)
 		lat.Legend.Add(op, l, pts)
 	}
+	lat.Y.Max *= 20 // room above the lines for the legend (a log scale)
 	lat.Legend.Top, lat.Legend.Left = true, true
 
 	img := vgimg.New(10*vg.Inch, 10*vg.Inch)
