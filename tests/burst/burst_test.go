@@ -32,10 +32,12 @@ const burst = 100
 
 // A warm pool is at most config.MaxWarmPool of one type, so the pool of
 // 100 is two types of 50, alike but for their names; both bursts create
-// half of each.
+// half of each. They have lite's CPU: placement counts a host's CPUs ×8,
+// and 100 claimed plus the 100 of the refill must fit on this machine's
+// two (at 0.25 vCPU the 100 of the pool alone would not).
 var burstTypes = []config.InstanceType{
-	{Name: "burst-a", VCPU: 0.25, MemoryMiB: 128, Pids: 256, DiskMiB: 1 << 10},
-	{Name: "burst-b", VCPU: 0.25, MemoryMiB: 128, Pids: 256, DiskMiB: 1 << 10},
+	{Name: "burst-a", VCPU: 1.0 / 16, MemoryMiB: 128, Pids: 256, DiskMiB: 1 << 10},
+	{Name: "burst-b", VCPU: 1.0 / 16, MemoryMiB: 128, Pids: 256, DiskMiB: 1 << 10},
 }
 
 // result is one burst's figures.
