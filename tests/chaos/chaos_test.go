@@ -209,62 +209,18 @@ func check(t *testing.T, st *stacktest.Stack, hosts []dockerHost, c *client.Clie
 
 	// 2. Exactly one container per running sandbox, none otherwise; no
 	// volume of a destroyed sandbox; no container or volume of this host
-	// that belongs to no sandbox of the run (warm ones aside).
-	known := map[string]*sandboxModel{}
-	for _, b := range boxes {
-		known[b.name] = b
-	}
-	var cs []container.Summary
-	var vols []*volume.Volume
-	for _, h := range hosts {
-		ours := filters.NewArgs(filters.Arg("label", dockerrt.LabelHost+"="+h.id))
-		hc, err := h.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: ours})
-		if err != nil {
-			t.Fatalf("host %s: %v", h.id, err)
+	// that belongs to no sandbox of the run (warm ones aside). A host
+	// that just came back reconciles what its death left (an exited
+	// container of a sandbox stopped meanwhile) on its own time: the
+	// count is taken again for up to a minute until it holds.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		cv := containerChecks(ctx, t, hosts, boxes)
+		if len(cv) == 0 || time.Now().After(deadline) {
+			v = append(v, cv...)
+			break
 		}
-		cs = append(cs, hc...)
-		vs, err := h.cli.VolumeList(ctx, volume.ListOptions{Filters: ours})
-		if err != nil {
-			t.Fatalf("host %s: %v", h.id, err)
-		}
-		vols = append(vols, vs.Volumes...)
-	}
-	perSandbox := map[string][]container.Summary{}
-	for _, ct := range cs {
-		// A claimed warm container carries its sandbox in its name only.
-		n := activities.SandboxOf(ct.Labels, activities.ListedName(ct.Names))
-		if n == "" {
-			continue // warm, unclaimed
-		}
-		if known[n] == nil {
-			v = append(v, fmt.Sprintf("orphan container %s of unknown sandbox %q", ct.ID[:12], n))
-			continue
-		}
-		perSandbox[n] = append(perSandbox[n], ct)
-	}
-	for _, b := range boxes {
-		got := perSandbox[b.name]
-		switch b.status {
-		case "running":
-			if len(got) != 1 || got[0].State != "running" {
-				v = append(v, fmt.Sprintf("%s: running with %d containers (%s)", b.name, len(got), states(got)))
-			}
-		case "starting", "stopping":
-			v = append(v, fmt.Sprintf("%s: still %s minutes after the faults stopped", b.name, b.status))
-		default:
-			if len(got) != 0 {
-				v = append(v, fmt.Sprintf("%s: %s with %d containers (%s)", b.name, b.status, len(got), states(got)))
-			}
-		}
-	}
-	for _, vol := range vols {
-		n := vol.Labels[dockerrt.LabelSandbox]
-		if n == "" {
-			continue
-		}
-		if b := known[n]; b == nil || b.status == "destroyed" {
-			v = append(v, fmt.Sprintf("orphan volume %s (sandbox %q)", vol.Name, n))
-		}
+		time.Sleep(2 * time.Second)
 	}
 
 	// 3. Every acknowledged file is there, byte for byte, after a wake
@@ -518,4 +474,67 @@ func saysStopped(ctx context.Context, c *client.Client, name string, t time.Time
 		}
 	}
 	return false
+}
+
+// containerChecks counts every host's containers and volumes against the
+// sandboxes' statuses (invariant 2) and returns the violations.
+func containerChecks(ctx context.Context, t *testing.T, hosts []dockerHost, boxes []*sandboxModel) []string {
+	var v []string
+	known := map[string]*sandboxModel{}
+	for _, b := range boxes {
+		known[b.name] = b
+	}
+	var cs []container.Summary
+	var vols []*volume.Volume
+	for _, h := range hosts {
+		ours := filters.NewArgs(filters.Arg("label", dockerrt.LabelHost+"="+h.id))
+		hc, err := h.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: ours})
+		if err != nil {
+			t.Fatalf("host %s: %v", h.id, err)
+		}
+		cs = append(cs, hc...)
+		vs, err := h.cli.VolumeList(ctx, volume.ListOptions{Filters: ours})
+		if err != nil {
+			t.Fatalf("host %s: %v", h.id, err)
+		}
+		vols = append(vols, vs.Volumes...)
+	}
+	perSandbox := map[string][]container.Summary{}
+	for _, ct := range cs {
+		// A claimed warm container carries its sandbox in its name only.
+		n := activities.SandboxOf(ct.Labels, activities.ListedName(ct.Names))
+		if n == "" {
+			continue // warm, unclaimed
+		}
+		if known[n] == nil {
+			v = append(v, fmt.Sprintf("orphan container %s of unknown sandbox %q", ct.ID[:12], n))
+			continue
+		}
+		perSandbox[n] = append(perSandbox[n], ct)
+	}
+	for _, b := range boxes {
+		got := perSandbox[b.name]
+		switch b.status {
+		case "running":
+			if len(got) != 1 || got[0].State != "running" {
+				v = append(v, fmt.Sprintf("%s: running with %d containers (%s)", b.name, len(got), states(got)))
+			}
+		case "starting", "stopping":
+			v = append(v, fmt.Sprintf("%s: still %s minutes after the faults stopped", b.name, b.status))
+		default:
+			if len(got) != 0 {
+				v = append(v, fmt.Sprintf("%s: %s with %d containers (%s)", b.name, b.status, len(got), states(got)))
+			}
+		}
+	}
+	for _, vol := range vols {
+		n := vol.Labels[dockerrt.LabelSandbox]
+		if n == "" {
+			continue
+		}
+		if b := known[n]; b == nil || b.status == "destroyed" {
+			v = append(v, fmt.Sprintf("orphan volume %s (sandbox %q)", vol.Name, n))
+		}
+	}
+	return v
 }
