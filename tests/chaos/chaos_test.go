@@ -27,8 +27,10 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/volume"
+	dockerclient "github.com/docker/docker/client"
 
 	"github.com/berthdev/berth/activities"
+	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/client"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/s3test"
@@ -86,7 +88,8 @@ func TestChaos(t *testing.T) {
 	}
 	d := &driver{c: c, rnd: rand.New(rand.NewPCG(seed, 1)), prefix: fmt.Sprintf("chaos-%d", seed%100000), log: logf,
 		ops: map[string]int{}, acked: map[string]int{}, codes: map[string]int{}}
-	f := &faults{st: st, proxy: proxy, rnd: rand.New(rand.NewPCG(seed, 2)), log: logf, count: map[string]int{}}
+	f := &faults{st: st, proxy: proxy, rnd: rand.New(rand.NewPCG(seed, 2)), log: logf, count: map[string]int{},
+		disk: &diskFault{c: c, name: d.prefix + "-disk", codes: map[string]int{}}}
 
 	runCtx, stopRun := context.WithTimeout(context.Background(), duration)
 	faultsDone := make(chan struct{})
@@ -102,8 +105,11 @@ func TestChaos(t *testing.T) {
 	<-faultsDone
 	logf("ran %d operations; faults stopped, settling", steps)
 	d.bg.Wait()
+	if f.disk.box != nil { // checked after the run like the driver's
+		d.boxes = append(d.boxes, f.disk.box)
+	}
 
-	v := check(t, st, c, d)
+	v := check(t, st, []dockerHost{{st.HostID, st.DockerAPI}}, c, d, time.Time{})
 	v = append(v, f.problems...)
 	v = append(v, d.logGaps...)
 	for _, u := range d.undoc {
@@ -125,18 +131,40 @@ func TestChaos(t *testing.T) {
 
 // figures of the invariant checks
 var verified struct {
-	bytes, files, sandboxes, events, queries int64
+	bytes, files, sandboxes, events, queries, services int64
+	hostStops                                          int64 // running sandboxes stopped by their host's death, saying so
 }
 
 // check waits for the stack to answer, then checks every invariant and
 // returns the violations.
-func check(t *testing.T, st *stacktest.Stack, c *client.Client, d *driver) []string {
+func check(t *testing.T, st *stacktest.Stack, hosts []dockerHost, c *client.Client, d *driver, lostSince time.Time) []string {
 	var v []string
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	d.mu.Lock()
 	boxes := append([]*sandboxModel(nil), d.boxes...)
 	d.mu.Unlock()
+
+	// The sandboxes that sleep when idle are kept awake from here (an
+	// acknowledged change like any), and any sleep under way ends first,
+	// or one could stop between two checks.
+	for _, b := range boxes {
+		if !b.idle || b.status == "destroyed" || b.status == "never-created" {
+			continue
+		}
+		keep := true
+		if err := retry(ctx, func() error { _, err := c.Patch(ctx, b.name, nil, &keep); return err }); err != nil && !errors.Is(err, client.ErrSandboxNotFound) {
+			v = append(v, fmt.Sprintf("%s: keepAlive not set after the faults: %v", b.name, err))
+		}
+		deadline := time.Now().Add(time.Minute)
+		for time.Now().Before(deadline) {
+			info, err := c.Get(ctx, b.name)
+			if err != nil || (info.Status != "starting" && info.Status != "stopping") {
+				break
+			}
+			time.Sleep(time.Second)
+		}
+	}
 
 	// 1. Every sandbox is in the state its last acknowledged operation
 	// implies, and every workflow answers a query.
@@ -150,7 +178,14 @@ func check(t *testing.T, st *stacktest.Stack, c *client.Client, d *driver) []str
 			v = append(v, fmt.Sprintf("%s: GET failed after the faults: %v", b.name, err))
 			continue
 		}
-		if b.status != "" && info.Status != b.status {
+		// An idle sandbox may have slept by itself since it last ran; a
+		// sandbox whose host died is stopped and says so.
+		idleSlept := b.idle && b.status == "running" && info.Status == "stopped"
+		hostDied := !lostSince.IsZero() && b.status == "running" && info.Status == "stopped" && saysStopped(ctx, c, b.name, lostSince)
+		if hostDied {
+			verified.hostStops++
+		}
+		if b.status != "" && info.Status != b.status && !idleSlept && !hostDied {
 			v = append(v, fmt.Sprintf("%s: status %s, the last acknowledged operation implies %s", b.name, info.Status, b.status))
 		}
 		for k, want := range b.env {
@@ -174,56 +209,18 @@ func check(t *testing.T, st *stacktest.Stack, c *client.Client, d *driver) []str
 
 	// 2. Exactly one container per running sandbox, none otherwise; no
 	// volume of a destroyed sandbox; no container or volume of this host
-	// that belongs to no sandbox of the run (warm ones aside).
-	known := map[string]*sandboxModel{}
-	for _, b := range boxes {
-		known[b.name] = b
-	}
-	ours := filters.NewArgs(filters.Arg("label", dockerrt.LabelHost+"="+st.HostID))
-	cs, err := st.DockerAPI.ContainerList(ctx, container.ListOptions{All: true, Filters: ours})
-	if err != nil {
-		t.Fatal(err)
-	}
-	perSandbox := map[string][]container.Summary{}
-	for _, ct := range cs {
-		// A claimed warm container carries its sandbox in its name only.
-		n := activities.SandboxOf(ct.Labels, activities.ListedName(ct.Names))
-		if n == "" {
-			continue // warm, unclaimed
+	// that belongs to no sandbox of the run (warm ones aside). A host
+	// that just came back reconciles what its death left (an exited
+	// container of a sandbox stopped meanwhile) on its own time: the
+	// count is taken again for up to a minute until it holds.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		cv := containerChecks(ctx, t, hosts, boxes)
+		if len(cv) == 0 || time.Now().After(deadline) {
+			v = append(v, cv...)
+			break
 		}
-		if known[n] == nil {
-			v = append(v, fmt.Sprintf("orphan container %s of unknown sandbox %q", ct.ID[:12], n))
-			continue
-		}
-		perSandbox[n] = append(perSandbox[n], ct)
-	}
-	for _, b := range boxes {
-		got := perSandbox[b.name]
-		switch b.status {
-		case "running":
-			if len(got) != 1 || got[0].State != "running" {
-				v = append(v, fmt.Sprintf("%s: running with %d containers (%s)", b.name, len(got), states(got)))
-			}
-		case "starting", "stopping":
-			v = append(v, fmt.Sprintf("%s: still %s minutes after the faults stopped", b.name, b.status))
-		default:
-			if len(got) != 0 {
-				v = append(v, fmt.Sprintf("%s: %s with %d containers (%s)", b.name, b.status, len(got), states(got)))
-			}
-		}
-	}
-	vs, err := st.DockerAPI.VolumeList(ctx, volume.ListOptions{Filters: ours})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, vol := range vs.Volumes {
-		n := vol.Labels[dockerrt.LabelSandbox]
-		if n == "" {
-			continue
-		}
-		if b := known[n]; b == nil || b.status == "destroyed" {
-			v = append(v, fmt.Sprintf("orphan volume %s (sandbox %q)", vol.Name, n))
-		}
+		time.Sleep(2 * time.Second)
 	}
 
 	// 3. Every acknowledged file is there, byte for byte, after a wake
@@ -264,7 +261,34 @@ func check(t *testing.T, st *stacktest.Stack, c *client.Client, d *driver) []str
 		}
 	}
 
-	// 4. Every event stream is gap-free, and reads the same twice.
+	// 4. Every sandbox holds the services last acknowledged, and runs
+	// them (they were all woken above).
+	for _, b := range boxes {
+		if b.status == "destroyed" || b.status == "never-created" || len(b.services) == 0 {
+			continue
+		}
+		var got []client.ServiceStatus
+		deadline := time.Now().Add(time.Minute)
+		for {
+			err := retry(ctx, func() (err error) { got, err = c.ListServices(ctx, b.name); return err })
+			if err != nil {
+				v = append(v, fmt.Sprintf("%s: services: %v", b.name, err))
+				break
+			}
+			bad := serviceMismatch(b.services, got)
+			if bad == "" {
+				verified.services += int64(len(got))
+				break
+			}
+			if time.Now().After(deadline) {
+				v = append(v, fmt.Sprintf("%s: %s", b.name, bad))
+				break
+			}
+			time.Sleep(time.Second)
+		}
+	}
+
+	// 5. Every event stream is gap-free, and reads the same twice.
 	for _, b := range boxes {
 		if b.status == "never-created" {
 			continue
@@ -354,7 +378,16 @@ func report(t *testing.T, seed uint64, d *driver, f *faults, violations []string
 	}
 	fmt.Fprintf(&b, "  faults injected: %d\n", nf)
 	for _, k := range faultKinds {
-		fmt.Fprintf(&b, "    %-16s %5d\n", k, f.count[k])
+		if f.disk != nil { // the run of every kind but the hosts'
+			fmt.Fprintf(&b, "    %-16s %5d\n", k, f.count[k])
+		}
+	}
+	if n := f.count[faultKillHost]; n > 0 {
+		fmt.Fprintf(&b, "    %-16s %5d\n", faultKillHost, n)
+	}
+	if dk := f.disk; dk != nil && dk.fills > 0 {
+		fmt.Fprintf(&b, "  disk filled %d times: answered while full %d times, writes refused %d %v, took writes again after the removal %d times\n",
+			dk.fills, dk.fullAnswers, dk.writesRefused, dk.codes, dk.recovered)
 	}
 	fmt.Fprintf(&b, "  errors answered, by code:\n")
 	for _, code := range sortedKeys(d.codes) {
@@ -363,8 +396,8 @@ func report(t *testing.T, seed uint64, d *driver, f *faults, violations []string
 	for _, m := range d.noAnswer {
 		fmt.Fprintf(&b, "    (no answer) e.g. %s\n", m)
 	}
-	fmt.Fprintf(&b, "  sandboxes checked: %d; files verified: %d; bytes verified: %d; events checked: %d; workflows queried: %d\n",
-		len(d.boxes), verified.files, verified.bytes, verified.events, verified.queries)
+	fmt.Fprintf(&b, "  sandboxes checked: %d; files verified: %d; bytes verified: %d; events checked: %d; workflows queried: %d; services running as declared: %d\n",
+		len(d.boxes), verified.files, verified.bytes, verified.events, verified.queries, verified.services)
 	fmt.Fprintf(&b, "  invariant violations: %d\n", len(violations))
 	t.Log("\n" + b.String())
 }
@@ -376,4 +409,132 @@ func sortedKeys(m map[string]int) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// serviceMismatch says how the declared services differ from what the
+// model knows ("" when they match and every declared one runs).
+func serviceMismatch(want map[string]string, got []client.ServiceStatus) string {
+	have := map[string]client.ServiceStatus{}
+	for _, s := range got {
+		have[s.Name] = s
+	}
+	for _, name := range sortedKeys2(want) {
+		s, ok := have[name]
+		switch want[name] {
+		case "declared":
+			if !ok {
+				return fmt.Sprintf("service %s acknowledged declared, not listed", name)
+			}
+			if s.State != "running" {
+				return fmt.Sprintf("service %s is %s (last error %q), not running", name, s.State, s.LastError)
+			}
+		case "removed":
+			if ok {
+				return fmt.Sprintf("service %s acknowledged removed, still listed (%s)", name, s.State)
+			}
+		}
+	}
+	for name := range have {
+		if _, known := want[name]; !known {
+			return fmt.Sprintf("service %s was never declared", name)
+		}
+	}
+	return ""
+}
+
+func sortedKeys2(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// dockerHost is one Docker host whose containers and volumes the checks
+// count.
+type dockerHost struct {
+	id  string
+	cli *dockerclient.Client
+}
+
+// saysStopped: the sandbox's events since t say it stopped (its host was
+// lost, or its container died with the host) without a sleep asked.
+func saysStopped(ctx context.Context, c *client.Client, name string, t time.Time) bool {
+	evs, err := events(ctx, c, name)
+	if err != nil {
+		return false
+	}
+	for _, ev := range evs {
+		if ev.CreatedAt.Before(t) {
+			continue
+		}
+		if ev.Type == api.EventHostLost || ev.Type == api.EventStopped {
+			return true
+		}
+	}
+	return false
+}
+
+// containerChecks counts every host's containers and volumes against the
+// sandboxes' statuses (invariant 2) and returns the violations.
+func containerChecks(ctx context.Context, t *testing.T, hosts []dockerHost, boxes []*sandboxModel) []string {
+	var v []string
+	known := map[string]*sandboxModel{}
+	for _, b := range boxes {
+		known[b.name] = b
+	}
+	var cs []container.Summary
+	var vols []*volume.Volume
+	for _, h := range hosts {
+		ours := filters.NewArgs(filters.Arg("label", dockerrt.LabelHost+"="+h.id))
+		hc, err := h.cli.ContainerList(ctx, container.ListOptions{All: true, Filters: ours})
+		if err != nil {
+			t.Fatalf("host %s: %v", h.id, err)
+		}
+		cs = append(cs, hc...)
+		vs, err := h.cli.VolumeList(ctx, volume.ListOptions{Filters: ours})
+		if err != nil {
+			t.Fatalf("host %s: %v", h.id, err)
+		}
+		vols = append(vols, vs.Volumes...)
+	}
+	perSandbox := map[string][]container.Summary{}
+	for _, ct := range cs {
+		// A claimed warm container carries its sandbox in its name only.
+		n := activities.SandboxOf(ct.Labels, activities.ListedName(ct.Names))
+		if n == "" {
+			continue // warm, unclaimed
+		}
+		if known[n] == nil {
+			v = append(v, fmt.Sprintf("orphan container %s of unknown sandbox %q", ct.ID[:12], n))
+			continue
+		}
+		perSandbox[n] = append(perSandbox[n], ct)
+	}
+	for _, b := range boxes {
+		got := perSandbox[b.name]
+		switch b.status {
+		case "running":
+			if len(got) != 1 || got[0].State != "running" {
+				v = append(v, fmt.Sprintf("%s: running with %d containers (%s)", b.name, len(got), states(got)))
+			}
+		case "starting", "stopping":
+			v = append(v, fmt.Sprintf("%s: still %s minutes after the faults stopped", b.name, b.status))
+		default:
+			if len(got) != 0 {
+				v = append(v, fmt.Sprintf("%s: %s with %d containers (%s)", b.name, b.status, len(got), states(got)))
+			}
+		}
+	}
+	for _, vol := range vols {
+		n := vol.Labels[dockerrt.LabelSandbox]
+		if n == "" {
+			continue
+		}
+		if b := known[n]; b == nil || b.status == "destroyed" {
+			v = append(v, fmt.Sprintf("orphan volume %s (sandbox %q)", vol.Name, n))
+		}
+	}
+	return v
 }

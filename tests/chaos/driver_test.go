@@ -34,6 +34,8 @@ const (
 	opDestroy  = "destroy"
 	opEnv      = "env"
 	opEgress   = "egress"
+	opService  = "service"
+	opIdle     = "create-idle" // a create with a short sleepAfter: it sleeps by itself when idle
 )
 
 // weights of the operations on an existing sandbox.
@@ -41,7 +43,11 @@ var opWeights = []struct {
 	op string
 	w  int
 }{{opStart, 6}, {opExec, 10}, {opBgLogs, 3}, {opWrite, 12}, {opSleep, 5}, {opSnapshot, 3},
-	{opFork, 1}, {opKill, 2}, {opDestroy, 1}, {opEnv, 3}, {opEgress, 2}}
+	{opFork, 1}, {opKill, 2}, {opDestroy, 1}, {opEnv, 3}, {opEgress, 2}, {opService, 2}}
+
+// idleSleepAfter is the sleepAfter of the sandboxes that sleep by
+// themselves: short enough that they do, several times, in a bounded run.
+const idleSleepAfter = 10 * time.Second
 
 // sandboxModel is what the acknowledged operations imply about a
 // sandbox. An operation that got no answer (or an error) may or may not
@@ -61,6 +67,13 @@ type sandboxModel struct {
 	env     map[string]string
 	// egress is the policy last acknowledged ("mode domain"); "" unknown.
 	egress string
+	// services maps a declared service's name to "declared" or
+	// "removed" as last acknowledged; "" when an unacknowledged
+	// declaration or removal may have changed it.
+	services map[string]string
+	// idle: created with a short sleepAfter and no keepAlive, it may be
+	// stopped where the model says running.
+	idle bool
 	// claimed: an acknowledged create (or any acknowledged operation)
 	// says the sandbox exists; a create that got no answer may not have
 	// claimed the name.
@@ -133,7 +146,8 @@ func (d *driver) newName() string {
 func (d *driver) step(ctx context.Context) {
 	live := d.live()
 	if len(live) < 3 || d.rnd.IntN(30) == 0 {
-		d.create(ctx, d.rnd.IntN(2) == 0)
+		kind := d.rnd.IntN(4) // warm, basic, basic, idle
+		d.create(ctx, kind == 0, kind == 3)
 		return
 	}
 	b := live[d.rnd.IntN(len(live))]
@@ -205,6 +219,8 @@ func (d *driver) step(ctx context.Context) {
 			b.egress = "" // may or may not have been applied
 		}
 		d.mu.Unlock()
+	case opService:
+		d.service(ctx, b)
 	case opEnv:
 		k := fmt.Sprintf("CHAOS_%d", d.rnd.IntN(4))
 		v := strconv.Itoa(d.rnd.IntN(1000))
@@ -266,19 +282,25 @@ func (d *driver) markDurable(b *sandboxModel) {
 	}
 }
 
-func (d *driver) create(ctx context.Context, warm bool) {
+func (d *driver) create(ctx context.Context, warm, idle bool) {
 	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	op, typ := opCreate, "basic"
-	if warm {
+	req := client.CreateRequest{KeepAlive: true, Start: true}
+	switch {
+	case warm:
 		op, typ = opCreateWP, "lite" // the stack keeps a warm pool of lite
+	case idle:
+		op, req.KeepAlive, req.SleepAfter = opIdle, false, idleSleepAfter
 	}
 	d.mu.Lock()
 	n := d.newName()
 	d.mu.Unlock()
-	_, _, err := d.c.Create(ctx, client.CreateRequest{Name: n, InstanceType: typ, KeepAlive: true, Start: true})
+	req.Name, req.InstanceType = n, typ
+	_, _, err := d.c.Create(ctx, req)
 	d.count(op, err)
-	b := &sandboxModel{name: n, files: map[string]string{}, durable: map[string]string{}, env: map[string]string{}, egress: "open"}
+	b := &sandboxModel{name: n, files: map[string]string{}, durable: map[string]string{}, env: map[string]string{}, egress: "open",
+		services: map[string]string{}, idle: idle}
 	if err == nil {
 		b.status, b.claimed = "running", true
 	} else if e := (*client.Error)(nil); errors.As(err, &e) && e.Status >= 400 && e.Status < 500 {
@@ -454,7 +476,8 @@ func (d *driver) fork(ctx context.Context, b *sandboxModel) {
 		}
 		expect = map[string]string{}
 	}
-	f := &sandboxModel{name: n, status: "created", files: expect, durable: map[string]string{}, env: map[string]string{}, claimed: err == nil}
+	f := &sandboxModel{name: n, status: "created", files: expect, durable: map[string]string{}, env: map[string]string{},
+		services: map[string]string{}, claimed: err == nil}
 	if err != nil {
 		f.status = ""
 	}
@@ -499,5 +522,30 @@ func retry(ctx context.Context, f func() error) error {
 			return fmt.Errorf("%w (last: %v)", ctx.Err(), err)
 		case <-time.After(time.Second):
 		}
+	}
+}
+
+// service declares or removes one of three services; a declared one runs
+// a long sleep and restarts always, so a running sandbox runs it.
+func (d *driver) service(ctx context.Context, b *sandboxModel) {
+	svc := fmt.Sprintf("svc%d", d.rnd.IntN(3))
+	remove := d.rnd.IntN(3) == 0
+	var err error
+	if remove {
+		_, err = d.c.RemoveService(ctx, b.name, svc)
+	} else {
+		_, err = d.c.PutService(ctx, b.name, client.Service{Name: svc, Argv: []string{"sleep", "86400"}, Restart: client.RestartAlways})
+	}
+	d.count(opService, err)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var e *client.Error
+	switch {
+	case err == nil && remove:
+		b.services[svc] = "removed"
+	case err == nil:
+		b.services[svc] = "declared"
+	case !(errors.As(err, &e) && e.Status >= 400 && e.Status < 500):
+		b.services[svc] = "" // may or may not have been applied
 	}
 }

@@ -23,9 +23,10 @@ const (
 	faultStoreDown    = "store-down"
 	faultStoreSlow    = "store-slow"
 	faultPause        = "pause-container"
+	faultDiskFull     = "disk-full"
 )
 
-var faultKinds = []string{faultKillWorker, faultKillGateway, faultKillTemporal, faultStoreDown, faultStoreSlow, faultPause}
+var faultKinds = []string{faultKillWorker, faultKillGateway, faultKillTemporal, faultStoreDown, faultStoreSlow, faultPause, faultDiskFull}
 
 // faults injects one fault at a time at seeded random moments until ctx
 // ends, and always leaves the stack whole (every role up, the store back,
@@ -35,6 +36,7 @@ var faultKinds = []string{faultKillWorker, faultKillGateway, faultKillTemporal, 
 type faults struct {
 	st    *stacktest.Stack
 	proxy *storeProxy
+	disk  *diskFault
 	rnd   *rand.Rand
 	log   func(format string, args ...any)
 
@@ -118,6 +120,10 @@ func (f *faults) inject(kind string, hold time.Duration, pick float64) error {
 		// Berth may have thawed it already (a request to a paused
 		// sandbox thaws it): that is not a failure.
 		_ = f.st.DockerAPI.ContainerUnpause(ctx, id)
+	case faultDiskFull:
+		for _, p := range f.disk.fill(ctx, hold) {
+			f.problem("disk-full: " + p)
+		}
 	}
 	return nil
 }
