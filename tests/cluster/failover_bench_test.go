@@ -64,8 +64,9 @@ func startAll(ctx context.Context, cs []*berth.Client, r *retries, names []strin
 // the same call sent right after one node is SIGKILLed, in the same run.
 // Each round sleeps BERTH_BENCH_FAILOVER_SANDBOXES (default 6) sandboxes
 // at once with every node up, starts them again, kills one node (node 2,
-// 3, 1, … in turn), sleeps them all at once, and restarts the node. It
-// fails when the p50 with a node down is over failoverGoal. Run with
+// 3, 1, … in turn), sleeps them all at once, and restarts the node; it
+// prints each round's timeline (failover_timeline_test.go) and the p50 and
+// p90 of both. It fails when the p50 with a node down is over failoverGoal. Run with
 // -benchtime=1x (task bench:cluster); BERTH_BENCH_FAILOVER_ROUNDS
 // (default 3) sets the rounds.
 func BenchmarkClusterFailover(b *testing.B) {
