@@ -352,6 +352,9 @@ func (c *cluster) StartNode(ctx context.Context, i int) error {
 		"TEMPORAL_CERTS_DIR=" + filepath.Join(c.dir, "certs"),
 		"TEMPORAL_DYNAMIC_CONFIG=" + c.dynamicConfig,
 		"POSTGRES_ADDR=127.0.0.1:" + strconv.Itoa(c.pgPort), "POSTGRES_PASSWORD=" + c.pgPassword,
+		// Info logs say when membership changed and when a node acquired
+		// a shard: the failover benchmark's timeline reads them.
+		"TEMPORAL_LOG_LEVEL=info",
 	}
 	ch, err := c.spawn(fmt.Sprintf("node%d", i+1), env, filepath.Join(c.tools, "temporal-server"),
 		"--config-file", filepath.Join(c.root, "deploy/temporal/config/temporal.yaml"), "start")
