@@ -423,12 +423,21 @@ func TestWarmPoolReplacesContainersItsTypeNoLongerMakes(t *testing.T) {
 		s.StopWorker(syscall.SIGKILL)
 		change()
 		require.NoError(t, s.StartWorker())
-		var ids []string
-		require.Eventually(t, func() bool {
-			ids = waitWarm(t, ctx, s, 2)
-			return !slices.Contains(ids, first[0]) && !slices.Contains(ids, first[1])
-		}, 2*time.Minute, time.Second, "the restarted worker kept warm containers its type no longer makes")
-		return ids
+		// waitWarm fails the test itself, so it runs here, in the test's
+		// goroutine: inside require.Eventually's condition it would fail
+		// the test from a goroutine that outlives it (a panic of the
+		// whole package).
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			ids := waitWarm(t, ctx, s, 2)
+			if !slices.Contains(ids, first[0]) && !slices.Contains(ids, first[1]) {
+				return ids
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the restarted worker kept warm containers its type no longer makes: %v", ids)
+			}
+			time.Sleep(time.Second)
+		}
 	}
 
 	// The tag moves to another image.
