@@ -53,9 +53,12 @@ var devNull = sync.OnceValues(func() (int, error) {
 // fSetPipeSz is F_SETPIPE_SZ from <linux/fcntl.h>.
 const fSetPipeSz = 1031
 
+// pipeSize is the capacity growPipe asks for.
+const pipeSize = 1 << 20
+
 // growPipe raises a pipe's capacity to 1 MiB (the default unprivileged
 // maximum) so fast writers block less often and are read in larger chunks.
 // Best effort: the default 64 KiB works, only slower.
 func growPipe(fd int) {
-	syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), fSetPipeSz, 1<<20)
+	syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), fSetPipeSz, pipeSize)
 }
