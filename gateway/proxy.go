@@ -17,6 +17,7 @@ import (
 
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/metrics"
+	"github.com/berthdev/berth/internal/tracing"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -103,7 +104,7 @@ func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool, cause
 		defer cancel()
 		answered := th.abandonUnless(fctx, cancel)
 		sent := time.Now()
-		disarm := s.watchThaw(name)
+		disarm := s.watchThaw(req.Context(), name)
 		resp, err := s.forward(fctx, t, req, path, body)
 		answered()
 		disarm()
@@ -203,11 +204,9 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 		out.ContentLength = in.ContentLength
 	}
 	out.Header.Set("Authorization", t.auth)
-	c := s.tracedSupervisors
-	if c == nil { // a Server made without New (tests)
-		c = s.supervisors
-	}
-	resp, err := c.Do(out)
+	tracing.Inject(ctx, out.Header)
+	resp, err := s.supervisors.Do(out)
+	supervisorCall(ctx, resp, err)
 	if err == nil {
 		if err = hostProxyRefusal(resp); err != nil {
 			metrics.ProxyErrors.WithLabelValues("host_proxy").Inc()

@@ -23,7 +23,6 @@ import (
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/eventlog"
 	"github.com/berthdev/berth/internal/tokens"
-	"github.com/berthdev/berth/internal/tracing"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -144,9 +143,6 @@ type Server struct {
 	// supervisors carries requests to supervisors and host proxies
 	// (supervisorClient): the hot path's small ones over connpool.
 	supervisors *http.Client
-	// tracedSupervisors is supervisors, each request a span, when tracing
-	// is on (supervisors itself, otherwise).
-	tracedSupervisors *http.Client
 	// streamBufs holds the proxy's copy buffers: large, so that a fast log
 	// or file stream costs few reads and writes, and pooled, so that each
 	// request does not allocate (and zero) one.
@@ -168,10 +164,6 @@ func New(o Options) *Server {
 	}
 	s.preview = newPreviewState(o.Preview)
 	s.supervisors = supervisorClient(o.Secret)
-	s.tracedSupervisors = s.supervisors
-	if tracing.Enabled() {
-		s.tracedSupervisors = &http.Client{Transport: tracing.Transport(s.supervisors.Transport, "supervisor", true)}
-	}
 	s.streamBufs.New = func() any { b := make([]byte, 256<<10); return &b }
 	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace, Archive: o.Backups}, eventlog.DefaultBuffer)
 	e := echo.New()
