@@ -84,7 +84,7 @@ func (s *Server) upstreamFailed(w http.ResponseWriter, r *http.Request, err erro
 		if pw != nil {
 			s.targets.drop(pw.name)
 		}
-		s.log.Info("preview upstream failed", zap.String("host", r.Host), zap.Error(err))
+		s.logFor(r.Context()).Info("preview upstream failed", zap.String("host", r.Host), zap.Error(err))
 		e = api.NewError(http.StatusBadGateway, api.CodeUnavailable, "the sandbox's port did not answer: "+err.Error())
 		e.Retryable, e.RetryAfterMs = true, 1000
 	}
