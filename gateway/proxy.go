@@ -262,6 +262,7 @@ func (s *Server) stream(c echo.Context, resp *http.Response) error {
 				// Data is base64 in JSON: output cannot forge the event.
 				if k := bytes.Count(buf[:n], truncatedEvent); k > 0 {
 					metrics.LogTruncations.Add(float64(k))
+					metrics.LogDroppedBytes.Add(float64(lostBytes(buf[:n])))
 				}
 			}
 		}
@@ -280,6 +281,32 @@ func isLogRead(path string) bool {
 // truncatedEvent starts a log follow's event saying the client asked for
 // output the buffer no longer holds (supervisor/doc.go).
 var truncatedEvent = []byte(`"type":"truncated"`)
+
+// lostBytes sums the "lost" counts of the truncated events in p (the
+// supervisor writes it after the event's type, cursor and timestamp; an
+// event cut across two reads is missed, as its count is).
+func lostBytes(p []byte) int64 {
+	var sum int64
+	for {
+		i := bytes.Index(p, truncatedEvent)
+		if i < 0 {
+			return sum
+		}
+		p = p[i+len(truncatedEvent):]
+		end := bytes.IndexByte(p, '}')
+		if end < 0 {
+			return sum
+		}
+		if j := bytes.Index(p[:end], lostField); j >= 0 {
+			if v, err := strconv.ParseInt(string(p[j+len(lostField):end]), 10, 64); err == nil && v > 0 {
+				sum += v
+			}
+		}
+		p = p[end:]
+	}
+}
+
+var lostField = []byte(`,"lost":`)
 
 // maxRelayedError bounds a supervisor's error body the gateway rewrites.
 const maxRelayedError = 64 << 10
