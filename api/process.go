@@ -139,4 +139,7 @@ type LogEvent struct {
 	Timestamp time.Time   `json:"timestamp"`
 	Data      []byte      `json:"data,omitempty"`
 	Exit      *ExitStatus `json:"exit,omitempty"`
+	// Lost is how many output bytes a truncated event skipped, when the
+	// supervisor knows where the reader was.
+	Lost *int64 `json:"lost,omitempty"`
 }

@@ -270,7 +270,7 @@ func (s *Server) authenticate(c echo.Context) (principal, *api.Error) {
 	case errors.Is(err, tokens.ErrInvalid):
 		return principal{}, unauthorized("this scoped token is unknown or revoked")
 	case err != nil:
-		s.log.Warn("token store unreadable", zap.Error(err))
+		s.logFor(c.Request().Context()).Warn("token store unreadable", zap.Error(err))
 		e := api.NewError(http.StatusServiceUnavailable, api.CodeUnavailable, "scoped tokens cannot be checked right now (the shared store is unreachable): retry")
 		e.Retryable = true
 		return principal{}, e

@@ -125,8 +125,10 @@ func (s *Server) thawOnHost(ctx context.Context, name, cause string, t target, s
 }
 
 // watchThaw arms the watchdog of one request to a supervisor; the
-// returned func disarms it once the supervisor answered.
-func (s *Server) watchThaw(name string) func() bool {
+// returned func disarms it once the supervisor answered. rctx is the
+// request's context, read only for the request id on the watchdog's log
+// lines: the thaw must not be cancelled with the request.
+func (s *Server) watchThaw(rctx context.Context, name string) func() bool {
 	timer := time.AfterFunc(thawWatchdog, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), recheckTimeout)
 		defer cancel()
@@ -134,14 +136,15 @@ func (s *Server) watchThaw(name string) func() bool {
 		if err != nil || d.view.Status != contract.StatusDozing {
 			return
 		}
-		s.log.Info("a request went to a dozing sandbox; thawing it", zap.String("sandbox", name))
+		log := s.logFor(rctx)
+		log.Info("a request went to a dozing sandbox; thawing it", zap.String("sandbox", name))
 		if t, ok := s.targets.get(name); ok {
 			if _, ok := s.thawOnHost(ctx, name, "request", t, time.Now()); ok {
 				return
 			}
 		}
 		if _, err := s.thaw(ctx, name, "request"); err != nil {
-			s.log.Warn("thaw after a stuck request failed", zap.String("sandbox", name), zap.Error(err))
+			log.Warn("thaw after a stuck request failed", zap.String("sandbox", name), zap.Error(err))
 		}
 	})
 	return timer.Stop

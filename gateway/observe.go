@@ -1,10 +1,12 @@
 package gateway
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/metrics"
+	"github.com/berthdev/berth/internal/reqlog"
 	"github.com/berthdev/berth/internal/tracing"
 )
 
@@ -43,14 +46,13 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 			id = newRequestID()
 		}
 		c.Response().Header().Set(RequestIDHeader, id)
+		method := metrics.Method(r.Method)
+		ctx := reqlog.WithID(r.Context(), id)
 		var span trace.Span
 		if tracing.Enabled() {
-			ctx := otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-			ctx, span = tracing.Tracer().Start(ctx, r.Method+" "+routeOf(c), trace.WithSpanKind(trace.SpanKindServer),
-				trace.WithAttributes(attribute.String("http.request.method", r.Method), attribute.String("http.route", routeOf(c)),
-					attribute.String("berth.request_id", id)))
-			c.SetRequest(r.WithContext(ctx))
+			ctx, span = s.startSpan(ctx, c, method, id)
 		}
+		c.SetRequest(r.WithContext(ctx))
 		metrics.HTTPInFlight.Inc()
 		err := next(c)
 		if err != nil {
@@ -59,17 +61,78 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		metrics.HTTPInFlight.Dec()
 		status := c.Response().Status
 		route, code := routeOf(c), metrics.Code(status)
-		metrics.HTTPRequests.WithLabelValues(route, r.Method, code).Inc()
-		metrics.HTTPDuration.WithLabelValues(route, r.Method, code).Observe(time.Since(start).Seconds())
-		if span != nil {
+		metrics.HTTPRequests.WithLabelValues(route, method, code).Inc()
+		metrics.HTTPDuration.WithLabelValues(route, method, code).Observe(time.Since(start).Seconds())
+		if span != nil && span.IsRecording() {
 			span.SetAttributes(attribute.Int("http.response.status_code", status))
 			if status >= 500 {
 				span.SetStatus(codes.Error, http.StatusText(status))
 			}
+		}
+		if span != nil {
 			span.End()
 		}
 		return nil
 	}
+}
+
+// startSpan makes the request the root of a trace (or a child of the
+// caller's traceparent) and puts the span on the request's context. Its
+// attributes are set only when the sampler keeps it: a dropped request
+// pays for the sampling decision and the context, nothing more.
+func (s *Server) startSpan(ctx context.Context, c echo.Context, method, id string) (context.Context, trace.Span) {
+	r := c.Request()
+	if _, ok := r.Header["Traceparent"]; ok {
+		ctx = otel.GetTextMapPropagator().Extract(ctx, propagation.HeaderCarrier(r.Header))
+	}
+	route := routeOf(c)
+	ctx, span := tracing.Tracer().Start(ctx, spanName(method, route), trace.WithSpanKind(trace.SpanKindServer))
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("http.request.method", method), attribute.String("http.route", route),
+			attribute.String("berth.request_id", id))
+	}
+	return ctx, span
+}
+
+// spanNames holds "METHOD route" per method and route template, made once
+// each: both are bounded (metrics.Method folds unknown methods).
+var spanNames struct {
+	sync.RWMutex
+	m map[[2]string]string
+}
+
+func spanName(method, route string) string {
+	k := [2]string{method, route}
+	spanNames.RLock()
+	n, ok := spanNames.m[k]
+	spanNames.RUnlock()
+	if ok {
+		return n
+	}
+	n = method + " " + route
+	spanNames.Lock()
+	if spanNames.m == nil {
+		spanNames.m = map[[2]string]string{}
+	}
+	spanNames.m[k] = n
+	spanNames.Unlock()
+	return n
+}
+
+// supervisorCall marks on the request's span when the hot path's call to
+// the supervisor was answered (or failed). The hot path makes no client
+// span of its own: it would last as long as the request's span and double
+// the spans, and the export, of every exec.
+func supervisorCall(ctx context.Context, resp *http.Response, err error) {
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
+		return
+	}
+	if err != nil {
+		span.AddEvent("supervisor unreachable")
+		return
+	}
+	span.AddEvent("supervisor answered", trace.WithAttributes(attribute.Int("http.response.status_code", resp.StatusCode)))
 }
 
 // routeOf is the request's route template: bounded, unlike its path.
@@ -135,9 +198,9 @@ func withRequestID(e *api.Error, h http.Header) *api.Error {
 // reqLog is the gateway's logger for the request c: its lines carry the
 // request id (and the sandbox's name, on a sandbox's routes).
 func (s *Server) reqLog(c echo.Context) *zap.Logger {
-	fields := []zap.Field{zap.String("requestId", requestID(c.Response().Header()))}
+	l := s.logFor(c.Request().Context())
 	if name := c.Param("name"); name != "" {
-		fields = append(fields, zap.String("sandbox", name))
+		l = l.With(zap.String("sandbox", name))
 	}
-	return s.log.With(fields...)
+	return l
 }

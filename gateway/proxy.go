@@ -18,6 +18,7 @@ import (
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/internal/supervisorapi"
+	"github.com/berthdev/berth/internal/tracing"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -104,7 +105,7 @@ func (s *Server) proxy(c echo.Context, name, path, rest string, wake bool, cause
 		defer cancel()
 		answered := th.abandonUnless(fctx, cancel)
 		sent := time.Now()
-		disarm := s.watchThaw(name)
+		disarm := s.watchThaw(req.Context(), name)
 		resp, err := s.forward(fctx, t, req, path, body)
 		answered()
 		disarm()
@@ -203,7 +204,12 @@ func (s *Server) forward(ctx context.Context, t target, in *http.Request, path s
 	if body != nil {
 		out.ContentLength = in.ContentLength
 	}
-	return sc.Do(out)
+	// One span per exec: the request's own; the supervisor call is an
+	// event on it, and the trace context travels on to the supervisor.
+	tracing.Inject(ctx, out.Header)
+	resp, err := sc.Do(out)
+	supervisorCall(ctx, resp, err)
+	return resp, err
 }
 
 // stream copies the supervisor's answer, flushing as bytes arrive so that
@@ -251,6 +257,7 @@ func (s *Server) stream(c echo.Context, resp *http.Response) error {
 				// Data is base64 in JSON: output cannot forge the event.
 				if k := bytes.Count(buf[:n], truncatedEvent); k > 0 {
 					metrics.LogTruncations.Add(float64(k))
+					metrics.LogDroppedBytes.Add(float64(lostBytes(buf[:n])))
 				}
 			}
 		}
@@ -269,6 +276,32 @@ func isLogRead(path string) bool {
 // truncatedEvent starts a log follow's event saying the client asked for
 // output the buffer no longer holds (supervisor/doc.go).
 var truncatedEvent = []byte(`"type":"truncated"`)
+
+// lostBytes sums the "lost" counts of the truncated events in p (the
+// supervisor writes it after the event's type, cursor and timestamp; an
+// event cut across two reads is missed, as its count is).
+func lostBytes(p []byte) int64 {
+	var sum int64
+	for {
+		i := bytes.Index(p, truncatedEvent)
+		if i < 0 {
+			return sum
+		}
+		p = p[i+len(truncatedEvent):]
+		end := bytes.IndexByte(p, '}')
+		if end < 0 {
+			return sum
+		}
+		if j := bytes.Index(p[:end], lostField); j >= 0 {
+			if v, err := strconv.ParseInt(string(p[j+len(lostField):end]), 10, 64); err == nil && v > 0 {
+				sum += v
+			}
+		}
+		p = p[end:]
+	}
+}
+
+var lostField = []byte(`,"lost":`)
 
 // maxRelayedError bounds a supervisor's error body the gateway rewrites.
 const maxRelayedError = 64 << 10

@@ -40,7 +40,7 @@ func (s *Server) proxyUpgrade(c echo.Context, name, path string) error {
 		ModifyResponse: hostProxyRefusal,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			s.targets.drop(name)
-			s.log.Info("terminal connection to supervisor failed", zap.String("sandbox", name), zap.Error(err))
+			s.logFor(r.Context()).Info("terminal connection to supervisor failed", zap.String("sandbox", name), zap.Error(err))
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusServiceUnavailable)
 		},

@@ -26,7 +26,6 @@ import (
 	"github.com/berthdev/berth/internal/eventlog"
 	"github.com/berthdev/berth/internal/hosttls"
 	"github.com/berthdev/berth/internal/tokens"
-	"github.com/berthdev/berth/internal/tracing"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -155,9 +154,6 @@ type Server struct {
 	// supervisors carries requests to supervisors and host proxies
 	// (supervisorClient): the hot path's small ones over connpool.
 	supervisors *http.Client
-	// tracedSupervisors is supervisors, each request a span, when tracing
-	// is on (supervisors itself, otherwise).
-	tracedSupervisors *http.Client
 	// streamBufs holds the proxy's copy buffers: large, so that a fast log
 	// or file stream costs few reads and writes, and pooled, so that each
 	// request does not allocate (and zero) one.
@@ -185,10 +181,6 @@ func New(o Options) *Server {
 		Sandboxes: previewSandboxes{s}, Log: o.Log})
 	if o.DataDir != "" {
 		s.thawSockets = &thawSockets{dataDir: o.DataDir}
-	}
-	s.tracedSupervisors = s.supervisors
-	if tracing.Enabled() {
-		s.tracedSupervisors = &http.Client{Transport: tracing.Transport(s.supervisors.Transport, "supervisor", true)}
 	}
 	s.streamBufs.New = func() any { b := make([]byte, 256<<10); return &b }
 	s.events = eventlog.NewHub(eventlog.Reader{Client: o.Temporal, Namespace: o.Namespace, Archive: o.Backups}, eventlog.DefaultBuffer)

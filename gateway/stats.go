@@ -54,7 +54,7 @@ func (s *Server) sandboxStats(c echo.Context) error {
 		return nil // the client left
 	}
 	s.targets.drop(name)
-	s.log.Info("stats: supervisor unreachable", zap.String("sandbox", name), zap.Error(err))
+	s.logFor(ctx).Info("stats: supervisor unreachable", zap.String("sandbox", name), zap.Error(err))
 	return unavailable("the sandbox's container did not answer; retry")
 }
 

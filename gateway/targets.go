@@ -52,11 +52,7 @@ func (t target) url(path string) string { return t.base() + path }
 // when tracing is on, and a host proxy's own refusal is an error (so the
 // target is dropped and looked up again), not the supervisor's answer.
 func (s *Server) supervisor(t target) supervisorapi.Client {
-	c := s.tracedSupervisors
-	if c == nil { // a Server made without New (tests)
-		c = s.supervisors
-	}
-	return supervisorapi.Client{HTTP: c, Base: t.base(), Auth: t.auth, Refused: func(resp *http.Response) error {
+	return supervisorapi.Client{HTTP: s.supervisors, Base: t.base(), Auth: t.auth, Refused: func(resp *http.Response) error {
 		err := hostProxyRefusal(resp)
 		if err != nil {
 			metrics.ProxyErrors.WithLabelValues("host_proxy").Inc()

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/reqlog"
 )
 
 // wait is a preview request's bound on waiting for its port, carried to
@@ -51,7 +52,7 @@ func (p *Previews) upstreamFailed(w http.ResponseWriter, r *http.Request, err er
 		if pw != nil {
 			p.sb.Forget(pw.name)
 		}
-		p.log.Info("preview upstream failed", zap.String("host", r.Host), zap.Error(err))
+		reqlog.Logger(p.log, r.Context()).Info("preview upstream failed", zap.String("host", r.Host), zap.Error(err))
 		e = api.NewError(http.StatusBadGateway, api.CodeUnavailable, "the sandbox's port did not answer: "+err.Error())
 		e.Retryable, e.RetryAfterMs = true, 1000
 	}

@@ -25,7 +25,7 @@ import (
 // the server name it asked for, then serves its HTTP requests.
 func (p *Proxy) serveTLS(c net.Conn, info *conn, e *entry) {
 	metrics.EgressConnections.WithLabelValues("intercept").Inc()
-	tc := tls.Server(c, &tls.Config{
+	tc := tls.Server(countBytes(c, "intercept"), &tls.Config{
 		GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return e.CA.Leaf(info.sni) },
 		NextProtos:     []string{"http/1.1"},
 		MinVersion:     tls.VersionTLS12,
@@ -49,6 +49,9 @@ func (p *Proxy) serveTLS(c net.Conn, info *conn, e *entry) {
 // for this sandbox, destination and server name.
 func (p *Proxy) serveHTTP(c net.Conn, info *conn) {
 	metrics.EgressConnections.WithLabelValues("http").Inc()
+	if !info.tls {
+		c = countBytes(c, "http") // an intercepted one is counted under its TLS
+	}
 	tr := p.transports.get(info, p)
 	scheme := "http"
 	if info.tls {

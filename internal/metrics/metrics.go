@@ -69,6 +69,8 @@ var (
 		Name: "bytes_delivered_total", Help: "Process output bytes delivered to clients."})
 	LogTruncations = prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: "logs",
 		Name: "truncations_total", Help: "Log follows told that output they asked for was dropped (the buffer had moved on: a truncated event)."})
+	LogDroppedBytes = prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: "logs",
+		Name: "dropped_bytes_total", Help: "Process output bytes log follows asked for that the supervisor had already dropped (the lost bytes of truncated events)."})
 	LogFollowers = prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Subsystem: "logs",
 		Name: "followers", Help: "Live process log follows carried by this gateway."})
 	TerminalsOpen = prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Subsystem: "terminals",
@@ -140,7 +142,7 @@ func init() {
 	Registry.MustRegister(
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		HTTPRequests, HTTPDuration, HTTPInFlight, ProxyErrors, WakeWaits, PreviewRequests,
-		LogBytesDelivered, LogTruncations, LogFollowers, TerminalsOpen,
+		LogBytesDelivered, LogTruncations, LogDroppedBytes, LogFollowers, TerminalsOpen,
 		LifecycleOps, LifecycleDuration, BackupBytes, BackupFiles, BackupFailures,
 		WarmPoolSize, WarmClaims, WarmMisses, Sandboxes,
 		EgressConnections, EgressBytes, EgressRefusals, SecretSubstitutions, ResolverQueries,

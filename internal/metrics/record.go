@@ -51,3 +51,14 @@ func CodeClass(status int) string {
 	}
 	return "1xx"
 }
+
+// Method is an HTTP method as a label value: the standard ones as they
+// are, anything else "other". A client picks the method, and one label
+// value per invented method would grow the series without bound.
+func Method(m string) string {
+	switch m {
+	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE":
+		return m
+	}
+	return "other"
+}

@@ -88,6 +88,11 @@ type transport struct {
 }
 
 func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if sc := trace.SpanContextFromContext(r.Context()); sc.IsValid() && !sc.IsSampled() {
+		// The sampler dropped this trace: no span, no header, no
+		// allocation.
+		return t.rt.RoundTrip(r)
+	}
 	name := t.peer + " " + r.Method
 	if t.withPath {
 		name += " " + r.URL.Path
@@ -108,6 +113,19 @@ func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		span.SetStatus(codes.Error, resp.Status)
 	}
 	return resp, nil
+}
+
+// Inject puts ctx's trace context on h, the headers of a request the
+// caller builds itself, so that its server can join the trace: what
+// Transport sends, without a client span of its own. Nothing when tracing
+// is off or the trace was not sampled.
+func Inject(ctx context.Context, h http.Header) {
+	if !Enabled() {
+		return
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsSampled() {
+		otel.GetTextMapPropagator().Inject(ctx, propagation.HeaderCarrier(h))
+	}
 }
 
 // Client wraps c's transport as Transport does, in place.

@@ -78,11 +78,13 @@ func (s *Service) logs(w http.ResponseWriter, r *http.Request) error {
 		defer p.log.unfollow(follower)
 	}
 	enc := logEncoder{tag: s.tag, num: p.num, framed: framed}
+	afterOff := int64(-1) // output bytes before after, once known
 	for {
-		snap := p.log.read(after, follower)
+		snap := p.log.readAt(after, afterOff, follower)
+		afterOff = snap.afterOff
 		enc.reset()
 		if snap.truncated {
-			enc.truncated(snap.resumeAt)
+			enc.truncated(snap.resumeAt, snap.lost)
 			after = snap.resumeAt
 		}
 		chunks := snap.chunks
@@ -92,6 +94,12 @@ func (s *Service) logs(w http.ResponseWriter, r *http.Request) error {
 		chunks, sent, done := enc.batch(chunks)
 		if sent > 0 {
 			after = sent
+			for _, c := range snap.chunks {
+				if c.seq > sent {
+					break
+				}
+				afterOff += int64(len(c.data))
+			}
 		}
 		if len(enc.buf) > 0 && sw.WriteFrame(enc.buf) != nil {
 			return nil // client gone

@@ -226,6 +226,8 @@ type snapshot struct {
 	chunks    []chunk       // up to maxBatch retained chunks with seq > after (a copy)
 	truncated bool          // chunks between after and the first retained one were evicted
 	resumeAt  uint64        // seq a truncated event stands for: just before the oldest retained chunk
+	lost      int64         // output bytes the truncation skipped; -1 when the reader's byte offset is unknown
+	afterOff  int64         // output bytes before the reader's position after this read (before chunks)
 	last      uint64        // seq of the newest chunk (0 when empty)
 	closed    bool          // the exit chunk is the last one
 	changed   chan struct{} // closed on the next append
@@ -234,17 +236,39 @@ type snapshot struct {
 // read returns what a reader positioned after seq `after` (having sent
 // everything up to it) can see now; follower is its follow id, 0 if none.
 func (b *logBuffer) read(after uint64, follower int) snapshot {
+	return b.readAt(after, -1, follower)
+}
+
+// readAt is read for a reader that knows how many output bytes come before
+// its position (afterOff; -1 unknown, as for a client's cursor), so that a
+// truncation can say how many it skips. Eviction is from the front, so
+// the bytes before the oldest retained chunk are the ones evicted.
+func (b *logBuffer) readAt(after uint64, afterOff int64, follower int) snapshot {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if _, ok := b.followers[follower]; ok {
 		b.followers[follower] = after
 	}
+	if after == 0 {
+		afterOff = 0
+	}
 	s := snapshot{last: b.next - 1, closed: b.closed, changed: b.changed}
+	evicted := b.evicted[0] + b.evicted[1] + b.evicted[2]
 	if after+1 < b.first {
 		s.truncated = true
 		s.resumeAt = b.first - 1
-		after = b.first - 1
+		s.lost = -1
+		if afterOff >= 0 {
+			s.lost = evicted - afterOff
+		}
+		after, afterOff = b.first-1, evicted
+	} else if afterOff < 0 {
+		afterOff = evicted
+		for _, c := range b.chunks[b.start : b.start+int(after+1-b.first)] {
+			afterOff += int64(len(c.data))
+		}
 	}
+	s.afterOff = afterOff
 	if after < b.next-1 {
 		// Copy the headers: eviction clears slots in place. The data slices
 		// themselves are never written after append.

@@ -118,13 +118,18 @@ func (e *logEncoder) exit(c *chunk) {
 
 // truncated says that events up to and including seq were evicted before
 // this reader got them; the stream continues with the oldest retained one.
-func (e *logEncoder) truncated(seq uint64) {
+// lost is how many output bytes that skipped (-1: unknown, not sent).
+func (e *logEncoder) truncated(seq uint64, lost int64) {
 	now := time.Now().UTC()
 	if e.framed {
 		e.frameHeader(logframe.Truncated, seq, now, 0)
 		return
 	}
 	e.begin("truncated", seq, now)
+	if lost >= 0 {
+		e.buf = append(e.buf, `,"lost":`...)
+		e.buf = appendInt(e.buf, int(lost))
+	}
 	e.end()
 }
 

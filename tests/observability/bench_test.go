@@ -17,7 +17,7 @@ import (
 // listener off, so no Temporal SDK metrics either, and no tracing), "metrics"
 // (/metrics served, the SDK's metrics on) and "metrics+tracing" (also every
 // request traced, exported over OTLP/HTTP to a receiver in the test). Their
-// samples are interleaved in blocks so the machine's load falls on all
+// samples are interleaved one by one so the machine's load falls on all
 // alike. Goal: on within 3% of off. (Berth's own counters are recorded in
 // every stack: they are in-process and have no switch.)
 //
@@ -69,17 +69,18 @@ func BenchmarkObservabilityOverhead(b *testing.B) {
 		}
 		create(m)
 	}
-	samples := max(b.N, 300)
+	// Interleaved one sample at a time, the order rotating each round
+	// (ABC, BCA, CAB), so load that comes and goes on the machine falls on
+	// every configuration alike.
+	samples := max(b.N, execSamples)
 	b.ResetTimer()
-	for round := 0; len(modes[0].exec) < samples; round++ {
+	for round := 0; round < samples; round++ {
 		for i := range modes {
 			m := modes[(i+round)%len(modes)]
-			for range 10 {
-				m.exec = append(m.exec, run(m))
-			}
+			m.exec = append(m.exec, run(m))
 		}
 	}
-	for round := 0; round < 20; round++ {
+	for round := 0; round < createSamples; round++ {
 		for i := range modes {
 			m := modes[(i+round)%len(modes)]
 			m.start = append(m.start, create(m))
@@ -88,17 +89,25 @@ func BenchmarkObservabilityOverhead(b *testing.B) {
 	b.StopTimer()
 
 	off := modes[0]
-	fmt.Printf("\nobservability on vs off, same run (%d execs, %d creates each; p50, with p10-p90)\n", len(off.exec), len(off.start))
+	fmt.Printf("\nobservability on vs off, same run, interleaved (%d execs, %d creates each; p50, p10-p90, p50 ratio to off)\n", len(off.exec), len(off.start))
 	for _, m := range modes {
 		e10, e50, e90 := spread(m.exec)
 		c10, c50, c90 := spread(m.start)
-		fmt.Printf("  %-16s exec %6.2f ms (%5.2f-%5.2f) %+6.1f%%   create→running %7.1f ms (%6.1f-%6.1f) %+6.1f%%\n",
-			m.name, ms(e50), ms(e10), ms(e90), pct(e50, median(off.exec)), ms(c50), ms(c10), ms(c90), pct(c50, median(off.start)))
+		fmt.Printf("  %-16s exec %6.3f ms (%5.2f-%5.2f) %5.3f %+5.1f%%   create→running %7.1f ms (%6.1f-%6.1f) %5.3f %+5.1f%%\n",
+			m.name, ms(e50), ms(e10), ms(e90), ratio(e50, median(off.exec)), pct(e50, median(off.exec)),
+			ms(c50), ms(c10), ms(c90), ratio(c50, median(off.start)), pct(c50, median(off.start)))
 		b.ReportMetric(ms(e50), "exec-"+m.name+"-p50-ms")
 		b.ReportMetric(ms(c50), "create-"+m.name+"-p50-ms")
 	}
 	fmt.Printf("  (goal: within 3%% of off)   spans received from the traced stack: %d\n\n", rcv.count())
 }
+
+// Samples per configuration: enough execs that a p50 moves by less than
+// the 3% goal between runs of one build; creates take a second each.
+const (
+	execSamples   = 1000
+	createSamples = 20
+)
 
 func benchStack(b *testing.B, env ...string) *stacktest.Stack {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -123,5 +132,7 @@ func median(d []time.Duration) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func ratio(on, off time.Duration) float64 { return float64(on) / float64(off) }
 
 func pct(on, off time.Duration) float64 { return (float64(on)/float64(off) - 1) * 100 }

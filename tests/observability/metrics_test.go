@@ -118,6 +118,9 @@ func TestMetricsFollowALifecycleAFailedBackupAndARefusal_FaultInjected(t *testin
 	}
 	require.Equal(t, float64(failed), delta(wk0, wk, "berth_lifecycle_operations_total", map[string]string{"outcome": "error"}))
 
+	// Placement: each boot was placed, on this stack's only host.
+	require.GreaterOrEqual(t, delta(wk0, wk, "berth_host_placements_total", map[string]string{"outcome": "here"}), 2.0)
+
 	// Backups: one written (bytes and files counted), one failed on the disk.
 	require.Positive(t, delta(wk0, wk, "berth_backup_files_total", map[string]string{"direction": "backup"}))
 	require.GreaterOrEqual(t, delta(wk0, wk, "berth_backup_bytes_total", map[string]string{"direction": "backup"}), 6.0,

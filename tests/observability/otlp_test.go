@@ -19,6 +19,7 @@ type span struct {
 	Trace, ID, Parent string
 	Name, Service     string
 	Attrs             map[string]string
+	Events            []string
 }
 
 // otlpReceiver is an OTLP/HTTP trace receiver: it decodes the protobuf
@@ -78,6 +79,9 @@ func (r *otlpReceiver) serve(w http.ResponseWriter, req *http.Request) {
 					Parent: hex.EncodeToString(s.GetParentSpanId()), Name: s.GetName(), Service: service, Attrs: map[string]string{}}
 				for _, a := range s.GetAttributes() {
 					sp.Attrs[a.GetKey()] = a.GetValue().GetStringValue()
+				}
+				for _, e := range s.GetEvents() {
+					sp.Events = append(sp.Events, e.GetName())
 				}
 				got = append(got, sp)
 			}
