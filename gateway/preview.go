@@ -176,13 +176,19 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 	}
 	p := e.ports[i]
 	pathForm := base != "/"
+	// Without an API credential the visitor is the port's: a wake it
+	// causes names the preview.
+	who := principal{preview: port}
 	if pathForm {
 		// The path form is on the API's own origin, where a page could
 		// use whatever a browser holds for it (a console's session): it
-		// serves API clients only, on a header credential (the bearer
-		// token, or a private port's token), never a query token or a
-		// cookie a browser would send by itself.
-		if !s.bearerOK(r) && (p.Public || !tokenEqual(r.Header.Get(previewTokenHeader), s.previewToken(name, p))) {
+		// serves API clients only, on a header credential (the admin
+		// token, a scoped token with read or exec on the sandbox, or a
+		// private port's token), never a query token or a cookie a
+		// browser would send by itself.
+		if caller, ok := s.previewCaller(r, name); ok {
+			who = caller
+		} else if p.Public || !tokenEqual(r.Header.Get(previewTokenHeader), s.previewToken(name, p)) {
 			return s.preview.misses.miss(r)
 		}
 	} else if !p.Public {
@@ -211,6 +217,7 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 			return s.preview.misses.miss(r)
 		}
 	}
+	ctx = withPrincipal(ctx, who)
 	// One bound for waking the sandbox and for its port to accept.
 	pw := &previewWait{name: name, port: port, deadline: time.Now().Add(s.preview.wait), waited: s.preview.wait,
 		service: servingPort(e.services, port)}
@@ -270,12 +277,6 @@ func (s *Server) servePreview(c echo.Context, name string, port int, path, base 
 		ErrorHandler:  s.upstreamFailed,
 	}).ServeHTTP(c.Response(), out)
 	return nil
-}
-
-// bearerOK reports whether r carries the API's bearer token.
-func (s *Server) bearerOK(r *http.Request) bool {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && s.token != "" && tokenEqual(got, s.token)
 }
 
 func tokenEqual(got, want string) bool {
