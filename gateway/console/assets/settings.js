@@ -66,7 +66,7 @@ async function secretsBound(p, el) {
   const reach = (host) => p.mode === "open" || (p.mode === "allowlist" && (p.domains || []).some((d) => matches(d, host)));
   el.replaceChildren(h("h4", {}, "Secrets bound to hosts"),
     ss.length ? h("ul", { id: "egress-secret-list" }, ...ss.map((x) => h("li", { "data-secret": x.name }, h("code", {}, x.name), " → ",
-      (x.hosts || []).map((host, i) => [i ? ", " : "", h("span", { class: reach(host) ? "" : "off", title: reach(host) ? "reachable" : "not reachable under this policy" }, host)]))))
+      (x.hosts || []).flatMap((host, i) => [i ? ", " : "", h("span", { class: reach(host) ? "" : "off", title: reach(host) ? "reachable" : "not reachable under this policy" }, host)]))))
       : h("p", {}, h("small", {}, "No secrets. Set them on the Secrets page; values are never shown.")));
 }
 
