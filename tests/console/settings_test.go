@@ -28,6 +28,14 @@ func jsDo(t *testing.T, ctx context.Context, stmt string) {
 	must(t, err)
 }
 
+// toastText is the page's last message (kept after it hides).
+func toastText(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	msg, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("toast").textContent`))
+	must(t, err)
+	return msg
+}
+
 // TestConsoleEditsEnvEgressAndServices: from the sandbox page, set and
 // unset an env variable, change the egress policy (mode and allow list,
 // with the secrets bound to hosts listed by name, never by value), and
@@ -90,8 +98,12 @@ func TestConsoleEditsEnvEgressAndServices(t *testing.T) {
 	}
 	must(t, chromedp.Do(ctx, chromedp.ScrollIntoView(css("#egress"))))
 	shot(t, ctx, dir, "07-egress")
+	jsDo(t, ctx, `document.getElementById("toast").textContent = ""`)
 	must(t, chromedp.Do(ctx, chromedp.SetValue(css("#egress-mode"), "none"), chromedp.Click(css("#egress-btn"))))
-	waitJS(t, ctx, "egress none applied", `document.getElementById("egress-current").textContent === "none"`, 60*time.Second)
+	waitJS(t, ctx, "egress none applied or refused", `document.getElementById("egress-current").textContent === "none" || document.getElementById("toast").className === "bad"`, 60*time.Second)
+	if msg := toastText(t, ctx); msg != "" && !strings.Contains(msg, "changed") {
+		t.Fatalf("egress none: the page says %q", msg)
+	}
 	info, err = admin.Get(bg, name)
 	must(t, err)
 	if info.Egress == nil || info.Egress.Mode != "none" {
