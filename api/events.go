@@ -28,6 +28,9 @@ const (
 	ActorAdmin  = "admin"  // the admin token (BERTH_TOKEN)
 	ActorToken  = "token"  // a scoped token: ID and Name say which
 	ActorSystem = "system" // Berth itself: idle sleep, a container's exit, host loss, egress refusals
+	// ActorPreview is a visit to a preview URL without an API credential
+	// (a public port, or a private port's token): ID is the port.
+	ActorPreview = "preview"
 )
 
 // Actor is who caused an event (the Actor schema): the admin token, a

@@ -23,6 +23,9 @@ import (
 type principal struct {
 	set   bool           // false: a context auth never saw (no actor)
 	token *tokens.Record // nil: the admin token
+	// preview is the port of a preview visit without an API credential:
+	// no rights (set stays false), but a wake it causes names it.
+	preview int
 }
 
 type principalKey struct{}
@@ -44,6 +47,8 @@ func (p principal) admin() bool { return p.set && p.token == nil }
 // a context that did not come through auth.
 func (p principal) actor() *api.Actor {
 	switch {
+	case !p.set && p.preview > 0:
+		return &api.Actor{Kind: api.ActorPreview, ID: strconv.Itoa(p.preview)}
 	case !p.set:
 		return nil
 	case p.admin():

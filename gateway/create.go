@@ -126,6 +126,9 @@ func (s *Server) create(c echo.Context) (err error) {
 		memo[contract.MemoSpecServices] = req.Services
 	}
 	ctx := c.Request().Context()
+	if who := principalOf(ctx).actor(); who != nil {
+		memo[contract.MemoSpecActor] = who // the catalogue's create-requested names it
+	}
 	var origin *contract.ForkOrigin
 	copied := false
 	if req.From != nil {

@@ -177,7 +177,7 @@ func New(o Options) *Server {
 		s.hostTLS = tc
 	}
 	s.supervisors = supervisorClient(s.hostTLS)
-	s.preview = preview.New(preview.Options{Config: o.Preview, Secret: o.Secret, Token: o.Token, HostTLS: s.hostTLS,
+	s.preview = preview.New(preview.Options{Config: o.Preview, Secret: o.Secret, HostTLS: s.hostTLS,
 		Sandboxes: previewSandboxes{s}, Log: o.Log})
 	if o.DataDir != "" {
 		s.thawSockets = &thawSockets{dataDir: o.DataDir}

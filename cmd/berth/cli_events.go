@@ -112,14 +112,16 @@ func eventLine(ev client.Event, withPath bool) string {
 	return termsafe.String(strings.TrimRight(b.String(), " "))
 }
 
-// actorText says who caused an event: "admin", "system", or a scoped
-// token as name(id).
+// actorText says who caused an event: "admin", "system", a scoped token
+// as name(id), or a preview visit as preview(port N).
 func actorText(a *api.Actor) string {
 	switch {
 	case a == nil:
 		return ""
 	case a.Kind == api.ActorToken:
 		return fmt.Sprintf("%s(%s)", strings.ReplaceAll(a.Name, " ", "_"), a.ID)
+	case a.Kind == api.ActorPreview:
+		return "preview(port " + a.ID + ")"
 	}
 	return a.Kind
 }

@@ -4,8 +4,8 @@
 // sandbox's container. By host name they bypass the API's bearer token:
 // public ports need nothing, private ones their port's token (query,
 // header or the cookie it is traded for). By path, on the API's own
-// origin, they need a header credential: the bearer token or the port's
-// token.
+// origin, they need a header credential: an API token that reaches the
+// sandbox (Sandboxes.Caller) or the port's token.
 //
 // The gateway tells a Previews what it knows of sandboxes through
 // Sandboxes; the package holds no state outside a Previews.
@@ -79,14 +79,20 @@ type Sandboxes interface {
 	// ServiceStates is how the supervisor runs the sandbox's services
 	// (nil when it does not answer).
 	ServiceStates(ctx context.Context, name string) map[string]api.ServiceStatus
+	// Caller is ctx carrying the API credential r holds for name (the
+	// admin token, or a scoped token with read or exec on it) as who
+	// causes what the request causes (a wake); ok is false for none.
+	Caller(ctx context.Context, r *http.Request, name string) (context.Context, bool)
+	// Visitor is ctx for a visitor without an API credential: what it
+	// causes names the preview's port.
+	Visitor(ctx context.Context, port int) context.Context
 }
 
 // Options configure a Previews.
 type Options struct {
 	Config config.Preview
-	// Secret derives private ports' tokens; Token is the API's bearer
-	// token, which the path form accepts.
-	Secret, Token string
+	// Secret derives private ports' tokens.
+	Secret string
 	// HostTLS trusts the host proxies that tunnel to other machines'
 	// containers.
 	HostTLS   *tls.Config
@@ -98,11 +104,11 @@ type Options struct {
 // each sandbox's ports (so a page's many requests do not each query
 // Temporal).
 type Previews struct {
-	domain        string        // config.Preview.Domain
-	wait          time.Duration // config.Preview.Wait: how long a request waits for its port
-	secret, token string
-	sb            Sandboxes
-	log           *zap.Logger
+	domain string        // config.Preview.Domain
+	wait   time.Duration // config.Preview.Wait: how long a request waits for its port
+	secret string
+	sb     Sandboxes
+	log    *zap.Logger
 	// upstreams serve every preview's ReverseProxy (dial.go).
 	upstreams *transports
 	// bufs are the proxies' copy buffers (large: a download costs few
@@ -134,7 +140,7 @@ func New(o Options) *Previews {
 	if o.Log == nil {
 		o.Log = zap.NewNop()
 	}
-	p := &Previews{domain: cfg.Domain, wait: cfg.Wait, secret: o.Secret, token: o.Token, sb: o.Sandboxes, log: o.Log,
+	p := &Previews{domain: cfg.Domain, wait: cfg.Wait, secret: o.Secret, sb: o.Sandboxes, log: o.Log,
 		cache: map[string]portsEntry{}, activity: activity{every: touchEvery, hold: touchHold}}
 	p.bufs.New = func() any { b := make([]byte, 256<<10); return &b }
 	p.upstreams = newTransports(o.HostTLS)
@@ -232,13 +238,17 @@ func (p *Previews) serve(c echo.Context, name string, port int, path, base strin
 	}
 	exposed := e.ports[i]
 	pathForm := base != "/"
+	ctx = p.sb.Visitor(ctx, port)
 	if pathForm {
 		// The path form is on the API's own origin, where a page could
 		// use whatever a browser holds for it (a console's session): it
-		// serves API clients only, on a header credential (the bearer
-		// token, or a private port's token), never a query token or a
-		// cookie a browser would send by itself.
-		if !p.bearerOK(r) && (exposed.Public || !tokenEqual(r.Header.Get(tokenHeader), p.Token(name, exposed))) {
+		// serves API clients only, on a header credential (the admin
+		// token, a scoped token with read or exec on the sandbox, or a
+		// private port's token), never a query token or a cookie a
+		// browser would send by itself.
+		if cctx, ok := p.sb.Caller(ctx, r, name); ok {
+			ctx = cctx
+		} else if exposed.Public || !tokenEqual(r.Header.Get(tokenHeader), p.Token(name, exposed)) {
 			return p.misses.miss(r)
 		}
 	} else if !exposed.Public {
@@ -331,12 +341,6 @@ func (p *Previews) serve(c echo.Context, name string, port int, path, base strin
 
 // touch sends one activity touch for name (activity.go).
 func (p *Previews) touch(name string) { p.sb.Touch(name, p.activity.hold) }
-
-// bearerOK reports whether r carries the API's bearer token.
-func (p *Previews) bearerOK(r *http.Request) bool {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && p.token != "" && tokenEqual(got, p.token)
-}
 
 func tokenEqual(got, want string) bool {
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1

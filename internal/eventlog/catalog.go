@@ -22,6 +22,7 @@ type claim struct {
 	workflowID string
 	at         time.Time
 	spec       contract.CreateSpec
+	actor      *api.Actor // from the actor memo; nil before Berth kept it
 }
 
 // Catalog emits the /sandboxes catalogue: the create-requested event of every
@@ -52,7 +53,7 @@ func (r Reader) Catalog(ctx context.Context, after int64, follow bool, emit Emit
 			last = offset
 			if err := emit(api.Event{
 				Offset: offset, Type: api.EventCreateRequested, Payload: payload,
-				CreatedAt: c.at.UTC(), Path: api.CatalogPath,
+				CreatedAt: c.at.UTC(), Path: api.CatalogPath, Actor: c.actor,
 			}); err != nil {
 				return err
 			}
@@ -96,6 +97,14 @@ func (r Reader) claims(ctx context.Context) ([]claim, error) {
 			if p := info.GetMemo().GetFields()[SpecMemoKey]; p != nil && c.spec.Path == "" {
 				if err := converter.GetDefaultDataConverter().FromPayload(p, &c.spec); err != nil {
 					return nil, fmt.Errorf("decode %s memo of %s: %w", SpecMemoKey, id, err)
+				}
+			}
+			if p := info.GetMemo().GetFields()[ActorMemoKey]; p != nil && c.actor == nil {
+				var who api.Actor
+				// A memo Berth did not write leaves the claim without an
+				// actor rather than failing the whole catalogue.
+				if converter.GetDefaultDataConverter().FromPayload(p, &who) == nil && who.Kind != "" {
+					c.actor = &who
 				}
 			}
 		}

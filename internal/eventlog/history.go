@@ -15,6 +15,9 @@ import (
 const (
 	EventMemoKey = "berth.event"
 	SpecMemoKey  = "berth.spec"
+	// ActorMemoKey is who created the sandbox, set at create beside
+	// SpecMemoKey: the actor of its create-requested event.
+	ActorMemoKey = "berth.spec.actor"
 	// WorkflowType is the registered name of the sandbox workflow.
 	WorkflowType = "Sandbox"
 )

@@ -185,6 +185,30 @@ func TestConsoleInABrowser(t *testing.T) {
 	}
 	shot(t, ctx, dir, "03-terminal")
 
+	// The socket drops while a command is about to print: the terminal
+	// reconnects with its cursor, the output made meanwhile is replayed
+	// once, and nothing shown before comes again.
+	rows := `document.querySelector("#term .xterm-rows").innerText`
+	count := func(s string) int {
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](rows+`.split("`+s+`").length - 1`))
+		must(t, err)
+		return n
+	}
+	hellos := count("hello-42")
+	must(t, chromedp.Do(ctx, chromedp.SendKeys(css("#term .xterm-helper-textarea"), "sleep 1; echo after-drop-$((7*6))\r")))
+	waitJS(t, ctx, "the command echoed", rows+`.includes("after-drop-$((7*6))")`, 30*time.Second)
+	must(t, chromedp.Do(ctx, chromedp.Click(css("#term-reconnect"))))
+	waitJS(t, ctx, "a second connection", `document.getElementById("terminal").dataset.connects === "2" && document.getElementById("term-state").textContent === "connected"`, 30*time.Second)
+	waitJS(t, ctx, "the output made across the drop", rows+`.includes("after-drop-42")`, 30*time.Second)
+	if n := count("after-drop-42"); n != 1 {
+		t.Fatalf("the output made across the drop shows %d times", n)
+	}
+	if n := count("hello-42"); n != hellos {
+		t.Fatalf("the reconnect replayed what was shown before: hello-42 %d times, %d before", n, hellos)
+	}
+	must(t, chromedp.Do(ctx, chromedp.SendKeys(css("#term .xterm-helper-textarea"), "echo still-$((5*5))\r")))
+	waitJS(t, ctx, "input after the reconnect", rows+`.includes("still-25")`, 30*time.Second)
+
 	// A process's logs, live: lines arrive one a second, then its exit.
 	must(t, chromedp.Do(ctx, chromedp.SendKeys(css("#proc-cmd"), "for i in 1 2 3; do echo line-$i; sleep 1; done"), chromedp.Click(css("#proc-btn"))))
 	waitJS(t, ctx, "the first log line while the process runs", `document.getElementById("proc-logs").innerText.includes("line-1")`, 30*time.Second)

@@ -9,7 +9,7 @@ const maxActorField = 128
 // (a caller that named none) or an unknown kind, fields cut to a bound.
 func CleanActor(who api.Actor) *api.Actor {
 	switch who.Kind {
-	case api.ActorAdmin, api.ActorToken, api.ActorSystem:
+	case api.ActorAdmin, api.ActorToken, api.ActorSystem, api.ActorPreview:
 	default:
 		return nil
 	}

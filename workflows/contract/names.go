@@ -39,6 +39,10 @@ const (
 	// MemoSpecServices are the create's services, set at create beside
 	// MemoSpec when any, so a repeated create compares them too.
 	MemoSpecServices = "berth.spec.services"
+	// MemoSpecActor is who created the sandbox (an api.Actor), set at
+	// create: the catalogue's create-requested names it. Absent on
+	// sandboxes created before it was kept.
+	MemoSpecActor = "berth.spec.actor"
 )
 
 // HostQueue is the task queue of one worker host.

@@ -1,6 +1,10 @@
 // The Berth console: plain ES module, no build step. Every call goes to
 // the gateway's /v1 API with the session cookie; state-changing calls add
 // the CSRF token from /ui/session.
+import { state, h, api, sbPath, ago, act } from "./lib.js";
+import { envView, egressView, servicesView } from "./settings.js";
+import { terminalView } from "./terminal.js";
+
 const app = document.getElementById("app");
 let session = null;
 
@@ -9,54 +13,6 @@ const EVENT_TYPES = ["create-requested", "created", "start-requested", "started"
   "destroy-requested", "destroyed", "egress-policy-changed", "egress-refused", "services-changed",
   "ports-changed", "host-lost", "workspace-rolled-back", "image-pulling", "start-failed"]
   .map((t) => "events.iterate.com/sandbox/" + t);
-
-// h builds an element: h("a", {href: "#"}, "text", child…). Text is
-// always set as text, never as HTML: names and output come from sandboxes.
-function h(tag, attrs = {}, ...kids) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
-    else if (k === "class") el.className = v;
-    else el.setAttribute(k, v === true ? "" : v);
-  }
-  for (const k of kids.flat()) if (k !== null && k !== undefined) el.append(k instanceof Node ? k : String(k));
-  return el;
-}
-
-function toast(msg, bad = true) {
-  const t = document.getElementById("toast");
-  t.textContent = msg;
-  t.className = bad ? "bad" : "ok";
-  t.hidden = false;
-  clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => (t.hidden = true), 6000);
-}
-
-async function api(method, path, body, opts = {}) {
-  const headers = { ...(opts.headers || {}) };
-  if (method !== "GET" && method !== "HEAD") headers["X-Berth-CSRF"] = session.csrf;
-  let payload = body;
-  if (body !== undefined && !(body instanceof Blob) && !(body instanceof ArrayBuffer)) {
-    headers["Content-Type"] = "application/json";
-    payload = JSON.stringify(body);
-  }
-  const r = await fetch(path, { method, headers, body: payload, credentials: "same-origin" });
-  if (r.status === 401) { location.href = "/ui/login"; throw new Error("signed out"); }
-  if (!r.ok) {
-    let msg = r.status + " " + r.statusText;
-    try { const e = await r.json(); msg = e.error.code + ": " + e.error.message; } catch {}
-    throw new Error(msg);
-  }
-  if (opts.raw) return r;
-  if (r.status === 204) return null;
-  const ct = r.headers.get("Content-Type") || "";
-  return ct.includes("json") ? r.json() : r.text();
-}
-
-const sbPath = (name, ...rest) => "/v1/sandboxes/" + encodeURIComponent(name) + (rest.length ? "/" + rest.join("/") : "");
-const ago = (t) => { if (!t) return ""; const s = (Date.now() - new Date(t)) / 1000; return s < 60 ? Math.round(s) + "s ago" : s < 3600 ? Math.round(s / 60) + "m ago" : s < 86400 ? Math.round(s / 3600) + "h ago" : Math.round(s / 86400) + "d ago"; };
-const act = (fn, ok) => async (ev) => { ev?.preventDefault?.(); try { await fn(); if (ok) toast(ok, false); } catch (e) { toast(e.message); } };
 
 // cleanup holds what the current page must close when the route changes.
 let cleanup = [];
@@ -86,16 +42,24 @@ async function listPage() {
   };
   const refresh = async () => { rows = await api("GET", "/v1/sandboxes"); render(); };
   filter.addEventListener("input", render);
-  // A long list paints its first page at once (the latest started) while
-  // the whole list, sorted by name, loads.
-  const whole = refresh();
+  let stopped = false, timer = 0;
+  cleanup.push(() => { stopped = true; clearTimeout(timer); });
+  // A long list paints its first page (the latest started) before asking
+  // for the whole list, sorted by name: the two listings would otherwise
+  // share the visibility store and the first would wait on the second.
   try {
-    const first = await api("GET", "/v1/sandboxes?limit=100");
-    if (!rows.length) { rows = first; render(); }
+    rows = await api("GET", "/v1/sandboxes?limit=100");
+    render();
+    body.dataset.page = "first";
   } catch {}
-  await whole;
-  const timer = setInterval(() => refresh().catch(() => {}), 3000);
-  cleanup.push(() => clearInterval(timer));
+  if (stopped) return;
+  await refresh();
+  body.dataset.page = "all";
+  // Polling a long list costs its listing each time: less often then.
+  const poll = () => {
+    timer = setTimeout(() => refresh().catch(() => {}).finally(() => !stopped && poll()), rows.length > 300 ? 15000 : 3000);
+  };
+  if (!stopped) poll();
 }
 
 function lifecycleButtons(s, after) {
@@ -117,6 +81,7 @@ function lifecycleButtons(s, after) {
 // ---- sandbox page -------------------------------------------------------
 async function sandboxPage(name) {
   const s = await api("GET", sbPath(name));
+  let reloadServices = async () => {};
   const head = h("div", { class: "row" }, h("h2", {}, s.name), h("span", { class: "status " + s.status, id: "status" }, s.status));
   const refresh = async () => {
     const v = await api("GET", sbPath(name));
@@ -124,19 +89,21 @@ async function sandboxPage(name) {
     document.getElementById("status").className = "status " + v.status;
     document.getElementById("info-host").textContent = v.host || "—";
     clearTimeout(refresh.backups);
-    refresh.backups = setTimeout(() => backupsView(name, sections.backups), 500);
+    refresh.backups = setTimeout(() => { backupsView(name, sections.backups); reloadServices().catch(() => {}); }, 500);
   };
   const temporal = session.temporalUI ? h("a", { target: "_blank", rel: "noopener",
     href: session.temporalUI + "/namespaces/" + encodeURIComponent(session.namespace || "default") + "/workflows/" + encodeURIComponent("sandbox/" + name) }, "Workflow in the Temporal UI") : null;
   const dl = h("dl", { class: "info" }, ...[["Type", s.instanceType], ["Image", s.image || "default"], ["Host", s.host || "—"],
     ["Sleep after", s.sleepAfter + (s.keepAlive ? " (keep-alive)" : "")], ["Egress", s.egress?.mode || "open"], ["Created", s.createdAt]]
-    .flatMap(([k, v]) => [h("dt", {}, k), h("dd", k === "Host" ? { id: "info-host" } : {}, v)]));
+    .flatMap(([k, v]) => [h("dt", {}, k), h("dd", { id: "info-" + k.toLowerCase().replace(/ /g, "-") }, v)]));
+  const changed = (v) => (document.getElementById("info-egress").textContent = v.egress?.mode || "open");
   const sections = {
     events: h("section", { id: "events" }),
     terminal: h("section", { id: "terminal" }),
     processes: h("section", { id: "processes" }),
     files: h("section", { id: "files" }),
     env: h("section", { id: "env" }),
+    egress: h("section", { id: "egress" }),
     ports: h("section", { id: "ports" }),
     services: h("section", { id: "services" }),
     backups: h("section", { id: "backups" }),
@@ -144,12 +111,17 @@ async function sandboxPage(name) {
   app.replaceChildren(head, h("div", { class: "row" }, lifecycleButtons(s, refresh), temporal), dl,
     h("div", { class: "grid" }, Object.values(sections)));
   eventsView(name, sections.events, refresh);
-  terminalView(name, sections.terminal);
+  terminalView(name, sections.terminal, (f) => cleanup.push(f));
   processesView(name, sections.processes);
   filesView(name, sections.files, "/workspace");
-  envView(s, sections.env);
+  envView(s, sections.env, changed);
+  egressView(s, sections.egress, changed);
   portsView(name, sections.ports);
-  servicesView(name, sections.services);
+  // A service's state changes without an event (it starts, exits,
+  // restarts): looked at again every few seconds while the page is open.
+  servicesView(name, sections.services).then((f) => (reloadServices = f));
+  const timer = setInterval(() => reloadServices().catch(() => {}), 4000);
+  cleanup.push(() => clearInterval(timer));
   backupsView(name, sections.backups);
 }
 
@@ -172,48 +144,6 @@ function eventsView(name, el, onEvent) {
   for (const t of EVENT_TYPES) es.addEventListener(t, add);
   es.onmessage = add;
   cleanup.push(() => es.close());
-}
-
-function terminalView(name, el) {
-  const box = h("div", { id: "term", class: "term" });
-  const state = h("small", { id: "term-state" }, "closed");
-  const open = h("button", { id: "term-open" }, "Open terminal");
-  el.replaceChildren(h("h3", {}, "Terminal ", state), open, box);
-  let ws = null, id = null, cursor = "", term = null, closed = false;
-  const connect = () => {
-    const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const q = new URLSearchParams({ cols: term.cols, rows: term.rows });
-    if (cursor) q.set("cursor", cursor);
-    ws = new WebSocket(proto + "//" + location.host + sbPath(name, "terminals", id, "connect") + "?" + q);
-    ws.binaryType = "arraybuffer";
-    ws.onopen = () => (state.textContent = "connected");
-    ws.onmessage = (m) => {
-      if (typeof m.data !== "string") { term.write(new TextDecoder().decode(m.data)); return; }
-      const f = JSON.parse(m.data);
-      if (f.cursor) cursor = f.cursor;
-      if (f.type === "exit") { state.textContent = "exited " + (f.code ?? ""); closed = true; }
-    };
-    ws.onclose = () => {
-      if (closed) return;
-      state.textContent = "reconnecting…";
-      setTimeout(() => !closed && connect(), 1000);
-    };
-  };
-  open.addEventListener("click", act(async () => {
-    open.disabled = true;
-    term = new window.Terminal({ cols: 100, rows: 24, rendererType: "dom" });
-    term.open(box);
-    try { window.XtermFit.fit(term); } catch {}
-    const t = await api("POST", sbPath(name, "terminals"), { cols: term.cols, rows: term.rows });
-    id = t.id;
-    term.on("data", (d) => ws && ws.readyState === 1 && ws.send(new TextEncoder().encode(d)));
-    term.on("resize", ({ cols, rows }) => ws && ws.readyState === 1 && ws.send(JSON.stringify({ type: "resize", cols, rows })));
-    const fit = () => { try { window.XtermFit.fit(term); } catch {} };
-    window.addEventListener("resize", fit);
-    connect();
-    term.focus();
-    cleanup.push(() => { closed = true; window.removeEventListener("resize", fit); ws && ws.close(); });
-  }));
 }
 
 function processesView(name, el) {
@@ -290,25 +220,11 @@ function filesView(name, el, dir) {
   load().catch((e) => table.replaceChildren(h("li", {}, e.message)));
 }
 
-function envView(s, el) {
-  el.replaceChildren(h("h3", {}, "Env"), h("dl", { class: "info" }, ...Object.entries(s.env || {}).flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
-}
-
 async function portsView(name, el) {
   el.replaceChildren(h("h3", {}, "Ports"));
   try {
     const ps = await api("GET", sbPath(name, "ports"));
     el.append(h("ul", {}, ...(ps || []).map((p) => h("li", {}, p.port + " ", p.url ? h("a", { href: p.url, target: "_blank", rel: "noopener" }, "preview") : "", " ", p.public ? "public" : "private"))));
-  } catch (e) { el.append(h("p", {}, e.message)); }
-}
-
-async function servicesView(name, el) {
-  el.replaceChildren(h("h3", {}, "Services"));
-  try {
-    const ss = await api("GET", sbPath(name, "services"));
-    el.append(h("ul", {}, ...(ss || []).map((x) => h("li", {}, h("b", {}, x.name), " ", (x.argv || []).join(" "), " ",
-      h("small", {}, [x.state || "not running", x.pid ? "pid " + x.pid : "", x.restarts ? x.restarts + " restarts" : "",
-        x.lastExit ? "last exit " + x.lastExit.code : "", x.lastError || ""].filter(Boolean).join(", "))))));
   } catch (e) { el.append(h("p", {}, e.message)); }
 }
 
@@ -368,7 +284,7 @@ async function route() {
 async function main() {
   const r = await fetch("/ui/session", { credentials: "same-origin" });
   if (!r.ok) { location.href = "/ui/login"; return; }
-  session = await r.json();
+  session = state.session = await r.json();
   const who = session.actor?.kind === "token" ? session.actor.name + " (" + (session.scopes || []).join(", ") + ")" : "admin";
   document.getElementById("who").textContent = who;
   if (session.temporalUI) {
