@@ -91,7 +91,7 @@ func fromTemporal(err error, name string) *api.Error {
 			e.Retryable = true
 			return e
 		}
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded), isTemporalTimeout(err):
 		e := api.NewError(http.StatusGatewayTimeout, api.CodeTimeout, "the operation did not finish in time; it goes on in the background")
 		e.Retryable = true
 		return e
@@ -106,6 +106,14 @@ func fromTemporal(err error, name string) *api.Error {
 		return e
 	}
 	return &api.Error{Status: http.StatusInternalServerError, Code: api.CodeInternal, Message: err.Error(), Retryable: true}
+}
+
+// isTemporalTimeout: an activity or workflow of the call ran past one of
+// its timeouts (a loaded host), which is the machine's trouble, not an
+// internal error.
+func isTemporalTimeout(err error) bool {
+	var to *temporal.TimeoutError
+	return errors.As(err, &to)
 }
 
 // isUnknownUpdate: the workflow rejected an Update it has no handler for.

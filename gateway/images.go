@@ -63,6 +63,11 @@ func (s *Server) resolveImage(ctx context.Context, ref string) (string, error) {
 		if errors.As(err, &app) {
 			return "", imageError(app)
 		}
+		if isTemporalTimeout(err) {
+			e := api.NewError(http.StatusServiceUnavailable, api.CodeImagePullFailed, "resolving image "+ref+" did not finish in time; nothing was created, retry")
+			e.Retryable, e.RetryAfterMs = true, pullRetryAfter.Milliseconds()
+			return "", e
+		}
 		return "", fromTemporal(err, "")
 	}
 	return res.Digest, nil
