@@ -87,8 +87,8 @@ func (p *process) pump(r *os.File, s stream, wg *sync.WaitGroup) {
 			}
 		}
 		if err != nil {
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				p.drainRest(r, s, buf)
+			if errors.Is(err, os.ErrDeadlineExceeded) { // cut off: take what is there
+				child.ReadRest(r, buf, pipeSize, func(b []byte) { p.log.append(s, append([]byte(nil), b...), nil) })
 			}
 			return
 		}
@@ -102,32 +102,6 @@ func (p *process) pump(r *os.File, s stream, wg *sync.WaitGroup) {
 		}
 		bulk = n >= bulkRead
 	}
-}
-
-// drainRest takes what is already in the pipe once the pump was cut off
-// (child.AwaitDrain): a read past its deadline fails before it reads, and
-// on a loaded machine the pump may not have run at all within DrainGrace
-// of the leader's exit, so the leader's last bytes would be lost. It reads
-// at most one pipe's worth, so a grandchild still writing cannot hold it.
-func (p *process) drainRest(r *os.File, s stream, buf []byte) {
-	rc, err := r.SyscallConn()
-	if err != nil {
-		return
-	}
-	left := pipeSize
-	_ = rc.Control(func(fd uintptr) { // the pipe is non-blocking: EAGAIN once it is empty
-		for left > 0 {
-			n, err := syscall.Read(int(fd), buf[:min(len(buf), left)])
-			if err == syscall.EINTR {
-				continue
-			}
-			if n <= 0 || err != nil {
-				return
-			}
-			p.log.append(s, append([]byte(nil), buf[:n]...), nil)
-			left -= n
-		}
-	})
 }
 
 // bulkRead is the read size from which output counts as streaming, and

@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"errors"
 	"os"
 	"sync"
 	"syscall"
@@ -137,10 +138,17 @@ func (t *terminal) pump(drained chan<- struct{}) {
 			t.out.write(buf[:n])
 		}
 		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) { // cut off: take what is there
+				child.ReadRest(t.ptmx, buf, ptyRest, t.out.write)
+			}
 			return
 		}
 	}
 }
+
+// ptyRest bounds what a cut-off pump still takes from the PTY: more than
+// its buffer holds (4 KiB on Linux).
+const ptyRest = 64 << 10
 
 // supervise waits for the reaper to deliver the leader's status (it never
 // waits itself), lets the output drain, then records the exit.
