@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -211,6 +212,12 @@ func TestKilledContainerSignalsContainerExited(t *testing.T) {
 		require.NoError(t, json.Unmarshal(raw, &e))
 		require.NotEqual(t, slept, e.BootID, "the sleep's own stop was signalled as a container exit: %+v", e)
 	}
+	// The stopped sandbox's exited container goes within seconds (the
+	// reconcile pass its exit asks for), not at the next period (10 m).
+	stacktest.WaitFor(t, 30*time.Second, "the exited container removed", func() (bool, string) {
+		out, err := exec.Command("docker", "inspect", "-f", "{{.State.Status}}", "berth-"+n).CombinedOutput()
+		return err != nil, strings.TrimSpace(string(out))
+	})
 }
 
 // A sandbox whose container vanished while the worker was down (removed

@@ -118,12 +118,11 @@ func RunWorker(ctx context.Context, cfg config.Config, c client.Client, log *zap
 	if err != nil {
 		return err
 	}
-	if err := upkeep.Start(ctx, c, acts, backups, version, log); err != nil {
+	tidy := reconcile.NewTidy()
+	if err := upkeep.Start(ctx, c, acts, backups, version, log, tidy.Poke); err != nil {
 		return err
 	}
-	if every > 0 {
-		go reconcile.Every(ctx, c, acts, every)
-	}
+	go reconcile.Every(ctx, c, acts, every, tidy)
 	if cfg.DropWarmOnExit && acts.Pool != nil {
 		defer acts.Pool.DropAll()
 	}

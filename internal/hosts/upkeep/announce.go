@@ -38,7 +38,7 @@ const (
 // reads (acts.Hosts), this host's announcements, the Docker events watcher
 // that tells workflows their container died, and the monitor that tells
 // them their host is lost.
-func Start(ctx context.Context, c client.Client, acts *activities.Activities, backups blob.Store, version string, log *zap.Logger) error {
+func Start(ctx context.Context, c client.Client, acts *activities.Activities, backups blob.Store, version string, log *zap.Logger, exited func()) error {
 	capacity, err := hostCapacity(ctx, acts.Docker)
 	if err != nil {
 		return err
@@ -62,7 +62,7 @@ func Start(ctx context.Context, c client.Client, acts *activities.Activities, ba
 	// a restart must not read the record the host left when it stopped.
 	a.step(ctx)
 	go a.run(ctx)
-	go (&exitWatcher{c: c, docker: acts.Docker, host: acts.HostID, namespace: acts.Namespace, log: log.Named("exits")}).run(ctx)
+	go (&exitWatcher{c: c, docker: acts.Docker, host: acts.HostID, namespace: acts.Namespace, log: log.Named("exits"), signalled: exited}).run(ctx)
 	go (&lostMonitor{c: c, reg: acts.Hosts, self: acts.HostID, namespace: acts.Namespace, log: log.Named("host-loss"),
 		signalled: map[string]time.Time{}, quietUntil: map[string]time.Time{}}).run(ctx)
 	return nil

@@ -36,6 +36,9 @@ type exitWatcher struct {
 	// container at once, and thousands of signals must not all hit
 	// Temporal together.
 	sending chan struct{}
+	// signalled (nil: none) is told of each exit a workflow accepted, so
+	// the container it leaves goes soon (reconcile.Tidy).
+	signalled func()
 }
 
 // exitSignalsInFlight bounds exitWatcher.sending.
@@ -95,6 +98,9 @@ func (w *exitWatcher) signal(ctx context.Context, sandbox string, exit contract.
 		cancel()
 		if err == nil {
 			w.log.Debug("container exit signalled", zap.String("sandbox", sandbox), zap.String("boot", exit.BootID), zap.String("reason", exit.Reason))
+			if w.signalled != nil {
+				w.signalled()
+			}
 			return
 		}
 		if ctx.Err() != nil || time.Now().After(deadline) {
