@@ -41,7 +41,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "image shapes:", err)
 		os.Exit(1)
 	}
-	s, err := stacktest.Start(ctx, stacktest.Options{})
+	// Three clients run their scenarios on this one host side by side:
+	// counted against this machine's two cores, their sandboxes filled it
+	// (NO_CAPACITY for the last client's). Placement against real capacity
+	// is tested on hosts of its own (tests/capacity_test.go, tests/hosts).
+	s, err := stacktest.Start(ctx, stacktest.Options{Env: []string{"BERTH_HOST_CPUS=256", "BERTH_HOST_MEMORY=1TiB"}})
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start the Berth stack:", err)
