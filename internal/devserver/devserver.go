@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/berthdev/berth/internal/childproc"
+	"github.com/berthdev/berth/internal/freeport"
 	"go.uber.org/zap"
 )
 
@@ -341,12 +342,6 @@ func (s *Server) Stop() {
 	<-s.done
 }
 
-// FreePort asks the kernel for an unused TCP port on ip.
-func FreePort(ip string) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+// FreePort is a port on ip that nothing listens on, for a server to be
+// started there (see freeport).
+func FreePort(ip string) (int, error) { return freeport.Pick(ip) }

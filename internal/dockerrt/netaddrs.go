@@ -12,6 +12,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/api/types/network"
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 )
@@ -38,6 +39,10 @@ type addrBook struct {
 	// found its address taken and replaced the container).
 	labelled map[netip.Addr]bool
 	joined   atomic.Int64 // the bridge's index when its ports were last joined (rejoinPorts)
+	// seen is the sandbox network's address config as last looked up:
+	// every worker on the engine makes the network anew on the subnet it
+	// last saw, whether or not it attached a sandbox to it (knownIPAM).
+	seen atomic.Pointer[network.IPAM]
 }
 
 // addrSlices is how many workers on one host get addresses of their own

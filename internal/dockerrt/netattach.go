@@ -144,16 +144,19 @@ func (an *attachNet) current() bool {
 }
 
 // knownIPAM is the subnet and gateway of the sandbox network this worker
-// has attached sandboxes to, for making the network anew on the same
-// subnet: removing a network whose containers Docker did not attach is
-// not refused (`docker network prune` does it), and those sandboxes keep
-// their addresses. nil before the first attach.
+// has attached sandboxes to, or else last looked up, for making the
+// network anew on the same subnet: removing a network whose containers
+// Docker did not attach is not refused (`docker network prune` does it),
+// and those sandboxes keep their addresses. Any worker on the engine may
+// be first to make it again (a CI run saw another worker's stack, which
+// had attached nothing, move it to a new subnet). nil before the first
+// lookup.
 func (r *Runtime) knownIPAM() *network.IPAM {
 	r.addrs.mu.Lock()
 	an := r.addrs.net
 	r.addrs.mu.Unlock()
 	if an == nil {
-		return nil
+		return r.addrs.seen.Load()
 	}
 	return &network.IPAM{Config: []network.IPAMConfig{{Subnet: an.subnet.String(), Gateway: an.gateway.String()}}}
 }

@@ -142,6 +142,7 @@ func (r *Runtime) sandboxNetwork(ctx context.Context, create bool) (network.Summ
 					_ = r.cli.NetworkRemove(ctx, dup.ID) // in use: Docker refuses, and it stays
 				}
 			}
+			r.rememberIPAM(list[0])
 			return list[0], nil
 		}
 		if !create {
@@ -179,6 +180,16 @@ func (r *Runtime) sandboxNetwork(ctx context.Context, create bool) (network.Summ
 		if err != nil && !cerrdefs.IsConflict(err) && !cerrdefs.IsAlreadyExists(err) {
 			createErr = err
 		} // made here or by a concurrent worker, or failed: list again
+	}
+}
+
+// rememberIPAM keeps a network's IPv4 subnet and gateway for knownIPAM.
+func (r *Runtime) rememberIPAM(n network.Summary) {
+	for _, c := range n.IPAM.Config {
+		if p, err := netip.ParsePrefix(c.Subnet); err == nil && p.Addr().Is4() && c.Gateway != "" {
+			r.addrs.seen.Store(&network.IPAM{Config: []network.IPAMConfig{{Subnet: c.Subnet, Gateway: c.Gateway}}})
+			return
+		}
 	}
 }
 

@@ -80,9 +80,10 @@ func waitStatus(t testing.TB, n, want string, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	last := ""
+	var lastErr error
 	for time.Now().Before(deadline) {
 		info, err := stack.Client().Get(context.Background(), n)
-		if err == nil {
+		if lastErr = err; err == nil {
 			if info.Status == want {
 				return
 			}
@@ -90,7 +91,7 @@ func waitStatus(t testing.TB, n, want string, within time.Duration) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	t.Fatalf("sandbox %s is %q after %s, want %q", n, last, within, want)
+	t.Fatalf("sandbox %s is %q after %s, want %q (last error: %v)", n, last, within, want, lastErr)
 }
 
 // containerState is Docker's view of the sandbox's container.

@@ -42,16 +42,19 @@ func TestWorkerKilledWhileDozing(t *testing.T) {
 	if err := stack.StartWorker(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(3 * time.Second) // the restarted worker's reconcile
-	waitStatus(t, n, "dozing", time.Second)
+	// The restarted worker reconciles, and a workflow query needs it
+	// polling: a loaded machine takes a while to answer at all. What the
+	// test checks is that after the reconcile it still says dozing, frozen.
+	time.Sleep(3 * time.Second)
+	waitStatus(t, n, "dozing", 30*time.Second)
 	waitPaused(t, n, true, time.Second)
 
 	out := run(t, ctx, sb, "echo thawed")
 	if out != "thawed\n" {
 		t.Fatalf("exec after the restart said %q", out)
 	}
-	waitStatus(t, n, "running", 10*time.Second)
-	waitPaused(t, n, false, time.Second)
+	waitStatus(t, n, "running", 30*time.Second)
+	waitPaused(t, n, false, 5*time.Second)
 	info, err := sb.Process(p.ID).Status(ctx)
 	if err != nil || info.State != "running" {
 		t.Fatalf("the process from before the doze: %+v, %v", info, err)
