@@ -56,17 +56,20 @@ func emptyFiles(t *testing.T, dir string, n int) {
 // backup must still heartbeat, so the sleep completes in one attempt
 // instead of timing out and retrying without end. Rather than a few
 // million files against the usual 15 s heartbeat timeout, the stack runs
-// with BERTH_HEARTBEAT_TIMEOUT=1s (the knob exists for this test) and the
-// workspace holds 200,000 empty files, which take a few seconds to back up.
+// with BERTH_HEARTBEAT_TIMEOUT=3s (the knob exists for this test) and the
+// workspace holds 300,000 empty files, which take longer than that to back
+// up. (With 1 s, a CI run at load 20 timed out a heartbeat sent on time:
+// the SDK sends at 0.8 of the timeout, which left 200 ms to reach Temporal.)
 func TestManyEmptyFilesSleepInOneAttempt(t *testing.T) {
 	t.Parallel()
-	st, err := stacktest.Start(context.Background(), stacktest.Options{Env: []string{"BERTH_HEARTBEAT_TIMEOUT=1s"}})
+	const heartbeat = 3 * time.Second
+	st, err := stacktest.Start(context.Background(), stacktest.Options{Env: []string{"BERTH_HEARTBEAT_TIMEOUT=" + heartbeat.String()}})
 	require.NoError(t, err)
 	t.Cleanup(st.Close)
 	n := name(t, "many")
 	st.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "keepAlive": true})
 	st.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
-	emptyFiles(t, workspaceDir(t, st, n), 200_000)
+	emptyFiles(t, workspaceDir(t, st, n), 300_000)
 
 	start := time.Now()
 	done := make(chan stacktest.Response, 1)
@@ -78,7 +81,9 @@ func TestManyEmptyFilesSleepInOneAttempt(t *testing.T) {
 		attempts, timeouts := stopAttempts(t, st, n)
 		t.Fatalf("the sleep did not finish: stop attempts %v, %d timeouts, status %s", attempts, timeouts, st.Status(t, n))
 	}
-	t.Logf("slept in %v", time.Since(start))
+	took := time.Since(start)
+	t.Logf("slept in %v", took)
+	require.Greater(t, took, heartbeat, "the backup outlasted no heartbeat timeout, so it proves nothing: more files")
 	require.Equal(t, "stopped", st.Status(t, n))
 	types := st.EventTypes(t, n)
 	require.Equal(t, []string{"backup-created", "stopped"}, types[len(types)-2:], "backed up, not given up")
