@@ -269,7 +269,7 @@ func (a *Activities) runContainer(ctx context.Context, name, volume, bootID stri
 		NanoCPUs: it.NanoCPUs(), MemoryBytes: it.MemoryBytes(), Pids: it.Pids, DiskBytes: a.diskBytes(it),
 	})
 	if err == nil && !setCPUBurst(id, it.NanoCPUs()) {
-		a.Log.Debug("no CFS burst for the container's cgroup", zap.String("container", name))
+		a.actLog(ctx).Debug("no CFS burst for the container's cgroup", zap.String("container", name))
 	}
 	err = imageRunError(img, err)
 	if err != nil && id != "" {

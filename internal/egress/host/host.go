@@ -27,6 +27,7 @@ import (
 	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/internal/egress/secrets"
 	"github.com/berthdev/berth/internal/netguard"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -203,7 +204,7 @@ func (h *egressHost) Apply(ctx context.Context, in contract.EgressInput) error {
 	}
 	// A narrower policy applies to what is already open too.
 	if n := h.proxy.Recheck(l.ip); n > 0 {
-		h.log.Info("egress: closed connections the new policy refuses", zap.String("sandbox", in.Sandbox), zap.Int("closed", n))
+		h.log.Info("egress: closed connections the new policy refuses", sandboxlog.Of(in.Sandbox, in.Container.BootID), zap.Int("closed", n))
 	}
 	return nil
 }
