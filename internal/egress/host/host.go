@@ -215,7 +215,7 @@ func (h *egressHost) register(sandbox string, ip netip.Addr, st egressState) err
 	if b, ok := h.cas[sandbox]; ok && b.bootID == st.BootID {
 		c = b.ca
 	}
-	return h.reg.Set(ip, egress.Sandbox{ID: sandbox, Policy: st.Policy, CA: c, Secrets: len(st.Secrets) > 0})
+	return h.reg.Set(ip, egress.Sandbox{ID: sandbox, Policy: st.Policy, CA: c, Secrets: len(st.Secrets) > 0, BootID: st.BootID})
 }
 
 // upstreamRoots is the system's pool plus the PEM file extra.
