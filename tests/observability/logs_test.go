@@ -3,6 +3,8 @@ package observability
 import (
 	"bufio"
 	"encoding/json"
+	"os"
+	"path/filepath"
 
 	"strings"
 	"testing"
@@ -12,13 +14,15 @@ import (
 )
 
 // An operator follows one sandbox through the worker's JSON log: create,
-// exec (its first boot), sleep, exec again (a wake: a second boot). Every
+// exec (its first boot), sleep, exec again (a wake: a second boot), sleep
+// with a failing backup (fault injected: the sandbox's backups a file, as
+// in the metrics test), so an activity logs a warning. Every
 // line that names the sandbox, or its workflow, carries the same fields
 // (sandbox, workflowId, and the bootId of the boot it is about), whoever
 // wrote it: an activity, the workflow, the Temporal SDK, the host's
 // egress or upkeep. Lines about no boot (a placement, a destroy) are
 // the only ones without a boot id.
-func TestWorkerLogLinesNameTheSandboxItsWorkflowAndBoot(t *testing.T) {
+func TestWorkerLogLinesNameTheSandboxItsWorkflowAndBoot_FaultInjected(t *testing.T) {
 	t.Parallel()
 	s := startStack(t, "BERTH_LOG_FORMAT=json", "BERTH_LOG_LEVEL=debug")
 	ctx := testCtx(t, 5*time.Minute)
@@ -28,7 +32,14 @@ func TestWorkerLogLinesNameTheSandboxItsWorkflowAndBoot(t *testing.T) {
 	run(t, ctx, sb, "true")
 	s.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/sleep", nil)
 	run(t, ctx, sb, "true") // wakes it: a second boot
+	dir := filepath.Join(s.Dir, "data", "backups", n)
+	require.DirExists(t, dir)
+	require.NoError(t, os.Rename(dir, dir+".aside"))
+	require.NoError(t, os.WriteFile(dir, []byte("not a directory"), 0o600))
 	s.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/sleep", nil)
+	require.NoError(t, os.Remove(dir))
+	require.NoError(t, os.Rename(dir+".aside", dir))
+	s.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)
 
 	wf := "sandbox/" + n
 	boots := map[string]bool{}
@@ -68,6 +79,12 @@ func TestWorkerLogLinesNameTheSandboxItsWorkflowAndBoot(t *testing.T) {
 	require.NotEmpty(t, about, "no worker line names the sandbox")
 	t.Logf("%d worker lines name the sandbox, %d of them no boot", len(about), len(bootless))
 	require.Len(t, boots, 2, "one boot id per boot (create, wake): %v", boots)
+	// The activity's warning about the failed backup names the boot it
+	// stopped, and the run.
+	failed := s.Grep("worker", "backup failed")
+	require.Len(t, failed, 1)
+	require.Contains(t, failed[0], `"bootId":"`+order[1]+`"`)
+	require.Regexp(t, `"runId":"[0-9a-f-]{36}"`, failed[0])
 	for _, line := range bootless {
 		require.True(t, aboutNoBoot(line), "a line about a boot without its boot id: %s", line)
 	}
