@@ -27,8 +27,7 @@ func (a *Activities) ArchiveEvents(ctx context.Context, in contract.ArchiveEvent
 		// Deleted by retention before anything archived it (a sandbox
 		// older than archiving, or archiving down for longer than the
 		// retention period): its events cannot be served any more.
-		a.Log.Warn("events lost: run deleted before it was archived",
-			zap.String("sandbox", in.Sandbox), zap.String("run", res.Gone))
+		a.sandboxLog(ctx, in.Sandbox).Warn("events lost: run deleted before it was archived", zap.String("run", res.Gone))
 	}
 	if err != nil {
 		if blob.IsPermanent(err) {

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.uber.org/zap"
@@ -18,6 +21,7 @@ import (
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/internal/supervisorapi"
+	"github.com/berthdev/berth/internal/tracing"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -269,7 +273,7 @@ func (a *Activities) runContainer(ctx context.Context, name, volume, bootID stri
 		NanoCPUs: it.NanoCPUs(), MemoryBytes: it.MemoryBytes(), Pids: it.Pids, DiskBytes: a.diskBytes(it),
 	})
 	if err == nil && !setCPUBurst(id, it.NanoCPUs()) {
-		a.Log.Debug("no CFS burst for the container's cgroup", zap.String("container", name))
+		a.actLog(ctx).Debug("no CFS burst for the container's cgroup", zap.String("container", name))
 	}
 	err = imageRunError(img, err)
 	if err != nil && id != "" {
@@ -323,17 +327,33 @@ func (a *Activities) labels(sandbox string) map[string]string {
 // replaced let up to half of that time pass after the supervisor was up.
 // Whether the container died is asked of Docker at most every
 // healthExitEvery, not at every poll.
-func (a *Activities) waitHealthy(ctx context.Context, c contract.Container, limit time.Duration) error {
+func (a *Activities) waitHealthy(ctx context.Context, c contract.Container, limit time.Duration) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
+	// One span for the wait, not one per poll: polled every 2 ms, a boot
+	// made tens of spans of refused connections, most of what tracing
+	// cost a create.
+	polls := 0
+	if tracing.Enabled() {
+		var span trace.Span
+		ctx, span = tracing.Tracer().Start(ctx, "supervisor health wait", trace.WithSpanKind(trace.SpanKindClient))
+		defer func() {
+			span.SetAttributes(attribute.Int("berth.polls", polls))
+			if err != nil {
+				span.SetStatus(codes.Error, err.Error())
+			}
+			span.End()
+		}()
+	}
 	start := time.Now()
 	delay := healthPollEvery
 	var last error
 	var exitChecked time.Time
 	for {
-		reqCtx, reqCancel := context.WithTimeout(ctx, time.Second)
+		reqCtx, reqCancel := context.WithTimeout(tracing.Untraced(ctx), time.Second)
 		var h supervisorapi.Health
 		h, last = a.supervisor(c).Health(reqCtx)
+		polls++
 		reqCancel()
 		if last == nil && h.BootID == c.BootID {
 			return nil

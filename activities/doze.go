@@ -45,7 +45,7 @@ func (a *Activities) Doze(ctx context.Context, in contract.DozeInput) (contract.
 	if err != nil {
 		// An unreachable supervisor is not frozen: stay running (the
 		// container's exit, if that is what it is, is reported apart).
-		a.Log.Info("doze skipped: supervisor did not answer", zap.String("sandbox", in.Sandbox), zap.Error(err))
+		a.sandboxLog(ctx, in.Sandbox).Info("doze skipped: supervisor did not answer", zap.Error(err))
 		return contract.DozeResult{Handled: true}, nil
 	}
 	if !fence.Dozed {
@@ -111,7 +111,7 @@ func (a *Activities) unfence(ctx context.Context, c contract.Container) {
 	ctx, cancel := context.WithTimeout(ctx, 4*time.Second)
 	defer cancel()
 	if err := a.supervisor(c).Thaw(ctx); err != nil {
-		a.Log.Info("lifting the doze fence failed; it lifts itself", zap.String("container", c.ID), zap.Error(err))
+		a.actLog(ctx).Info("lifting the doze fence failed; it lifts itself", zap.String("container", c.ID), zap.Error(err))
 	}
 }
 

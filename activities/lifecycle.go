@@ -150,7 +150,7 @@ func (a *Activities) thaw(ctx context.Context, name string) (info *container.Ins
 	if err := a.Docker.Unpause(ctx, name); err != nil && !strings.Contains(err.Error(), "is not paused") {
 		return nil, false, fmt.Errorf("unfreeze sandbox: %w", err)
 	}
-	a.Log.Info("thawed a container left paused", zap.String("container", name))
+	a.actLog(ctx).Info("thawed a container left paused", zap.String("container", name))
 	return info, true, nil
 }
 

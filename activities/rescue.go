@@ -31,7 +31,7 @@ func RescueVolume(ctx context.Context, a *Activities, sandbox string, lostAt tim
 		return backup.Manifest{}, false, errors.New("no backup store configured")
 	}
 	if mk, found := a.readMarker(sandbox); found && mk.State != markerUnsynced {
-		a.Log.Info("not rescuing a volume whose restore never finished", zap.String("sandbox", sandbox), zap.String("backup", mk.Backup))
+		a.sandboxLog(ctx, sandbox).Info("not rescuing a volume whose restore never finished", zap.String("backup", mk.Backup))
 		return backup.Manifest{}, false, nil
 	}
 	lostAt = lostAt.UTC()

@@ -138,7 +138,7 @@ func syncDirOf(path string) error {
 // flushRestored flushes the volume of an unsynced restore, then drops its
 // marker. Safe to call more than once and concurrently: syncfs is, and
 // only the marker that was flushed for is removed.
-func (a *Activities) flushRestored(sandbox, dir string, m marker) error {
+func (a *Activities) flushRestored(log *zap.Logger, sandbox, dir string, m marker) error {
 	start := time.Now()
 	if err := archive.SyncFS(dir); err != nil {
 		if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
@@ -150,7 +150,7 @@ func (a *Activities) flushRestored(sandbox, dir string, m marker) error {
 		return err
 	}
 	if a.clearMarker(sandbox, m) {
-		a.Log.Info("restored workspace flushed to disk", zap.String("sandbox", sandbox),
+		log.Info("restored workspace flushed to disk",
 			zap.String("backup", m.Backup), zap.Duration("took", time.Since(start)))
 	}
 	return nil
@@ -159,13 +159,13 @@ func (a *Activities) flushRestored(sandbox, dir string, m marker) error {
 // flushInBackground starts flushRestored detached from the activity: the
 // boot answers at once, and the marker covers a crash meanwhile. A
 // failure leaves the marker, so the next boot or backup tries again.
-func (a *Activities) flushInBackground(sandbox, dir string, m marker) {
+func (a *Activities) flushInBackground(log *zap.Logger, sandbox, dir string, m marker) {
 	go func() {
 		if d := faultFlushDelay(); d > 0 {
 			time.Sleep(d) // fault injection: a crash lands before the flush
 		}
-		if err := a.flushRestored(sandbox, dir, m); err != nil {
-			a.Log.Warn("flush restored workspace", zap.String("sandbox", sandbox), zap.Error(err))
+		if err := a.flushRestored(log, sandbox, dir, m); err != nil {
+			log.Warn("flush restored workspace", zap.Error(err))
 		}
 	}()
 }
@@ -179,7 +179,7 @@ func (a *Activities) settleRestore(ctx context.Context, sandbox, dir string) err
 		return nil
 	}
 	done := make(chan error, 1)
-	go func() { done <- a.flushRestored(sandbox, dir, m) }()
+	go func() { done <- a.flushRestored(a.sandboxLog(ctx, sandbox), sandbox, dir, m) }()
 	select {
 	case err := <-done:
 		return err

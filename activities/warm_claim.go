@@ -15,6 +15,7 @@ import (
 
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/faults"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -212,7 +213,7 @@ func (a *Activities) readClaim(sandbox string) (claimRecord, bool) {
 // dropClaim forgets a sandbox's claim once its container is gone.
 func (a *Activities) dropClaim(sandbox string) {
 	if err := os.Remove(a.claimPath(sandbox)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		a.Log.Warn("remove a claim record", zap.String("sandbox", sandbox), zap.Error(err))
+		a.Log.Warn("remove a claim record", sandboxlog.Of(sandbox, ""), zap.Error(err))
 	}
 }
 

@@ -44,7 +44,7 @@ func (a *Activities) prepareVolume(ctx context.Context, in contract.BootInput) (
 			// flush, or the rest of the boot failed and this is its retry:
 			// finish the flush now.
 			if dir, err := a.Docker.VolumeMountpoint(ctx, vol); err == nil {
-				a.flushInBackground(in.Sandbox, dir, mk)
+				a.flushInBackground(a.bootLog(ctx, in), in.Sandbox, dir, mk)
 			}
 			if mk.Backup != "" && mk.Backup == in.RestoreBackupID {
 				// The workspace came from this backup, restored by an
@@ -136,7 +136,7 @@ func (a *Activities) restoreInto(ctx context.Context, in contract.BootInput, mk 
 	if err := a.writeMarker(in.Sandbox, mk); err != nil {
 		return "", err
 	}
-	a.flushInBackground(in.Sandbox, dir, mk)
+	a.flushInBackground(a.bootLog(ctx, in), in.Sandbox, dir, mk)
 	a.bootLog(ctx, in).Info("workspace restored", zap.String("backup", m.BackupID),
 		zap.Int64("bytes", m.Bytes), zap.Duration("took", time.Since(start)))
 	return m.BackupID, nil

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -137,14 +138,14 @@ func (s *Server) watchThaw(rctx context.Context, name string) func() bool {
 			return
 		}
 		log := s.logFor(rctx)
-		log.Info("a request went to a dozing sandbox; thawing it", zap.String("sandbox", name))
+		log.Info("a request went to a dozing sandbox; thawing it", sandboxlog.Of(name, ""))
 		if t, ok := s.targets.get(name); ok {
 			if _, ok := s.thawOnHost(ctx, name, "request", t, time.Now()); ok {
 				return
 			}
 		}
 		if _, err := s.thaw(ctx, name, "request"); err != nil {
-			log.Warn("thaw after a stuck request failed", zap.String("sandbox", name), zap.Error(err))
+			log.Warn("thaw after a stuck request failed", sandboxlog.Of(name, ""), zap.Error(err))
 		}
 	})
 	return timer.Stop

@@ -21,6 +21,7 @@ import (
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/internal/reqlog"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/internal/tracing"
 )
 
@@ -196,11 +197,16 @@ func withRequestID(e *api.Error, h http.Header) *api.Error {
 }
 
 // reqLog is the gateway's logger for the request c: its lines carry the
-// request id (and the sandbox's name, on a sandbox's routes).
+// request id (and, on a sandbox's routes, the sandbox's name and workflow
+// id, and the boot this gateway last reached, if any: sandboxlog).
 func (s *Server) reqLog(c echo.Context) *zap.Logger {
 	l := s.logFor(c.Request().Context())
 	if name := c.Param("name"); name != "" {
-		l = l.With(zap.String("sandbox", name))
+		boot := ""
+		if t, ok := s.targets.get(name); ok {
+			boot = t.bootID
+		}
+		l = l.With(sandboxlog.Of(name, boot))
 	}
 	return l
 }

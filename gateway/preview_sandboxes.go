@@ -10,6 +10,7 @@ import (
 
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/gateway/preview"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -68,7 +69,7 @@ func (p previewSandboxes) Touch(name string, hold time.Duration) {
 	defer cancel()
 	t, err := s.resolve(ctx, name, false, "preview") // never wakes: only a running sandbox's traffic counts
 	if err != nil {
-		s.log.Debug("preview activity not recorded", zap.String("sandbox", name), zap.Error(err))
+		s.log.Debug("preview activity not recorded", sandboxlog.Of(name, ""), zap.Error(err))
 		return
 	}
 	sent := time.Now()
@@ -81,9 +82,9 @@ func (p previewSandboxes) Touch(name string, hold time.Duration) {
 		if se.Status == http.StatusUnauthorized {
 			s.targets.drop(name) // another boot answers there
 		}
-		s.log.Debug("preview activity refused", zap.String("sandbox", name), zap.Int("status", se.Status))
+		s.log.Debug("preview activity refused", sandboxlog.Of(name, ""), zap.Int("status", se.Status))
 	default:
 		s.targets.drop(name)
-		s.log.Debug("preview activity not recorded", zap.String("sandbox", name), zap.Error(err))
+		s.log.Debug("preview activity not recorded", sandboxlog.Of(name, ""), zap.Error(err))
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/metrics"
+	"github.com/berthdev/berth/internal/sandboxlog"
 )
 
 func isUpgrade(r *http.Request) bool {
@@ -40,7 +41,7 @@ func (s *Server) proxyUpgrade(c echo.Context, name, path string) error {
 		ModifyResponse: hostProxyRefusal,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			s.targets.drop(name)
-			s.logFor(r.Context()).Info("terminal connection to supervisor failed", zap.String("sandbox", name), zap.Error(err))
+			s.logFor(r.Context()).Info("terminal connection to supervisor failed", sandboxlog.Of(name, ""), zap.Error(err))
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusServiceUnavailable)
 		},

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/api"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -54,7 +55,7 @@ func (s *Server) sandboxStats(c echo.Context) error {
 		return nil // the client left
 	}
 	s.targets.drop(name)
-	s.logFor(ctx).Info("stats: supervisor unreachable", zap.String("sandbox", name), zap.Error(err))
+	s.logFor(ctx).Info("stats: supervisor unreachable", sandboxlog.Of(name, ""), zap.Error(err))
 	return unavailable("the sandbox's container did not answer; retry")
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/berthdev/berth/internal/connpool"
 	"github.com/berthdev/berth/internal/hosttls"
 	"github.com/berthdev/berth/internal/metrics"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/internal/supervisorapi"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -205,7 +206,7 @@ func (s *Server) recheckTarget(name string, t target) {
 		defer cancel()
 		d, err := s.describe(ctx, name)
 		if err != nil {
-			s.log.Debug("recheck of a cached supervisor failed; keeping it", zap.String("sandbox", name), zap.Error(err))
+			s.log.Debug("recheck of a cached supervisor failed; keeping it", sandboxlog.Of(name, t.bootID), zap.Error(err))
 			return
 		}
 		s.forgetStaleTarget(name, d.view)

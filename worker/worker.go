@@ -15,6 +15,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 	"go.uber.org/zap"
@@ -24,6 +25,7 @@ import (
 	"github.com/berthdev/berth/internal/faults"
 	"github.com/berthdev/berth/internal/netguard/keeper"
 	"github.com/berthdev/berth/internal/reconcile"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/workflows"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -54,7 +56,7 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 	// the host's queue, as when the workflow's worker is on another host.
 	acts.LocalBoots = !noHostQueue && faults.Get("NO_LOCAL_BOOT") != "1" // before any Place runs
 	shared, err := startPolling(ctx, acts.Log, "shared", func() sdkworker.Worker {
-		w := sdkworker.New(c, contract.SharedQueue, sdkworker.Options{})
+		w := sdkworker.New(c, contract.SharedQueue, workerOptions())
 		w.RegisterWorkflowWithOptions(workflows.Sandbox, workflow.RegisterOptions{Name: contract.WorkflowType})
 		w.RegisterWorkflowWithOptions(workflows.ResolveImage, workflow.RegisterOptions{Name: contract.WorkflowResolveImage})
 		w.RegisterActivity(acts)
@@ -70,7 +72,7 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 		acts.Log.Warn("BERTH_FAULT_NO_HOST_QUEUE: this worker leaves its host's queue unpolled")
 	} else {
 		host, err := startPolling(ctx, acts.Log, "host", func() sdkworker.Worker {
-			w := sdkworker.New(c, contract.HostQueue(acts.HostID), sdkworker.Options{})
+			w := sdkworker.New(c, contract.HostQueue(acts.HostID), workerOptions())
 			w.RegisterActivity(acts)
 			return w
 		})
@@ -113,6 +115,12 @@ func startPolling(ctx context.Context, log *zap.Logger, what string, newWorker f
 		}
 		backoff *= 2
 	}
+}
+
+// workerOptions are both queues' worker options: the interceptor that
+// gives each activity's log lines its sandbox, run and boot.
+func workerOptions() sdkworker.Options {
+	return sdkworker.Options{Interceptors: []interceptor.WorkerInterceptor{sandboxlog.Interceptor()}}
 }
 
 // startAttempts bounds startPolling: about half a minute of tries.

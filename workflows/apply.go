@@ -252,7 +252,7 @@ func (s *sandbox) destroy(ctx workflow.Context) {
 			return workflow.ExecuteActivity(hostOptions(actx, host), contract.ActivityDestroy, in)
 		}, nil)
 		if lost != nil {
-			workflow.GetLogger(ctx).Warn("destroy did not reach the workspace's host; it cleans up when it returns", "host", host, "reason", lost.Reason)
+			s.log(ctx).Warn("destroy did not reach the workspace's host; it cleans up when it returns", "host", host, "reason", lost.Reason)
 		}
 	}
 	s.st.Container = nil
@@ -288,7 +288,7 @@ func (s *sandbox) configure(ctx workflow.Context, in contract.Intent) error {
 	if err := s.checkEnvAtApply(ctx, in.Configure.Env); err != nil {
 		// Nothing changes; an update's caller gets the error, a signal's
 		// is only logged (it has nobody to answer).
-		workflow.GetLogger(ctx).Warn("env change refused", "error", err)
+		s.log(ctx).Warn("env change refused", "error", err)
 		return err
 	}
 	env := MergeEnv(s.st.Config.Env, in.Configure.Env)
@@ -301,7 +301,7 @@ func (s *sandbox) configure(ctx workflow.Context, in contract.Intent) error {
 		err := workflow.ExecuteActivity(quickOptions(ctx, c.Host), contract.ActivityApplyEnv,
 			contract.EnvInput{Container: *c, Env: env}).Get(ctx, nil)
 		if err != nil {
-			workflow.GetLogger(ctx).Warn("env push to running sandbox failed", "error", err)
+			s.log(ctx).Warn("env push to running sandbox failed", "error", err)
 		}
 	}
 	return nil
@@ -325,7 +325,7 @@ func (s *sandbox) exited(ctx workflow.Context, ex *contract.ContainerExit) {
 			workflow.GetVersion(ctx, exitContainerVersion, workflow.DefaultVersion, 1) == 1 {
 			return // an earlier attempt of this boot, removed by its retry
 		}
-		workflow.GetLogger(ctx).Info("container exited on its own", "code", ex.Code, "reason", ex.Reason)
+		s.log(ctx).Info("container exited on its own", "code", ex.Code, "reason", ex.Reason)
 	}
 	s.stopWatchers()
 	s.st.Container = nil

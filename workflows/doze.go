@@ -87,7 +87,7 @@ func (s *sandbox) doze(ctx workflow.Context, token int64, idle *contract.Idle) {
 	s.resetIdle()
 	if err != nil || !res.Dozed {
 		if err != nil {
-			workflow.GetLogger(ctx).Warn("doze failed; staying up", "error", err)
+			s.log(ctx).Warn("doze failed; staying up", "error", err)
 		}
 		s.idleWait = max(dozeAfter-time.Duration(res.IdleMs)*time.Millisecond, time.Second)
 		return
@@ -153,7 +153,7 @@ const thawDirectVersion = "thaw-direct"
 func (s *sandbox) thawedOnHost(ctx workflow.Context, sig contract.ThawedSignal) {
 	c := s.st.Container
 	if c == nil || c.ID != sig.ContainerID || s.st.DozeToken == 0 || sig.Token != s.st.DozeToken {
-		workflow.GetLogger(ctx).Info("ignoring a stale thawed report", "container", sig.ContainerID, "token", sig.Token)
+		s.log(ctx).Info("ignoring a stale thawed report", "container", sig.ContainerID, "token", sig.Token)
 		return
 	}
 	if workflow.GetVersion(ctx, thawDirectVersion, workflow.DefaultVersion, 1) < 1 {
@@ -168,7 +168,7 @@ func (s *sandbox) acceptThawed(ctx workflow.Context, c workflow.ReceiveChannel) 
 	var sig contract.ThawedSignal
 	c.Receive(ctx, &sig)
 	if sig.Validate() != nil {
-		workflow.GetLogger(ctx).Warn("dropping invalid thawed signal")
+		s.log(ctx).Warn("dropping invalid thawed signal")
 		return
 	}
 	s.st.Pending = append(s.st.Pending, contract.Intent{Seq: s.nextSeq(), Op: opThawed, Thawed: &sig})

@@ -62,7 +62,7 @@ func (s *sandbox) setEgress(ctx workflow.Context, p policy.Policy) error {
 	if c := s.st.Container; c != nil && (s.st.Status == contract.StatusRunning || s.st.Status == contract.StatusDozing) {
 		in := contract.EgressInput{Sandbox: s.st.Config.Name, Container: *c, Policy: p.Normalized()}
 		if err := workflow.ExecuteActivity(quickOptions(ctx, c.Host), contract.ActivityApplyEgress, in).Get(ctx, nil); err != nil {
-			workflow.GetLogger(ctx).Warn("egress policy not applied; the old one stays", "error", err)
+			s.log(ctx).Warn("egress policy not applied; the old one stays", "error", err)
 			msg := rootCause(err)
 			var app *temporal.ApplicationError
 			if errors.As(err, &app) {

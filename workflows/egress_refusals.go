@@ -36,7 +36,7 @@ func (s *sandbox) recordEgressRefused(ctx workflow.Context, r schemas.EgressRefu
 		return
 	}
 	if err := r.Check(); err != nil {
-		workflow.GetLogger(ctx).Warn("dropping an egress refusal report", "error", err)
+		s.log(ctx).Warn("dropping an egress refusal report", "error", err)
 		return
 	}
 	if workflow.GetVersion(ctx, egressRefusalsVersion, workflow.DefaultVersion, 1) != 1 {

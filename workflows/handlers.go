@@ -159,7 +159,7 @@ func (s *sandbox) acceptSignal(ctx workflow.Context, op contract.Op, c workflow.
 		var req contract.ConfigureRequest
 		c.Receive(ctx, &req)
 		if req.Validate() != nil {
-			workflow.GetLogger(ctx).Warn("dropping invalid configure signal")
+			s.log(ctx).Warn("dropping invalid configure signal")
 			return
 		}
 		in.Configure = &req
@@ -167,7 +167,7 @@ func (s *sandbox) acceptSignal(ctx workflow.Context, op contract.Op, c workflow.
 		var req contract.PatchRequest
 		c.Receive(ctx, &req)
 		if req.Validate() != nil {
-			workflow.GetLogger(ctx).Warn("dropping invalid patch signal")
+			s.log(ctx).Warn("dropping invalid patch signal")
 			return
 		}
 		in.Patch = &req
@@ -175,7 +175,7 @@ func (s *sandbox) acceptSignal(ctx workflow.Context, op contract.Op, c workflow.
 		var p policy.Policy
 		c.Receive(ctx, &p)
 		if checkPolicy(p) != nil {
-			workflow.GetLogger(ctx).Warn("dropping invalid egress signal")
+			s.log(ctx).Warn("dropping invalid egress signal")
 			return
 		}
 		p = p.Normalized()

@@ -97,7 +97,7 @@ func (s *sandbox) missedByLiveHost(ctx workflow.Context, host, activity string) 
 	if err := workflow.ExecuteLocalActivity(placeLocalOptions(ctx), contract.ActivityHostLive, host).Get(ctx, &res); err != nil || !res.Live {
 		return false
 	}
-	workflow.GetLogger(ctx).Warn("a live host did not pick up an activity in time; asking it again",
+	s.log(ctx).Warn("a live host did not pick up an activity in time; asking it again",
 		"host", host, "activity", activity, "within", contract.HostScheduleToStart)
 	return true
 }
@@ -177,7 +177,7 @@ func (s *sandbox) markHostLost(ctx workflow.Context, hl contract.HostLost) {
 		p.LastSeen = &loss.LastSeen
 	}
 	s.record(ctx, api.EventHostLost, p)
-	workflow.GetLogger(ctx).Warn("workspace host lost", "host", hl.Host, "reason", hl.Reason)
+	s.log(ctx).Warn("workspace host lost", "host", hl.Host, "reason", hl.Reason)
 }
 
 // lostHere reports whether the workspace's host is known lost.

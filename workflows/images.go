@@ -45,7 +45,7 @@ func (s *sandbox) recordImagePulls(ctx workflow.Context) {
 			}
 			// It comes from a worker, but history is forever.
 			if p.Image == "" || len(p.Image) > maxImageRef || p.BytesDone < 0 || p.BytesTotal < 0 {
-				workflow.GetLogger(ctx).Warn("dropping an image-pulling report", "image", len(p.Image))
+				s.log(ctx).Warn("dropping an image-pulling report", "image", len(p.Image))
 				continue
 			}
 			if workflow.GetVersion(ctx, imagePullingVersion, workflow.DefaultVersion, 1) != 1 {

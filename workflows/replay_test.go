@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -202,7 +203,9 @@ func TestReplayRecordedHistories(t *testing.T) {
 // tracing interceptor a worker installs when OTEL_EXPORTER_OTLP_ENDPOINT is
 // set (internal/tracing), keyed as there, so that the update's span the
 // workflow carries to its intent (trace.go) is in play: turning tracing on
-// for a worker changes no command of a running sandbox's workflow.
+// for a worker changes no command of a running sandbox's workflow. The
+// log fields' interceptor every worker installs (internal/sandboxlog) is
+// in play too.
 func TestReplayRecordedHistoriesWithTracing(t *testing.T) {
 	tp := sdktrace.NewTracerProvider()
 	defer tp.Shutdown(context.Background())
@@ -214,7 +217,7 @@ func TestReplayRecordedHistoriesWithTracing(t *testing.T) {
 	require.NotEmpty(t, files)
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".json"), func(t *testing.T) {
-			if err := replayFile(t, file, i); err != nil {
+			if err := replayFile(t, file, i, sandboxlog.Interceptor()); err != nil {
 				t.Fatalf("%s does not replay with tracing on: %v", file, err)
 			}
 		})

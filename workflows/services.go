@@ -41,7 +41,7 @@ func (s *sandbox) setServices(ctx workflow.Context, c contract.ServicesChange) e
 		err := workflow.ExecuteActivity(quickOptions(ctx, cn.Host), contract.ActivityApplyServices,
 			contract.ServicesInput{Container: *cn, Services: nonNilServices(next)}).Get(ctx, nil)
 		if err != nil {
-			workflow.GetLogger(ctx).Warn("services push to running sandbox failed", "error", err)
+			s.log(ctx).Warn("services push to running sandbox failed", "error", err)
 		}
 	}
 	return nil

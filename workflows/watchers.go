@@ -79,11 +79,11 @@ func (s *sandbox) onWatch(ctx workflow.Context, f workflow.Future) {
 			s.queueHostLost(contract.HostLost{Host: s.st.Container.Host, Reason: "host " + s.st.Container.Host +
 				" did not pick up " + contract.ActivityWatch + " within " + contract.HostScheduleToStart.String()})
 		case !temporal.IsCanceledError(err):
-			workflow.GetLogger(ctx).Warn("container watch failed; restarting it", "error", err)
+			s.log(ctx).Warn("container watch failed; restarting it", "error", err)
 		}
 		return
 	}
-	workflow.GetLogger(ctx).Info("container exited on its own", "code", exit.Code, "reason", exit.Reason)
+	s.log(ctx).Info("container exited on its own", "code", exit.Code, "reason", exit.Reason)
 	s.st.Pending = append(s.st.Pending, contract.Intent{Seq: s.nextSeq(), Op: opExited})
 }
 

@@ -163,7 +163,7 @@ func dialTemporal(ctx context.Context, cfg config.Config, log *zap.Logger) (clie
 		if err != nil {
 			return nil, err // a bad file never gets better by retrying
 		}
-		opts.Logger = tlog.NewStructuredLogger(sdkLogger())
+		opts.Logger = tlog.NewStructuredLogger(sdkLogger(log))
 		if addr, _ := cfg.MetricsAddr(""); addr != "off" {
 			opts.MetricsHandler = metrics.Temporal()
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/internal/metrics"
+	"github.com/berthdev/berth/internal/sandboxlog"
 )
 
 // DNSServer is the resolver sandboxes use (the host redirects their port 53
@@ -88,9 +89,10 @@ func (s *DNSServer) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 	rep := reporter{log: s.Log, on: s.OnRefusal, limit: &s.refusalLogs}
 	outcome := metrics.OK
 	defer func() { metrics.ResolverQueries.WithLabelValues(outcome).Inc() }()
+	boot := "" // the sandbox's, once known
 	refuse := func(sandbox, name, reason string, rcode int) {
 		outcome = "refused"
-		rep.refuse(Refusal{Sandbox: sandbox, Source: src.Addr().Unmap(), Host: name, Kind: "dns", Reason: reason})
+		rep.refuse(Refusal{Sandbox: sandbox, Boot: boot, Source: src.Addr().Unmap(), Host: name, Kind: "dns", Reason: reason})
 		m := new(dns.Msg)
 		m.SetRcode(req, rcode)
 		if req.IsEdns0() != nil {
@@ -105,6 +107,7 @@ func (s *DNSServer) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 		refuse("", "", "unknown source address", dns.RcodeRefused)
 		return
 	}
+	boot = e.BootID
 	if req.Opcode != dns.OpcodeQuery || len(req.Question) != 1 || req.Question[0].Qclass != dns.ClassINET {
 		refuse(e.ID, "", "only single-question Internet-class queries are answered", dns.RcodeRefused)
 		return
@@ -148,7 +151,7 @@ func (s *DNSServer) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 	resp, _, err := c.Exchange(req, s.Upstream)
 	if err != nil {
 		if s.Log != nil {
-			s.Log.Warn("egress dns: upstream failed", zap.String("sandbox", e.ID), zap.String("name", name), zap.Error(err))
+			s.Log.Warn("egress dns: upstream failed", sandboxlog.Of(e.ID, e.BootID), zap.String("name", name), zap.Error(err))
 		}
 		m := new(dns.Msg)
 		m.SetRcode(req, dns.RcodeServerFailure)

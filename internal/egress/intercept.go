@@ -19,6 +19,7 @@ import (
 	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/internal/egress/secrets"
 	"github.com/berthdev/berth/internal/metrics"
+	"github.com/berthdev/berth/internal/sandboxlog"
 )
 
 // serveTLS terminates the client's TLS with a leaf of the sandbox's CA for
@@ -35,7 +36,7 @@ func (p *Proxy) serveTLS(c net.Conn, info *conn, e *entry) {
 	if err := tc.HandshakeContext(ctx); err != nil {
 		// Typically a client that does not trust the sandbox's CA.
 		if p.Log != nil {
-			p.Log.Info("egress: client TLS handshake failed", zap.String("sandbox", info.sbID), zap.String("host", info.sni), zap.Error(err))
+			p.Log.Info("egress: client TLS handshake failed", sandboxlog.Of(info.sbID, info.boot), zap.String("host", info.sni), zap.Error(err))
 		}
 		tc.Close()
 		return
@@ -72,7 +73,7 @@ func (p *Proxy) serveHTTP(c net.Conn, info *conn) {
 			// The error may quote the URL, which may now hold a secret:
 			// neither the log nor the client gets its text.
 			if p.Log != nil && !errors.Is(err, context.Canceled) {
-				p.Log.Info("egress: upstream request failed", zap.String("sandbox", info.sbID), zap.Stringer("destination", info.dst), zap.String("error", errorClass(err)))
+				p.Log.Info("egress: upstream request failed", sandboxlog.Of(info.sbID, info.boot), zap.Stringer("destination", info.dst), zap.String("error", errorClass(err)))
 			}
 			plain(w, http.StatusBadGateway, fmt.Sprintf("berth egress: upstream %s failed (%s)\n", info.dst, errorClass(err)))
 		},
@@ -97,7 +98,7 @@ func (p *Proxy) serveHTTP(c net.Conn, info *conn) {
 // substitutes its secrets and sends it upstream, or answers 403.
 func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, info *conn, rp *httputil.ReverseProxy) {
 	refuse := func(reason, secret string) {
-		p.reporter().refuse(Refusal{Sandbox: info.sbID, Source: info.src, Destination: info.dst, Host: r.Host, Secret: secret, Kind: "http", Reason: reason})
+		p.reporter().refuse(Refusal{Sandbox: info.sbID, Boot: info.boot, Source: info.src, Destination: info.dst, Host: r.Host, Secret: secret, Kind: "http", Reason: reason})
 		plain(w, http.StatusForbidden, "berth egress: refused: "+reason+"\n")
 	}
 	e := p.Registry.lookup(info.src) // the policy as it is now

@@ -14,6 +14,7 @@ import (
 	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/internal/egress/secrets"
 	"github.com/berthdev/berth/internal/metrics"
+	"github.com/berthdev/berth/internal/sandboxlog"
 )
 
 // Proxy is the transparent egress proxy. The host redirects sandboxes' TCP
@@ -71,6 +72,7 @@ type conn struct {
 	src    netip.Addr
 	dst    netip.AddrPort
 	sbID   string
+	boot   string // the sandbox's boot, for log lines
 	sni    string
 	tls    bool
 	refuse string // a refusal decided at connect time, answered per request after interception
@@ -98,7 +100,7 @@ func (p *Proxy) handle(c net.Conn) {
 	src, _ := netip.ParseAddrPort(c.RemoteAddr().String())
 	info := &conn{src: src.Addr().Unmap()}
 	refuse := func(reason string) {
-		p.reporter().refuse(Refusal{Sandbox: info.sbID, Source: info.src, Destination: info.dst, Host: info.sni, Kind: "connect", Reason: reason})
+		p.reporter().refuse(Refusal{Sandbox: info.sbID, Boot: info.boot, Source: info.src, Destination: info.dst, Host: info.sni, Kind: "connect", Reason: reason})
 		c.Close()
 	}
 	e := p.Registry.lookup(info.src)
@@ -106,7 +108,7 @@ func (p *Proxy) handle(c net.Conn) {
 		refuse("unknown source address")
 		return
 	}
-	info.sbID = e.ID
+	info.sbID, info.boot = e.ID, e.BootID
 	dst, err := p.origDst(c)
 	if err != nil {
 		refuse(err.Error())
@@ -239,7 +241,7 @@ func (p *Proxy) pass(c net.Conn, info *conn, prefix []byte) {
 	up, err := p.dial(context.Background(), info.dst)
 	if err != nil {
 		if p.Log != nil {
-			p.Log.Info("egress: upstream unreachable", zap.String("sandbox", info.sbID), zap.Stringer("destination", info.dst), zap.Error(err))
+			p.Log.Info("egress: upstream unreachable", sandboxlog.Of(info.sbID, info.boot), zap.Stringer("destination", info.dst), zap.Error(err))
 		}
 		c.Close()
 		return

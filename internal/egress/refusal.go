@@ -7,12 +7,14 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/metrics"
+	"github.com/berthdev/berth/internal/sandboxlog"
 )
 
 // Refusal is one refused lookup, connection or request, for the operator:
 // the worker turns these into sandbox events. It never holds a secret value.
 type Refusal struct {
 	Sandbox     string         // empty when the source is unknown
+	Boot        string         // the sandbox's boot, for the log line
 	Source      netip.Addr     // the sandbox's address
 	Destination netip.AddrPort // zero for DNS
 	Host        string         // SNI, Host header or DNS name, if any
@@ -48,7 +50,7 @@ func (r reporter) refuse(f Refusal) {
 }
 
 func (r reporter) logRefusal(f Refusal, suppressed int) {
-	fields := []zap.Field{zap.String("sandbox", f.Sandbox), zap.Stringer("source", f.Source),
+	fields := []zap.Field{sandboxlog.Of(f.Sandbox, f.Boot), zap.Stringer("source", f.Source),
 		zap.String("kind", f.Kind), zap.String("reason", f.Reason)}
 	if f.Destination.IsValid() {
 		fields = append(fields, zap.Stringer("destination", f.Destination))

@@ -27,6 +27,9 @@ type Sandbox struct {
 	// policy, so getSecret placeholders are substituted for bound hosts and
 	// refused elsewhere. Allowlist policies are always intercepted.
 	Secrets bool
+	// BootID is the boot of the container at the address: its log lines
+	// name it.
+	BootID string
 }
 
 type entry struct {

@@ -23,7 +23,7 @@ func (p *Proxy) Recheck(src netip.Addr) int {
 		if reason := p.stillAllowed(e, lc.info); reason != "" {
 			lc.c.Close()
 			n++
-			p.reporter().refuse(Refusal{Sandbox: e.ID, Source: lc.info.src, Destination: lc.info.dst, Kind: "connect",
+			p.reporter().refuse(Refusal{Sandbox: e.ID, Boot: e.BootID, Source: lc.info.src, Destination: lc.info.dst, Kind: "connect",
 				Reason: "closed after a policy change: " + reason})
 		}
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -84,7 +85,7 @@ func Run(ctx context.Context, c client.Client, docker *dockerrt.Runtime, hostID,
 			return fmt.Errorf("ask Temporal about sandbox %s: %w", name, err)
 		}
 		if s.err != nil {
-			log.Warn("cannot read sandbox; keeping its containers and volumes", zap.String("sandbox", name), zap.Error(s.err))
+			log.Warn("cannot read sandbox; keeping its containers and volumes", sandboxlog.Of(name, ""), zap.Error(s.err))
 		}
 		states[name] = s
 		return nil
@@ -116,9 +117,10 @@ func Run(ctx context.Context, c client.Client, docker *dockerrt.Runtime, hostID,
 		if keep || ct.Labels[dockerrt.LabelPool] != "" && claiming != nil && claiming(name) {
 			continue
 		}
-		log.Info("removing orphan container", zap.String("sandbox", name), zap.String("container", ct.ID), zap.String("why", why))
+		ref := sandboxlog.Of(name, ct.Labels[dockerrt.LabelBoot])
+		log.Info("removing orphan container", ref, zap.String("container", ct.ID), zap.String("why", why))
 		if err := docker.RemoveContainer(ctx, ct.ID); err != nil {
-			log.Warn("remove orphan container", zap.String("container", ct.ID), zap.Error(err))
+			log.Warn("remove orphan container", ref, zap.String("container", ct.ID), zap.Error(err))
 		}
 	}
 	volumes := map[string]bool{}
@@ -138,7 +140,7 @@ func Run(ctx context.Context, c client.Client, docker *dockerrt.Runtime, hostID,
 		if rescue != nil && movedAway(state(name), hostID) && !rescued(ctx, c, namespace, hostID, name, rescue, log) {
 			continue
 		}
-		log.Info("removing orphan volume", zap.String("sandbox", name), zap.String("volume", v.Name), zap.String("why", why))
+		log.Info("removing orphan volume", sandboxlog.Of(name, ""), zap.String("volume", v.Name), zap.String("why", why))
 		if err := docker.RemoveVolume(ctx, v.Name); err != nil {
 			log.Warn("remove orphan volume", zap.String("volume", v.Name), zap.Error(err))
 		}
@@ -157,7 +159,7 @@ func Run(ctx context.Context, c client.Client, docker *dockerrt.Runtime, hostID,
 		if keep {
 			continue
 		}
-		log.Info("removing orphan disk", zap.String("sandbox", name), zap.String("volume", vol), zap.String("why", why))
+		log.Info("removing orphan disk", sandboxlog.Of(name, ""), zap.String("volume", vol), zap.String("why", why))
 		if err := docker.RemoveDisk(vol); err != nil {
 			log.Warn("remove orphan disk", zap.String("volume", vol), zap.Error(err))
 		}

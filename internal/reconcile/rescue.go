@@ -12,6 +12,7 @@ import (
 	"github.com/berthdev/berth/api"
 	"github.com/berthdev/berth/internal/blob"
 	"github.com/berthdev/berth/internal/eventlog"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows/contract"
 )
@@ -50,7 +51,7 @@ func movedAway(s *sandboxState, host string) bool {
 func rescued(ctx context.Context, c client.Client, namespace, host, sandbox string, rescue *Rescuer, log *zap.Logger) bool {
 	lostAt, rolledBack, err := rolledBackFrom(ctx, eventlog.Reader{Client: c, Namespace: namespace, Archive: rescue.Archive}, sandbox, host)
 	if err != nil {
-		log.Warn("cannot read the sandbox's events; keeping its volume", zap.String("sandbox", sandbox), zap.Error(err))
+		log.Warn("cannot read the sandbox's events; keeping its volume", sandboxlog.Of(sandbox, ""), zap.Error(err))
 		return false
 	}
 	if !rolledBack {
@@ -58,11 +59,11 @@ func rescued(ctx context.Context, c client.Client, namespace, host, sandbox stri
 	}
 	id, ok, err := rescue.Volume(ctx, sandbox, lostAt)
 	if err != nil {
-		log.Warn("rescue of a rolled-back volume failed; keeping it for the next reconciliation", zap.String("sandbox", sandbox), zap.Error(err))
+		log.Warn("rescue of a rolled-back volume failed; keeping it for the next reconciliation", sandboxlog.Of(sandbox, ""), zap.Error(err))
 		return false
 	}
 	if ok {
-		log.Info("rescued a rolled-back volume", zap.String("sandbox", sandbox), zap.String("backup", id), zap.Time("lostAt", lostAt))
+		log.Info("rescued a rolled-back volume", sandboxlog.Of(sandbox, ""), zap.String("backup", id), zap.Time("lostAt", lostAt))
 	}
 	return true
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/berthdev/berth/internal/hosts/upkeep"
 	"github.com/berthdev/berth/internal/hosttls"
 	"github.com/berthdev/berth/internal/names"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -115,7 +116,7 @@ func (t *Server) tell(id, cause string, res activities.ThawResult) {
 		}
 		select {
 		case <-ctx.Done():
-			t.log.Warn("could not tell the workflow of a thaw", zap.String("sandbox", res.Sandbox), zap.Error(err))
+			t.log.Warn("could not tell the workflow of a thaw", sandboxlog.Of(res.Sandbox, ""), zap.Error(err))
 			return
 		case <-time.After(wait):
 		}

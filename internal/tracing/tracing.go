@@ -88,6 +88,9 @@ type transport struct {
 }
 
 func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Context().Value(untracedKey{}) != nil {
+		return t.rt.RoundTrip(r)
+	}
 	if sc := trace.SpanContextFromContext(r.Context()); sc.IsValid() && !sc.IsSampled() {
 		// The sampler dropped this trace: no span, no header, no
 		// allocation.
@@ -113,6 +116,18 @@ func (t *transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		span.SetStatus(codes.Error, resp.Status)
 	}
 	return resp, nil
+}
+
+type untracedKey struct{}
+
+// Untraced is ctx for calls Transport leaves out of the trace (no span,
+// no header): a poll whose every attempt would otherwise be a span of its
+// own, which its caller covers with one span for the whole wait.
+func Untraced(ctx context.Context) context.Context {
+	if !Enabled() {
+		return ctx
+	}
+	return context.WithValue(ctx, untracedKey{}, true)
 }
 
 // Inject puts ctx's trace context on h, the headers of a request the

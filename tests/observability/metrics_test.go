@@ -109,9 +109,9 @@ func TestMetricsFollowALifecycleAFailedBackupAndARefusal_FaultInjected(t *testin
 	// as the worker's log shows (a boot attempt can fail on this loaded
 	// machine and succeed on its retry).
 	failed := 0
-	for _, l := range s.Grep("worker", `msg="Activity error."`) {
+	for _, l := range s.Grep("worker", `"msg":"Activity error."`) {
 		for _, a := range []string{"Boot", "BootWarm", "Stop", "Snapshot", "Destroy"} {
-			if strings.Contains(l, "ActivityType="+a+" ") {
+			if strings.Contains(l, `"ActivityType":"`+a+`"`) {
 				failed++
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/berthdev/berth/internal/egress/ca"
 	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/internal/egress/secrets"
+	"github.com/berthdev/berth/internal/sandboxlog"
 )
 
 // A boot's CA outlives the worker that made it: its key is sealed with the
@@ -39,7 +40,7 @@ func (h *egressHost) saveCA(sandbox, bootID string, c *ca.CA) {
 		err = h.sealed.PutSealed(secrets.SealedKey(sealedCAKind, sandbox), b)
 	}
 	if err != nil {
-		h.log.Warn("egress: the boot's CA is not kept for a restarted worker", zap.String("sandbox", sandbox), zap.Error(err))
+		h.log.Warn("egress: the boot's CA is not kept for a restarted worker", sandboxlog.Of(sandbox, bootID), zap.Error(err))
 	}
 }
 
@@ -61,7 +62,7 @@ func (h *egressHost) dropCA(sandbox, bootID string) {
 		return // a newer boot's
 	}
 	if err := h.sealed.DeleteSealed(key); err != nil {
-		h.log.Warn("egress: remove a stopped boot's sealed CA", zap.String("sandbox", sandbox), zap.Error(err))
+		h.log.Warn("egress: remove a stopped boot's sealed CA", sandboxlog.Of(sandbox, bootID), zap.Error(err))
 	}
 }
 
@@ -73,7 +74,7 @@ func (h *egressHost) loadCA(sandbox, bootID string) *ca.CA {
 	b, err := h.sealed.GetSealed(secrets.SealedKey(sealedCAKind, sandbox))
 	if err != nil {
 		if !errors.Is(err, secrets.ErrNotFound) {
-			h.log.Warn("egress: read a sandbox's sealed CA", zap.String("sandbox", sandbox), zap.Error(err))
+			h.log.Warn("egress: read a sandbox's sealed CA", sandboxlog.Of(sandbox, bootID), zap.Error(err))
 		}
 		return nil
 	}
@@ -83,7 +84,7 @@ func (h *egressHost) loadCA(sandbox, bootID string) *ca.CA {
 	}
 	c, err := ca.Load(s.Cert, s.Key)
 	if err != nil {
-		h.log.Warn("egress: a sandbox's sealed CA does not load", zap.String("sandbox", sandbox), zap.Error(err))
+		h.log.Warn("egress: a sandbox's sealed CA does not load", sandboxlog.Of(sandbox, bootID), zap.Error(err))
 		return nil
 	}
 	return c

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/egress/policy"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -46,16 +47,16 @@ func (h *egressHost) confirmPolicy(sandbox, container, boot string) {
 			h.mu.Unlock()
 			if err == nil {
 				h.log.Warn("egress: a running sandbox's policy, unknown to this worker, came from its workflow",
-					zap.String("sandbox", sandbox), zap.String("mode", string(st.Policy.Mode)))
+					sandboxlog.Of(sandbox, boot), zap.String("mode", string(st.Policy.Mode)))
 				return
 			}
 		}
 		h.log.Warn("egress: cannot learn a running sandbox's policy yet; it stays under none",
-			zap.String("sandbox", sandbox), zap.Error(err), zap.Duration("retry", delay))
+			sandboxlog.Of(sandbox, boot), zap.Error(err), zap.Duration("retry", delay))
 		select {
 		case <-ctx.Done():
 			h.log.Error("egress: gave up learning a running sandbox's policy; it stays under none until its next boot or policy change",
-				zap.String("sandbox", sandbox))
+				sandboxlog.Of(sandbox, boot))
 			return
 		case <-time.After(delay):
 		}

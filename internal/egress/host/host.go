@@ -27,6 +27,7 @@ import (
 	"github.com/berthdev/berth/internal/egress/policy"
 	"github.com/berthdev/berth/internal/egress/secrets"
 	"github.com/berthdev/berth/internal/netguard"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -203,7 +204,7 @@ func (h *egressHost) Apply(ctx context.Context, in contract.EgressInput) error {
 	}
 	// A narrower policy applies to what is already open too.
 	if n := h.proxy.Recheck(l.ip); n > 0 {
-		h.log.Info("egress: closed connections the new policy refuses", zap.String("sandbox", in.Sandbox), zap.Int("closed", n))
+		h.log.Info("egress: closed connections the new policy refuses", sandboxlog.Of(in.Sandbox, in.Container.BootID), zap.Int("closed", n))
 	}
 	return nil
 }
@@ -214,7 +215,7 @@ func (h *egressHost) register(sandbox string, ip netip.Addr, st egressState) err
 	if b, ok := h.cas[sandbox]; ok && b.bootID == st.BootID {
 		c = b.ca
 	}
-	return h.reg.Set(ip, egress.Sandbox{ID: sandbox, Policy: st.Policy, CA: c, Secrets: len(st.Secrets) > 0})
+	return h.reg.Set(ip, egress.Sandbox{ID: sandbox, Policy: st.Policy, CA: c, Secrets: len(st.Secrets) > 0, BootID: st.BootID})
 }
 
 // upstreamRoots is the system's pool plus the PEM file extra.

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/egress"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/schemas"
 	"github.com/berthdev/berth/workflows"
 	"github.com/berthdev/berth/workflows/contract"
@@ -36,7 +37,7 @@ func (h *egressHost) sendRefusals(sandbox string, r schemas.EgressRefused) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := (*c).SignalWorkflow(ctx, contract.WorkflowID(sandbox), "", workflows.SignalEgressRefused, r); err != nil {
-		h.log.Info("egress: refusals not reported to the sandbox's stream", zap.String("sandbox", sandbox),
+		h.log.Info("egress: refusals not reported to the sandbox's stream", sandboxlog.Of(sandbox, ""),
 			zap.Int("count", r.Count), zap.Error(err))
 	}
 }

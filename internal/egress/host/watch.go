@@ -12,6 +12,7 @@ import (
 	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/egress/ca"
+	"github.com/berthdev/berth/internal/sandboxlog"
 )
 
 // watch keeps the registry to the containers running here: a container
@@ -128,14 +129,14 @@ func (h *egressHost) restoreOne(ctx context.Context, id string) {
 		// Fail closed: none until the workflow says (failclosed.go).
 		st = egressState{BootID: boot, Policy: unknownPolicy}
 		h.log.Warn("egress: a running sandbox has no policy state on this worker; it gets none until its workflow says",
-			zap.String("sandbox", sandbox), zap.Error(err))
+			sandboxlog.Of(sandbox, boot), zap.Error(err))
 	}
 	st.Container = info.ID
 	if err := h.track(sandbox, info.ID, addr, st); err != nil {
-		h.log.Error("egress: register a running container", zap.String("sandbox", sandbox), zap.Error(err))
+		h.log.Error("egress: register a running container", sandboxlog.Of(sandbox, boot), zap.Error(err))
 		return
 	}
-	h.log.Info("egress: registered a running container", zap.String("sandbox", sandbox), zap.Stringer("address", addr),
+	h.log.Info("egress: registered a running container", sandboxlog.Of(sandbox, boot), zap.Stringer("address", addr),
 		zap.String("mode", string(st.Policy.Mode)))
 	if unknown {
 		go h.confirmPolicy(sandbox, info.ID, boot)

@@ -14,6 +14,7 @@ import (
 	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/hosts"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -97,14 +98,14 @@ func (w *exitWatcher) signal(ctx context.Context, sandbox string, exit contract.
 		err := SignalSandbox(sctx, w.c, sandbox, contract.SignalContainerExited, exit)
 		cancel()
 		if err == nil {
-			w.log.Debug("container exit signalled", zap.String("sandbox", sandbox), zap.String("boot", exit.BootID), zap.String("reason", exit.Reason))
+			w.log.Debug("container exit signalled", sandboxlog.Of(sandbox, exit.BootID), zap.String("reason", exit.Reason))
 			if w.signalled != nil {
 				w.signalled()
 			}
 			return
 		}
 		if ctx.Err() != nil || time.Now().After(deadline) {
-			w.log.Warn("cannot signal a container exit", zap.String("sandbox", sandbox), zap.Error(err))
+			w.log.Warn("cannot signal a container exit", sandboxlog.Of(sandbox, exit.BootID), zap.Error(err))
 			return
 		}
 		select {

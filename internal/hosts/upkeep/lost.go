@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/hosts"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -95,11 +96,11 @@ func (m *lostMonitor) check(ctx context.Context) error {
 				continue
 			}
 			if err := SignalSandbox(ctx, m.c, v.Name, contract.SignalHostLost, lost); err != nil {
-				m.log.Warn("cannot signal host loss", zap.String("sandbox", v.Name), zap.Error(err))
+				m.log.Warn("cannot signal host loss", sandboxlog.Of(v.Name, ""), zap.Error(err))
 				continue
 			}
 			m.signalled[key] = now
-			m.log.Info("host lost: sandbox told", zap.String("host", h.ID), zap.String("sandbox", v.Name))
+			m.log.Info("host lost: sandbox told", zap.String("host", h.ID), sandboxlog.Of(v.Name, ""))
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/berthdev/berth/internal/hosts"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -69,10 +70,10 @@ func (r *reliever) relieve(ctx context.Context, rec hosts.Record, memOf func(con
 			continue
 		}
 		r.signalled[name] = now
-		r.log.Info("memory pressure: putting the longest-dozing sandbox to sleep", zap.String("sandbox", name),
+		r.log.Info("memory pressure: putting the longest-dozing sandbox to sleep", sandboxlog.Of(name, ""),
 			zap.Int64("usedMiB", rec.Used.MemoryMiB), zap.Int64("lineMiB", limit))
 		if err := r.c.SignalWorkflow(ctx, contract.WorkflowID(name), "", string(contract.OpSleep), nil); err != nil {
-			r.log.Warn("memory pressure: sleep signal failed", zap.String("sandbox", name), zap.Error(err))
+			r.log.Warn("memory pressure: sleep signal failed", sandboxlog.Of(name, ""), zap.Error(err))
 		}
 	}
 	for name, at := range r.signalled {
