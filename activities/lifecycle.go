@@ -75,6 +75,7 @@ func (a *Activities) Stop(ctx context.Context, in contract.StopInput) (_ contrac
 		return contract.StopResult{}, fmt.Errorf("remove container: %w", err)
 	}
 	a.dropClaim(in.Sandbox)
+	a.releaseRoom(ctx, in.Sandbox)
 	a.freezes.forget(in.Container.ID)
 	return res, nil
 }
@@ -175,6 +176,7 @@ func (a *Activities) Destroy(ctx context.Context, in contract.DestroyInput) (err
 		return fmt.Errorf("remove container: %w", err)
 	}
 	a.dropClaim(in.Sandbox)
+	a.releaseRoom(ctx, in.Sandbox)
 	a.freezes.forgetSandbox(in.Sandbox)
 	if err := a.Docker.RemoveVolume(ctx, VolumeName(in.Sandbox)); err != nil {
 		return fmt.Errorf("remove workspace volume: %w", err)

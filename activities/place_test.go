@@ -168,3 +168,23 @@ func TestPlacePrefersItsOwnHostWhenItCanClaimInPlace(t *testing.T) {
 		t.Errorf("local Place with the pool empty: %+v, want h1, not local", res)
 	}
 }
+
+// A sandbox whose container is gone before its host announced it gives
+// its room back at once: the next boot fits on a host with room for one,
+// instead of NO_CAPACITY until the reservation's TTL ends.
+func TestRemovedSandboxGivesItsRoomBackBeforeTheNextAnnouncement(t *testing.T) {
+	room := hosts.Resources{MilliCPU: 250, MemoryMiB: 1024}
+	a := placeFixture(t, hosts.Record{ID: "h1", Capacity: room})
+	a.HostID = "h1"
+	ctx := context.Background()
+	if _, err := a.Place(ctx, contract.PlaceInput{Sandbox: "one", InstanceType: "basic"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Place(ctx, contract.PlaceInput{Sandbox: "two", InstanceType: "basic"}); err == nil {
+		t.Fatal("a second boot fit on a host with room for one")
+	}
+	a.releaseRoom(ctx, "one") // what Stop and Destroy do once the container is removed
+	if res, err := a.Place(ctx, contract.PlaceInput{Sandbox: "two", InstanceType: "basic"}); err != nil || res.Host != "h1" {
+		t.Fatalf("after the first sandbox's removal: %+v, %v", res, err)
+	}
+}
