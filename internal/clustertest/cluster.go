@@ -21,11 +21,15 @@ import (
 	"syscall"
 	"time"
 
+	"go.temporal.io/sdk/client"
+
 	"github.com/berthdev/berth/internal/childproc"
+	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/stacktest"
 	"github.com/berthdev/berth/internal/supervisorbin"
+	"github.com/berthdev/berth/internal/temporalconn"
 )
 
 // NodeIPs are the loopback addresses of the three Temporal nodes: each
@@ -462,4 +466,17 @@ func (c *Cluster) NodeUp(i int) bool {
 	n := c.nodes[i]
 	c.mu.Unlock()
 	return n != nil && n.alive()
+}
+
+// Dial is a Temporal client of the whole cluster, dialled as Berth dials
+// (internal/temporalconn), with the admin certificate.
+func (c *Cluster) Dial(ctx context.Context) (client.Client, error) {
+	cfg := config.Config{TemporalAddress: c.Frontends(), Namespace: "default", TemporalTLS: config.TemporalTLS{
+		CertFile: c.Certs("admin.pem"), KeyFile: c.Certs("admin.key"), CAFile: c.Certs("ca.pem"), ServerName: "temporal"}}
+	opts, dial, err := temporalconn.Options(cfg)
+	if err != nil {
+		return nil, err
+	}
+	opts.ConnectionOptions.DialOptions = dial
+	return client.DialContext(ctx, opts)
 }

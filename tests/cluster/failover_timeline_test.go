@@ -15,8 +15,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/berthdev/berth/internal/clustertest"
-	"github.com/berthdev/berth/internal/config"
-	"github.com/berthdev/berth/internal/temporalconn"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -122,18 +120,9 @@ func secs(d time.Duration) string {
 	return fmt.Sprintf("%.2fs", d.Seconds())
 }
 
-// temporalClient dials the cluster as Berth does (internal/temporalconn),
-// with the admin certificate.
-func (c *cluster) temporalClient(ctx context.Context) (client.Client, error) {
-	cfg := config.Config{TemporalAddress: c.Frontends(), Namespace: "default", TemporalTLS: config.TemporalTLS{
-		CertFile: c.Certs("admin.pem"), KeyFile: c.Certs("admin.key"), CAFile: c.Certs("ca.pem"), ServerName: "temporal"}}
-	opts, dial, err := temporalconn.Options(cfg)
-	if err != nil {
-		return nil, err
-	}
-	opts.ConnectionOptions.DialOptions = dial
-	return client.DialContext(ctx, opts)
-}
+// temporalClient dials the cluster as Berth does, with the admin
+// certificate.
+func (c *cluster) temporalClient(ctx context.Context) (client.Client, error) { return c.Dial(ctx) }
 
 // steps reads from the sandbox's workflow history when the sleep sent at
 // kill+sent was served, step by step.

@@ -14,8 +14,6 @@ import (
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
-	"github.com/berthdev/berth/internal/config"
-	"github.com/berthdev/berth/internal/temporalconn"
 	"github.com/berthdev/berth/workflows/contract"
 	"go.temporal.io/sdk/client"
 )
@@ -35,12 +33,7 @@ func (c *cluster) psql(t *testing.T, db, query string) string {
 // certificate.
 func (c *cluster) adminClient(t *testing.T) client.Client {
 	t.Helper()
-	cfg := config.Config{TemporalAddress: c.Frontends(), Namespace: "default", TemporalTLS: config.TemporalTLS{
-		CertFile: c.Certs("admin.pem"), KeyFile: c.Certs("admin.key"), CAFile: c.Certs("ca.pem"), ServerName: "temporal"}}
-	o, dial, err := temporalconn.Options(cfg)
-	require.NoError(t, err)
-	o.ConnectionOptions.DialOptions = dial
-	cl, err := client.Dial(o)
+	cl, err := c.Dial(context.Background())
 	require.NoError(t, err)
 	t.Cleanup(cl.Close)
 	return cl
