@@ -238,7 +238,13 @@ func check(t *testing.T, tc temporal.Client, hosts []dockerHost, c *client.Clien
 			continue
 		}
 		if b.status != "running" {
-			if err := retry(ctx, func() error { _, err := c.Start(ctx, b.name); return err }); err != nil {
+			// Each wake gets its own bound: one refused until the end
+			// (NO_CAPACITY on a full host) must not use up the deadline
+			// of every check after it.
+			wctx, wcancel := context.WithTimeout(ctx, 2*time.Minute)
+			err := retry(wctx, func() error { _, err := c.Start(wctx, b.name); return err })
+			wcancel()
+			if err != nil {
 				v = append(v, fmt.Sprintf("%s: no wake after the faults: %v", b.name, err))
 				continue
 			}

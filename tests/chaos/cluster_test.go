@@ -50,8 +50,14 @@ func TestChaosCluster(t *testing.T) {
 	setupStart := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	// The guard is off, as in tests/cluster: this run is about Temporal,
-	// and the guard's host-wide nftables tables are TestChaos's to cover.
-	cl, err := clustertest.Start(ctx, root, tools, pgBin, "BERTH_CONTINUE_AS_NEW_AFTER=40", "BERTH_NETGUARD=off", "BERTH_WARM_POOL=lite=1")
+	// and the guard's host-wide nftables tables are TestChaos's to cover
+	// (egress changes are refused with EGRESS_UNAVAILABLE here). The host
+	// counts generous capacity: against the cluster the driver runs
+	// operations fast enough to create about 80 sandboxes in five minutes,
+	// more than this machine's two cores count for, and the checks' wakes
+	// were then refused NO_CAPACITY until their deadline.
+	cl, err := clustertest.Start(ctx, root, tools, pgBin, "BERTH_CONTINUE_AS_NEW_AFTER=40", "BERTH_NETGUARD=off", "BERTH_WARM_POOL=lite=1",
+		"BERTH_HOST_CPUS=256", "BERTH_HOST_MEMORY=1TiB")
 	if err != nil {
 		cancel()
 		t.Fatal(err)
