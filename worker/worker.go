@@ -56,7 +56,9 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 	// the host's queue, as when the workflow's worker is on another host.
 	acts.LocalBoots = !noHostQueue && faults.Get("NO_LOCAL_BOOT") != "1" // before any Place runs
 	shared, err := startPolling(ctx, acts.Log, "shared", func() sdkworker.Worker {
-		w := sdkworker.New(c, contract.SharedQueue, workerOptions())
+		opts := workerOptions()
+		opts.StickyScheduleToStartTimeout = stickyScheduleToStart
+		w := sdkworker.New(c, contract.SharedQueue, opts)
 		w.RegisterWorkflowWithOptions(workflows.Sandbox, workflow.RegisterOptions{Name: contract.WorkflowType})
 		w.RegisterWorkflowWithOptions(workflows.ResolveImage, workflow.RegisterOptions{Name: contract.WorkflowResolveImage})
 		w.RegisterActivity(acts)
@@ -122,6 +124,16 @@ func startPolling(ctx context.Context, log *zap.Logger, what string, newWorker f
 func workerOptions() sdkworker.Options {
 	return sdkworker.Options{Interceptors: []interceptor.WorkerInterceptor{sandboxlog.Interceptor()}}
 }
+
+// stickyScheduleToStart is how long a workflow task waits on this worker's
+// sticky queue before Temporal gives it to the shared queue (the SDK's
+// default is 5 s). A sticky queue lives on one Temporal node: when that
+// node dies, every workflow task sent to it (an Update's, and the one
+// after its activity) waits this long, twice per call, while the shared
+// queue on a live node could serve it. A live worker takes a sticky task
+// in milliseconds; one too slow for this only replays the history from the
+// shared queue.
+const stickyScheduleToStart = time.Second
 
 // startAttempts bounds startPolling: about half a minute of tries.
 const startAttempts = 5

@@ -28,6 +28,7 @@ import (
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/volume"
 	dockerclient "github.com/docker/docker/client"
+	temporal "go.temporal.io/sdk/client"
 
 	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/api"
@@ -50,17 +51,24 @@ func envDuration(t *testing.T, key string, def time.Duration) time.Duration {
 	return d
 }
 
+// envSeed is BERTH_CHAOS_SEED, or a new seed from the clock.
+func envSeed(t *testing.T) uint64 {
+	v := os.Getenv("BERTH_CHAOS_SEED")
+	if v == "" {
+		return uint64(time.Now().UnixNano())
+	}
+	seed, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		t.Fatalf("BERTH_CHAOS_SEED=%q: %v", v, err)
+	}
+	return seed
+}
+
 func TestChaos(t *testing.T) {
 	if os.Getenv("BERTH_TEST_CHAOS") == "" {
 		t.Skip("the chaos run: BERTH_TEST_CHAOS=1 (task chaos)")
 	}
-	seed := uint64(time.Now().UnixNano())
-	if v := os.Getenv("BERTH_CHAOS_SEED"); v != "" {
-		var err error
-		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
-			t.Fatalf("BERTH_CHAOS_SEED=%q: %v", v, err)
-		}
-	}
+	seed := envSeed(t)
 	duration := envDuration(t, "BERTH_CHAOS_DURATION", 2*time.Minute)
 	every := envDuration(t, "BERTH_CHAOS_FAULT_EVERY", 8*time.Second)
 	t.Logf("chaos seed %d (rerun: BERTH_TEST_CHAOS=1 BERTH_CHAOS_SEED=%d), %s, a fault about every %s", seed, seed, duration, every)
@@ -109,7 +117,7 @@ func TestChaos(t *testing.T) {
 		d.boxes = append(d.boxes, f.disk.box)
 	}
 
-	v := check(t, st, []dockerHost{{st.HostID, st.DockerAPI}}, c, d, time.Time{})
+	v := check(t, st.Temporal, []dockerHost{{st.HostID, st.DockerAPI}}, c, d, time.Time{})
 	v = append(v, f.problems...)
 	v = append(v, d.logGaps...)
 	for _, u := range d.undoc {
@@ -137,7 +145,7 @@ var verified struct {
 
 // check waits for the stack to answer, then checks every invariant and
 // returns the violations.
-func check(t *testing.T, st *stacktest.Stack, hosts []dockerHost, c *client.Client, d *driver, lostSince time.Time) []string {
+func check(t *testing.T, tc temporal.Client, hosts []dockerHost, c *client.Client, d *driver, lostSince time.Time) []string {
 	var v []string
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
@@ -198,7 +206,7 @@ func check(t *testing.T, st *stacktest.Stack, hosts []dockerHost, c *client.Clie
 		}
 		b.status = info.Status // what the rest of the checks go by
 		qctx, qcancel := context.WithTimeout(ctx, 10*time.Second)
-		_, err := st.Temporal.QueryWorkflow(qctx, contract.WorkflowID(b.name), "", contract.QueryState)
+		_, err := tc.QueryWorkflow(qctx, contract.WorkflowID(b.name), "", contract.QueryState)
 		qcancel()
 		if err != nil {
 			v = append(v, fmt.Sprintf("%s: the workflow answered no query within 10 s: %v", b.name, err))
@@ -230,7 +238,13 @@ func check(t *testing.T, st *stacktest.Stack, hosts []dockerHost, c *client.Clie
 			continue
 		}
 		if b.status != "running" {
-			if err := retry(ctx, func() error { _, err := c.Start(ctx, b.name); return err }); err != nil {
+			// Each wake gets its own bound: one refused until the end
+			// (NO_CAPACITY on a full host) must not use up the deadline
+			// of every check after it.
+			wctx, wcancel := context.WithTimeout(ctx, 2*time.Minute)
+			err := retry(wctx, func() error { _, err := c.Start(wctx, b.name); return err })
+			wcancel()
+			if err != nil {
 				v = append(v, fmt.Sprintf("%s: no wake after the faults: %v", b.name, err))
 				continue
 			}
@@ -382,8 +396,10 @@ func report(t *testing.T, seed uint64, d *driver, f *faults, violations []string
 			fmt.Fprintf(&b, "    %-16s %5d\n", k, f.count[k])
 		}
 	}
-	if n := f.count[faultKillHost]; n > 0 {
-		fmt.Fprintf(&b, "    %-16s %5d\n", faultKillHost, n)
+	for _, k := range []string{faultKillHost, faultKillNode} { // the hosts' and the cluster's runs
+		if n := f.count[k]; n > 0 {
+			fmt.Fprintf(&b, "    %-16s %5d\n", k, n)
+		}
 	}
 	if dk := f.disk; dk != nil && dk.fills > 0 {
 		fmt.Fprintf(&b, "  disk filled %d times: answered while full %d times, writes refused %d %v, took writes again after the removal %d times\n",

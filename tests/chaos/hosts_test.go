@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -36,13 +35,7 @@ func TestChaosHosts(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Fatal("the many-hosts harness needs root (network namespaces, a dockerd per host)")
 	}
-	seed := uint64(time.Now().UnixNano())
-	if v := os.Getenv("BERTH_CHAOS_SEED"); v != "" {
-		var err error
-		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
-			t.Fatalf("BERTH_CHAOS_SEED=%q: %v", v, err)
-		}
-	}
+	seed := envSeed(t)
 	duration := envDuration(t, "BERTH_CHAOS_DURATION", 3*time.Minute)
 	every := envDuration(t, "BERTH_CHAOS_FAULT_EVERY", 30*time.Second)
 	t.Logf("chaos (hosts) seed %d (rerun: BERTH_TEST_CHAOS_HOSTS=1 BERTH_CHAOS_SEED=%d), %s, a host killed about every %s", seed, seed, duration, every)
@@ -106,7 +99,7 @@ func TestChaosHosts(t *testing.T) {
 	logf("ran %d operations; faults stopped, settling", steps)
 	d.bg.Wait()
 
-	v := check(t, st, hosts, c, d, hk.firstKill)
+	v := check(t, st.Temporal, hosts, c, d, hk.firstKill)
 	v = append(v, hk.problems...)
 	v = append(v, d.logGaps...)
 	for _, u := range d.undoc {

@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	berth "github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/clustertest"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -44,7 +45,7 @@ func strangerCert(t *testing.T) tls.Certificate {
 }
 
 func (c *cluster) caPool(t *testing.T) *x509.CertPool {
-	pem, err := os.ReadFile(c.certs("ca.pem"))
+	pem, err := os.ReadFile(c.Certs("ca.pem"))
 	require.NoError(t, err)
 	pool := x509.NewCertPool()
 	require.True(t, pool.AppendCertsFromPEM(pem))
@@ -55,7 +56,7 @@ func (c *cluster) caPool(t *testing.T) *x509.CertPool {
 // lazily so that a refused connection shows up on the call.
 func (c *cluster) sdkClient(t *testing.T, tc *tls.Config) client.Client {
 	t.Helper()
-	cl, err := client.NewLazyClient(client.Options{HostPort: c.frontend(nodeIPs[0]), Namespace: "default",
+	cl, err := client.NewLazyClient(client.Options{HostPort: c.Frontend(clustertest.NodeIPs[0]), Namespace: "default",
 		ConnectionOptions: client.ConnectionOptions{TLS: tc}})
 	require.NoError(t, err)
 	t.Cleanup(cl.Close)
@@ -69,11 +70,11 @@ func (c *cluster) sdkClient(t *testing.T, tc *tls.Config) client.Client {
 func TestClusterRefusesClientsWithoutCertificate(t *testing.T) {
 	c := need(t)
 	ctx := context.Background()
-	name := "auth-" + c.hostID
+	name := "auth-" + c.HostID
 	_, _, err := c.clients()[0].Create(ctx, berth.CreateRequest{Name: name, InstanceType: "lite"})
 	require.NoError(t, err)
 	wid := contract.WorkflowID(name)
-	intruder := contract.WorkflowID("intruder-" + c.hostID)
+	intruder := contract.WorkflowID("intruder-" + c.HostID)
 
 	for _, tc := range []struct {
 		name string
@@ -106,7 +107,7 @@ func TestClusterRefusesClientsWithoutCertificate(t *testing.T) {
 
 	// With a certificate the CA signed, the same calls reach the workflow:
 	// the refusals above were the certificate, not the calls.
-	pair, err := tls.LoadX509KeyPair(c.certs("worker.pem"), c.certs("worker.key"))
+	pair, err := tls.LoadX509KeyPair(c.Certs("worker.pem"), c.Certs("worker.key"))
 	require.NoError(t, err)
 	ok := c.sdkClient(t, &tls.Config{RootCAs: c.caPool(t), ServerName: "temporal", Certificates: []tls.Certificate{pair}})
 	qctx, cancel := context.WithTimeout(ctx, 30*time.Second)

@@ -97,7 +97,7 @@ func BenchmarkClusterVsDevServer(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		var onCluster, onDev []time.Duration
 		for r := 0; r < rounds; r++ {
-			d, err := roundTrip(ctx, clusterCl[r%2], fmt.Sprintf("bc-%s-%d-%d", c.hostID, i, r))
+			d, err := roundTrip(ctx, clusterCl[r%2], fmt.Sprintf("bc-%s-%d-%d", c.HostID, i, r))
 			if err != nil {
 				b.Fatalf("cluster: %v", err)
 			}
@@ -109,7 +109,7 @@ func BenchmarkClusterVsDevServer(b *testing.B) {
 			onDev = append(onDev, d)
 		}
 		dur := time.Duration(secs) * time.Second
-		clusterOps, err := sustained(ctx, clusterCl, fmt.Sprintf("sc-%s-%d", c.hostID, i), loops, dur)
+		clusterOps, err := sustained(ctx, clusterCl, fmt.Sprintf("sc-%s-%d", c.HostID, i), loops, dur)
 		if err != nil {
 			b.Fatalf("cluster sustained: %v", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	berth "github.com/berthdev/berth/client"
+	"github.com/berthdev/berth/internal/clustertest"
 )
 
 // failoverGoal is what a lifecycle call may take at p50 while one of the
@@ -77,7 +78,7 @@ func BenchmarkClusterFailover(b *testing.B) {
 	var r retries
 	var names []string
 	for i := 0; i < n; i++ {
-		name := fmt.Sprintf("fo-%s-%d", c.hostID, i)
+		name := fmt.Sprintf("fo-%s-%d", c.HostID, i)
 		if _, _, err := cs[0].Create(ctx, berth.CreateRequest{Name: name, InstanceType: "lite", SleepAfter: time.Hour}); err != nil {
 			b.Fatal(err)
 		}
@@ -96,7 +97,7 @@ func BenchmarkClusterFailover(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		var up, down []time.Duration
 		for round := 0; round < rounds; round++ {
-			node := (round + 1) % len(nodeIPs)
+			node := (round + 1) % len(clustertest.NodeIPs)
 			if err := startAll(ctx, cs, &r, names); err != nil {
 				b.Fatal(err)
 			}

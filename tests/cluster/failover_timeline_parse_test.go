@@ -5,13 +5,15 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/berthdev/berth/internal/clustertest"
 )
 
 // The timeline reads the Temporal server's JSON log lines as v1.32 writes
 // them; a change of format would leave the benchmark's timeline empty, so
 // it is checked here without a cluster.
 func TestReadNodeEventsFromTemporalLogs(t *testing.T) {
-	c := &cluster{dir: t.TempDir()}
+	c := &cluster{&clustertest.Cluster{Dir: t.TempDir()}}
 	kill := time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)
 	node1 := `{"level":"info","ts":"2026-12-06T08:59:59.000Z","msg":"Current reachable members","component":"service-resolver","service":"history","addresses":["127.0.0.2:7234","127.0.0.3:7234","127.0.0.4:7234"]}
 {"level":"info","ts":"2026-12-06T09:00:05.300Z","msg":"Current reachable members","component":"service-resolver","service":"history","addresses":["127.0.0.2:7234","127.0.0.4:7234"]}
@@ -23,7 +25,7 @@ not json
 {"level":"info","ts":"2026-12-06T09:00:06.100Z","msg":"Acquired shard","shard-id":9}
 `
 	for name, body := range map[string]string{"node1.log": node1, "node3.log": node3, "node2.log": `{"ts":"2026-12-06T09:00:01.000Z","msg":"Acquired shard"}`} {
-		if err := os.WriteFile(filepath.Join(c.dir, name), []byte(body), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(c.Dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -14,8 +14,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/berthdev/berth/internal/config"
-	"github.com/berthdev/berth/internal/temporalconn"
+	"github.com/berthdev/berth/internal/clustertest"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -47,12 +46,12 @@ type temporalLogLine struct {
 // readNodeEvents reads the surviving nodes' logs after kill.
 func (c *cluster) readNodeEvents(killed int, kill time.Time) nodeEvents {
 	ev := nodeEvents{ringDropped: map[string]time.Duration{}}
-	dead := nodeIPs[killed] + ":"
-	for i := range nodeIPs {
+	dead := clustertest.NodeIPs[killed] + ":"
+	for i := range clustertest.NodeIPs {
 		if i == killed {
 			continue
 		}
-		f, err := os.Open(filepath.Join(c.dir, fmt.Sprintf("node%d.log", i+1)))
+		f, err := os.Open(filepath.Join(c.Dir, fmt.Sprintf("node%d.log", i+1)))
 		if err != nil {
 			continue
 		}
@@ -121,18 +120,9 @@ func secs(d time.Duration) string {
 	return fmt.Sprintf("%.2fs", d.Seconds())
 }
 
-// temporalClient dials the cluster as Berth does (internal/temporalconn),
-// with the admin certificate.
-func (c *cluster) temporalClient(ctx context.Context) (client.Client, error) {
-	cfg := config.Config{TemporalAddress: c.frontends(), Namespace: "default", TemporalTLS: config.TemporalTLS{
-		CertFile: c.certs("admin.pem"), KeyFile: c.certs("admin.key"), CAFile: c.certs("ca.pem"), ServerName: "temporal"}}
-	opts, dial, err := temporalconn.Options(cfg)
-	if err != nil {
-		return nil, err
-	}
-	opts.ConnectionOptions.DialOptions = dial
-	return client.DialContext(ctx, opts)
-}
+// temporalClient dials the cluster as Berth does, with the admin
+// certificate.
+func (c *cluster) temporalClient(ctx context.Context) (client.Client, error) { return c.Dial(ctx) }
 
 // steps reads from the sandbox's workflow history when the sleep sent at
 // kill+sent was served, step by step.

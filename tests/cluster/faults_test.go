@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/berthdev/berth/internal/clustertest"
 )
 
 // span is when one completed lifecycle ran.
@@ -41,7 +43,7 @@ func (c *cluster) traffic(ctx context.Context, r *retries, loops int, prefix str
 					return
 				default:
 				}
-				name := fmt.Sprintf("%s-%s-%d-%d", prefix, c.hostID, l, i)
+				name := fmt.Sprintf("%s-%s-%d-%d", prefix, c.HostID, l, i)
 				start := time.Now()
 				err := lifecycle(ctx, cs, r, name)
 				mu.Lock()
@@ -93,7 +95,7 @@ func TestClusterSurvivesNodeKills(t *testing.T) {
 	time.Sleep(20 * time.Second)
 	var kills []time.Time
 	for _, i := range []int{1, 2} {
-		t.Logf("SIGKILL Temporal node %d (%s)", i+1, nodeIPs[i])
+		t.Logf("SIGKILL Temporal node %d (%s)", i+1, clustertest.NodeIPs[i])
 		kills = append(kills, time.Now())
 		c.KillNode(i)
 		time.Sleep(20 * time.Second)
@@ -148,7 +150,7 @@ func TestClusterRecoversFromPostgresRestart(t *testing.T) {
 	}
 	// After recovery a fresh lifecycle completes.
 	var after retries
-	if err := lifecycle(ctx, c.clients(), &after, "pg-after-"+c.hostID); err != nil {
+	if err := lifecycle(ctx, c.clients(), &after, "pg-after-"+c.HostID); err != nil {
 		t.Fatalf("after PostgreSQL came back: %v", err)
 	}
 	t.Logf("%d lifecycles completed across the restart; documented retries: %s; after: %s", len(out.spans), r.String(), after.String())

@@ -83,8 +83,8 @@ func call[T any](ctx context.Context, r *retries, what string, op func() (T, err
 // clients are one SDK client per gateway.
 func (c *cluster) clients() []*berth.Client {
 	var out []*berth.Client
-	for _, u := range c.gwURLs {
-		out = append(out, berth.New(u, c.token, berth.WithHTTPClient(stacktest.HTTPClient())))
+	for _, u := range c.GatewayURLs {
+		out = append(out, berth.New(u, c.Token, berth.WithHTTPClient(stacktest.HTTPClient())))
 	}
 	return out
 }
@@ -243,7 +243,7 @@ func TestClusterLifecycle(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var r retries
-	if err := lifecycle(ctx, c.clients(), &r, "life-"+c.hostID); err != nil {
+	if err := lifecycle(ctx, c.clients(), &r, "life-"+c.HostID); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("documented retries: %s", r.String())

@@ -19,7 +19,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/berthdev/berth/internal/clustertest"
 )
+
+// cluster is the harness of internal/clustertest, with this package's
+// helpers as methods.
+type cluster struct{ *clustertest.Cluster }
 
 var (
 	theCluster *cluster
@@ -27,7 +33,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	root, tools, pgBin, missing := findTools()
+	root, tools, pgBin, missing := clustertest.FindTools()
 	if len(missing) > 0 {
 		skipReason = "the cluster tests need: " + strings.Join(missing, "; ")
 		if os.Getenv("BERTH_TEST_CLUSTER") != "" {
@@ -40,20 +46,21 @@ func TestMain(m *testing.M) {
 	// The guard is off: these tests are about Temporal, and the worker of
 	// tests/ (run beside this package by `go test ./...`) keeps the same
 	// host-wide nftables tables; tests/ covers the guard.
-	c, err := startCluster(ctx, root, tools, pgBin, "BERTH_CONTINUE_AS_NEW_AFTER=60", "BERTH_NETGUARD=off")
+	cl, err := clustertest.Start(ctx, root, tools, pgBin, "BERTH_CONTINUE_AS_NEW_AFTER=60", "BERTH_NETGUARD=off")
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start the cluster:", err)
 		os.Exit(1)
 	}
+	c := &cluster{cl}
 	theCluster = c
 	code := m.Run()
 	if code != 0 {
 		for _, n := range []string{"node1", "node2", "node3", "worker", "gateway1", "gateway2"} {
-			fmt.Fprintln(os.Stderr, c.logTail(n))
+			fmt.Fprintln(os.Stderr, c.LogTail(n))
 		}
 	}
-	c.close()
+	c.Close()
 	os.Exit(code)
 }
 

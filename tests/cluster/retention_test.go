@@ -50,7 +50,7 @@ func TestClusterEventStreamOutlivesRetention(t *testing.T) {
 	cs := c.clients()
 	gw := func(i int) *berth.Client { return cs[i%len(cs)] }
 	var r retries
-	name := "retain-" + c.hostID
+	name := "retain-" + c.HostID
 	do := func(i int, what string, op func(*berth.Client) (*berth.SandboxInfo, error)) *berth.SandboxInfo {
 		t.Helper()
 		info, err := call(ctx, &r, what, func() (*berth.SandboxInfo, error) { return op(gw(i)) })
@@ -106,7 +106,7 @@ func TestClusterEventStreamOutlivesRetention(t *testing.T) {
 
 	// Every closed run is archived by the run after it, well before its
 	// retention ends.
-	store, err := blob.OpenFile(filepath.Join(c.dir, "berth-data", "backups"))
+	store, err := blob.OpenFile(filepath.Join(c.Dir, "berth-data", "backups"))
 	require.NoError(t, err)
 	for _, run := range closed {
 		require.Eventually(t, func() bool {

@@ -14,8 +14,6 @@ import (
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
-	"github.com/berthdev/berth/internal/config"
-	"github.com/berthdev/berth/internal/temporalconn"
 	"github.com/berthdev/berth/workflows/contract"
 	"go.temporal.io/sdk/client"
 )
@@ -23,9 +21,9 @@ import (
 // psql runs one query against Temporal's database as the temporal role.
 func (c *cluster) psql(t *testing.T, db, query string) string {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(c.pgBin, "psql"), "-h", "127.0.0.1", "-p", strconv.Itoa(c.pgPort),
+	cmd := exec.Command(filepath.Join(c.PGBin, "psql"), "-h", "127.0.0.1", "-p", strconv.Itoa(c.PGPort),
 		"-U", "temporal", "-d", db, "-tAq", "-c", query)
-	cmd.Env = append(os.Environ(), "PGPASSWORD="+c.pgPassword)
+	cmd.Env = append(os.Environ(), "PGPASSWORD="+c.PGPassword)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "psql %q: %s", query, out)
 	return strings.TrimSpace(string(out))
@@ -35,12 +33,7 @@ func (c *cluster) psql(t *testing.T, db, query string) string {
 // certificate.
 func (c *cluster) adminClient(t *testing.T) client.Client {
 	t.Helper()
-	cfg := config.Config{TemporalAddress: c.frontends(), Namespace: "default", TemporalTLS: config.TemporalTLS{
-		CertFile: c.certs("admin.pem"), KeyFile: c.certs("admin.key"), CAFile: c.certs("ca.pem"), ServerName: "temporal"}}
-	o, dial, err := temporalconn.Options(cfg)
-	require.NoError(t, err)
-	o.ConnectionOptions.DialOptions = dial
-	cl, err := client.Dial(o)
+	cl, err := c.Dial(context.Background())
 	require.NoError(t, err)
 	t.Cleanup(cl.Close)
 	return cl
@@ -88,14 +81,14 @@ func TestWorkerRefusesBadTLSFiles(t *testing.T) {
 		env  []string
 		want string
 	}{
-		{"key without certificate", []string{"TEMPORAL_TLS_CERT=", "TEMPORAL_TLS_KEY=" + c.certs("worker.key")}, "TEMPORAL_TLS_KEY is set but TEMPORAL_TLS_CERT is not"},
-		{"unreadable certificate", []string{"TEMPORAL_TLS_CERT=" + c.certs("nope.pem")}, "TEMPORAL_TLS_CERT: open"},
-		{"key of another certificate", []string{"TEMPORAL_TLS_KEY=" + c.certs("gateway.key")}, "private key does not match public key"},
-		{"CA file that is no certificate", []string{"TEMPORAL_TLS_CA=" + c.certs("worker.key")}, "holds no PEM certificate"},
+		{"key without certificate", []string{"TEMPORAL_TLS_CERT=", "TEMPORAL_TLS_KEY=" + c.Certs("worker.key")}, "TEMPORAL_TLS_KEY is set but TEMPORAL_TLS_CERT is not"},
+		{"unreadable certificate", []string{"TEMPORAL_TLS_CERT=" + c.Certs("nope.pem")}, "TEMPORAL_TLS_CERT: open"},
+		{"key of another certificate", []string{"TEMPORAL_TLS_KEY=" + c.Certs("gateway.key")}, "private key does not match public key"},
+		{"CA file that is no certificate", []string{"TEMPORAL_TLS_CA=" + c.Certs("worker.key")}, "holds no PEM certificate"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command(c.bin, "worker")
-			cmd.Env = append(append(append(os.Environ(), "BERTH_SECRET=x", "BERTH_DATA_DIR="+t.TempDir()), c.clientEnv("worker")...), tc.env...)
+			cmd := exec.Command(c.Bin, "worker")
+			cmd.Env = append(append(append(os.Environ(), "BERTH_SECRET=x", "BERTH_DATA_DIR="+t.TempDir()), c.ClientEnv("worker")...), tc.env...)
 			out, err := cmd.CombinedOutput()
 			require.Error(t, err)
 			require.Contains(t, string(out), tc.want)

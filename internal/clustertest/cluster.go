@@ -1,4 +1,8 @@
-package cluster
+// Package clustertest runs the production layout of deploy/temporal for
+// tests: PostgreSQL, three Temporal nodes, a worker and two gateways, every
+// process a child of the test (tests/cluster, and the chaos run against the
+// cluster in tests/chaos).
+package clustertest
 
 import (
 	"context"
@@ -17,38 +21,42 @@ import (
 	"syscall"
 	"time"
 
+	"go.temporal.io/sdk/client"
+
 	"github.com/berthdev/berth/internal/childproc"
+	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/devserver"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/stacktest"
 	"github.com/berthdev/berth/internal/supervisorbin"
+	"github.com/berthdev/berth/internal/temporalconn"
 )
 
-// nodeIPs are the loopback addresses of the three Temporal nodes: each
+// NodeIPs are the loopback addresses of the three Temporal nodes: each
 // binds every service on its own address, with the same ports.
-var nodeIPs = []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"}
+var NodeIPs = []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"}
 
-// cluster is the whole production layout of deploy/temporal, every process
+// Cluster is the whole production layout of deploy/temporal, every process
 // a child of the test (it dies with the test, and the test can SIGKILL one
 // by pid): PostgreSQL, three Temporal nodes, a worker and two gateways,
 // with mutual TLS between Berth and Temporal. The install steps are the
 // deploy/temporal scripts an operator runs.
-type cluster struct {
-	root, dir, tools, pgBin string
-	dynamicConfig           string // deploy/temporal's file plus testDynamicConfig
-	pgPort, offset          int
-	pgPassword              string
-	token, secret, hostID   string
-	secretsKey              string
-	bin, supervisor         string
-	docker                  *dockerrt.Runtime
+type Cluster struct {
+	Root, Dir, Tools, PGBin string
+	DynamicConfig           string // deploy/temporal's file plus testDynamicConfig
+	PGPort, Offset          int
+	PGPassword              string
+	Token, Secret, HostID   string
+	SecretsKey              string
+	Bin, Supervisor         string
+	Docker                  *dockerrt.Runtime
+	GatewayURLs             []string // the gateways' base URLs
 
 	mu       sync.Mutex
 	pg       *child
 	nodes    [3]*child
 	worker   *child
 	gateways []*child
-	gwURLs   []string
 }
 
 // child is one process and the channel its exit closes.
@@ -66,8 +74,8 @@ func (c *child) alive() bool {
 	}
 }
 
-// tools the cluster needs; missing returns what is absent.
-func findTools() (root, tools, pgBin string, missing []string) {
+// FindTools finds the tools the cluster needs; missing says what is absent.
+func FindTools() (root, tools, pgBin string, missing []string) {
 	root, err := supervisorbin.ModuleRoot()
 	if err != nil {
 		return "", "", "", []string{err.Error()}
@@ -96,9 +104,9 @@ func findTools() (root, tools, pgBin string, missing []string) {
 	return root, tools, pgBin, missing
 }
 
-// startCluster installs and starts everything; workerEnv is extra
+// Start installs and starts everything; extraEnv is extra
 // environment for the worker and the gateways.
-func startCluster(ctx context.Context, root, tools, pgBin string, extraEnv ...string) (*cluster, error) {
+func Start(ctx context.Context, root, tools, pgBin string, extraEnv ...string) (*Cluster, error) {
 	dir, err := os.MkdirTemp("", "berth-cluster-")
 	if err != nil {
 		return nil, err
@@ -107,38 +115,38 @@ func startCluster(ctx context.Context, root, tools, pgBin string, extraEnv ...st
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return nil, err
 	}
-	c := &cluster{root: root, dir: dir, tools: tools, pgBin: pgBin,
-		token: randHex(16), secret: randHex(32), secretsKey: randHex(32), hostID: "c" + randHex(4)}
+	c := &Cluster{Root: root, Dir: dir, Tools: tools, PGBin: pgBin,
+		Token: randHex(16), Secret: randHex(32), SecretsKey: randHex(32), HostID: "c" + randHex(4)}
 	ok := false
 	defer func() {
 		if !ok {
-			c.close()
+			c.Close()
 		}
 	}()
-	if c.pgPort, err = devserver.FreePort("127.0.0.1"); err != nil {
+	if c.PGPort, err = devserver.FreePort("127.0.0.1"); err != nil {
 		return nil, err
 	}
-	if c.offset, err = freeOffset(); err != nil {
+	if c.Offset, err = freeOffset(); err != nil {
 		return nil, err
 	}
-	if err := c.script(ctx, nil, "certs.sh", filepath.Join(dir, "certs"), "temporal"); err != nil {
+	if err := c.Script(ctx, nil, "certs.sh", filepath.Join(dir, "certs"), "temporal"); err != nil {
 		return nil, err
 	}
-	if err := c.script(ctx, nil, "postgres.sh", "init", dir, strconv.Itoa(c.pgPort)); err != nil {
+	if err := c.Script(ctx, nil, "postgres.sh", "init", dir, strconv.Itoa(c.PGPort)); err != nil {
 		return nil, err
 	}
 	pw, err := os.ReadFile(filepath.Join(dir, "postgres.password"))
 	if err != nil {
 		return nil, err
 	}
-	c.pgPassword = strings.TrimSpace(string(pw))
+	c.PGPassword = strings.TrimSpace(string(pw))
 	if err := c.StartPostgres(ctx); err != nil {
 		return nil, err
 	}
 	if err := c.writeDynamicConfig(); err != nil {
 		return nil, err
 	}
-	if err := c.script(ctx, c.pgEnv(), "schema.sh"); err != nil {
+	if err := c.Script(ctx, c.PGEnv(), "schema.sh"); err != nil {
 		return nil, err
 	}
 	for i := range c.nodes {
@@ -146,20 +154,20 @@ func startCluster(ctx context.Context, root, tools, pgBin string, extraEnv ...st
 			return nil, err
 		}
 	}
-	if err := c.script(ctx, append(c.clientEnv("admin"), "TEMPORAL_CLI="+filepath.Join(tools, "temporal"), "TEMPORAL_RETENTION=72h"), "namespace.sh"); err != nil {
+	if err := c.Script(ctx, append(c.ClientEnv("admin"), "TEMPORAL_CLI="+filepath.Join(tools, "temporal"), "TEMPORAL_RETENTION=72h"), "namespace.sh"); err != nil {
 		return nil, err
 	}
 	if err := c.build(ctx); err != nil {
 		return nil, err
 	}
-	if c.docker, err = dockerrt.New(); err != nil {
+	if c.Docker, err = dockerrt.New(); err != nil {
 		return nil, err
 	}
-	common := []string{"BERTH_SECRET=" + c.secret, "BERTH_SECRETS_KEY=" + c.secretsKey, "BERTH_TOKEN=" + c.token, "BERTH_HOST_ID=" + c.hostID,
-		"BERTH_SUPERVISOR=" + c.supervisor, "BERTH_DEFAULT_IMAGE=" + stacktest.TestImage,
+	common := []string{"BERTH_SECRET=" + c.Secret, "BERTH_SECRETS_KEY=" + c.SecretsKey, "BERTH_TOKEN=" + c.Token, "BERTH_HOST_ID=" + c.HostID,
+		"BERTH_SUPERVISOR=" + c.Supervisor, "BERTH_DEFAULT_IMAGE=" + stacktest.TestImage,
 		"BERTH_DATA_DIR=" + filepath.Join(dir, "berth-data"), "BERTH_LOG_LEVEL=warn"}
 	common = append(common, extraEnv...)
-	if c.worker, err = c.spawn("worker", append(append([]string{}, common...), c.clientEnv("worker")...), c.bin, "worker"); err != nil {
+	if c.worker, err = c.spawn("worker", append(append([]string{}, common...), c.ClientEnv("worker")...), c.Bin, "worker"); err != nil {
 		return nil, err
 	}
 	for i := 0; i < 2; i++ {
@@ -168,16 +176,16 @@ func startCluster(ctx context.Context, root, tools, pgBin string, extraEnv ...st
 			return nil, err
 		}
 		listen := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		env := append(append(append([]string{}, common...), c.clientEnv("gateway")...), "BERTH_LISTEN="+listen)
-		gw, err := c.spawn(fmt.Sprintf("gateway%d", i+1), env, c.bin, "gateway")
+		env := append(append(append([]string{}, common...), c.ClientEnv("gateway")...), "BERTH_LISTEN="+listen)
+		gw, err := c.spawn(fmt.Sprintf("gateway%d", i+1), env, c.Bin, "gateway")
 		if err != nil {
 			return nil, err
 		}
 		if err := waitListen(listen, 60*time.Second, gw); err != nil {
-			return nil, fmt.Errorf("gateway %d: %w\n%s", i+1, err, c.logTail(fmt.Sprintf("gateway%d", i+1)))
+			return nil, fmt.Errorf("gateway %d: %w\n%s", i+1, err, c.LogTail(fmt.Sprintf("gateway%d", i+1)))
 		}
 		c.gateways = append(c.gateways, gw)
-		c.gwURLs = append(c.gwURLs, "http://"+listen)
+		c.GatewayURLs = append(c.GatewayURLs, "http://"+listen)
 	}
 	ok = true
 	return c, nil
@@ -187,10 +195,10 @@ func startCluster(ctx context.Context, root, tools, pgBin string, extraEnv ...st
 // for the test cluster only. Temporal refuses a local namespace retention
 // under an hour and spreads the deletion of each closed run over the 30
 // minutes after its retention ends; with these a test can watch retention
-// delete runs within a couple of minutes (retention_test.go). They change
+// delete runs within a couple of minutes (tests/cluster/retention_test.go). They change
 // nothing until a test lowers the namespace's retention.
 const testDynamicConfig = `
-# --- test cluster only (tests/cluster/harness_test.go) ---
+# --- test cluster only (internal/clustertest/cluster.go) ---
 system.namespaceMinRetentionLocal:
   - value: 10s
 history.retentionTimerJitterDuration:
@@ -200,13 +208,13 @@ history.retentionTimerJitterDuration:
 // writeDynamicConfig writes the nodes' dynamic config file: production's,
 // then the test-only keys (a key in both would make the YAML invalid, and
 // the nodes refuse to start, so a clash cannot pass unnoticed).
-func (c *cluster) writeDynamicConfig() error {
-	prod, err := os.ReadFile(filepath.Join(c.root, "deploy/temporal/config/dynamicconfig.yaml"))
+func (c *Cluster) writeDynamicConfig() error {
+	prod, err := os.ReadFile(filepath.Join(c.Root, "deploy/temporal/config/dynamicconfig.yaml"))
 	if err != nil {
 		return err
 	}
-	c.dynamicConfig = filepath.Join(c.dir, "dynamicconfig.yaml")
-	return os.WriteFile(c.dynamicConfig, append(prod, testDynamicConfig...), 0o644)
+	c.DynamicConfig = filepath.Join(c.Dir, "dynamicconfig.yaml")
+	return os.WriteFile(c.DynamicConfig, append(prod, testDynamicConfig...), 0o644)
 }
 
 // freeOffset finds a port offset at which every Temporal port is free on
@@ -224,7 +232,7 @@ func freeOffset() (int, error) {
 }
 
 func portsFree(off int) bool {
-	for _, ip := range nodeIPs {
+	for _, ip := range NodeIPs {
 		for _, p := range []int{6933, 6934, 6935, 6939, 7233, 7234, 7235, 7239} {
 			l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(p+off)))
 			if err != nil {
@@ -236,40 +244,43 @@ func portsFree(off int) bool {
 	return true
 }
 
-// frontends is TEMPORAL_ADDRESS for the whole cluster.
-func (c *cluster) frontends() string {
+// Frontends is TEMPORAL_ADDRESS for the whole cluster.
+func (c *Cluster) Frontends() string {
 	var a []string
-	for _, ip := range nodeIPs {
-		a = append(a, c.frontend(ip))
+	for _, ip := range NodeIPs {
+		a = append(a, c.Frontend(ip))
 	}
 	return strings.Join(a, ",")
 }
 
-func (c *cluster) frontend(ip string) string {
-	return net.JoinHostPort(ip, strconv.Itoa(7233+c.offset))
+// Frontend is the frontend address of the node on ip.
+func (c *Cluster) Frontend(ip string) string {
+	return net.JoinHostPort(ip, strconv.Itoa(7233+c.Offset))
 }
 
-func (c *cluster) certs(name string) string { return filepath.Join(c.dir, "certs", name) }
+// Certs is the path of a file certs.sh made.
+func (c *Cluster) Certs(name string) string { return filepath.Join(c.Dir, "certs", name) }
 
-// clientEnv is how a client holding role's certificate reaches Temporal.
-func (c *cluster) clientEnv(role string) []string {
+// ClientEnv is how a client holding role's certificate reaches Temporal.
+func (c *Cluster) ClientEnv(role string) []string {
 	return []string{
-		"TEMPORAL_ADDRESS=" + c.frontends(),
-		"TEMPORAL_TLS_CERT=" + c.certs(role+".pem"), "TEMPORAL_TLS_KEY=" + c.certs(role+".key"),
-		"TEMPORAL_TLS_CA=" + c.certs("ca.pem"), "TEMPORAL_TLS_SERVER_NAME=temporal",
+		"TEMPORAL_ADDRESS=" + c.Frontends(),
+		"TEMPORAL_TLS_CERT=" + c.Certs(role+".pem"), "TEMPORAL_TLS_KEY=" + c.Certs(role+".key"),
+		"TEMPORAL_TLS_CA=" + c.Certs("ca.pem"), "TEMPORAL_TLS_SERVER_NAME=temporal",
 	}
 }
 
-func (c *cluster) pgEnv() []string {
+// PGEnv is how deploy/temporal's scripts reach PostgreSQL.
+func (c *Cluster) PGEnv() []string {
 	return []string{
-		"POSTGRES_ADDR=127.0.0.1:" + strconv.Itoa(c.pgPort), "POSTGRES_PASSWORD=" + c.pgPassword,
-		"TEMPORAL_SQL_TOOL=" + filepath.Join(c.tools, "temporal-sql-tool"),
+		"POSTGRES_ADDR=127.0.0.1:" + strconv.Itoa(c.PGPort), "POSTGRES_PASSWORD=" + c.PGPassword,
+		"TEMPORAL_SQL_TOOL=" + filepath.Join(c.Tools, "temporal-sql-tool"),
 	}
 }
 
-// script runs one of deploy/temporal's scripts.
-func (c *cluster) script(ctx context.Context, env []string, name string, args ...string) error {
-	cmd := exec.CommandContext(ctx, filepath.Join(c.root, "deploy", "temporal", name), args...)
+// Script runs one of deploy/temporal's scripts.
+func (c *Cluster) Script(ctx context.Context, env []string, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(c.Root, "deploy", "temporal", name), args...)
 	cmd.Env = append(os.Environ(), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
@@ -278,8 +289,8 @@ func (c *cluster) script(ctx context.Context, env []string, name string, args ..
 }
 
 // spawn starts a child in its own process group that dies with the test.
-func (c *cluster) spawn(name string, env []string, path string, args ...string) (*child, error) {
-	logf, err := os.OpenFile(filepath.Join(c.dir, name+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+func (c *Cluster) spawn(name string, env []string, path string, args ...string) (*child, error) {
+	logf, err := os.OpenFile(filepath.Join(c.Dir, name+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +301,7 @@ func (c *cluster) spawn(name string, env []string, path string, args ...string) 
 	return c.startChild(cmd, logf)
 }
 
-func (c *cluster) startChild(cmd *exec.Cmd, logf *os.File) (*child, error) {
+func (c *Cluster) startChild(cmd *exec.Cmd, logf *os.File) (*child, error) {
 	if err := childproc.Start(cmd); err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
@@ -302,18 +313,18 @@ func (c *cluster) startChild(cmd *exec.Cmd, logf *os.File) (*child, error) {
 
 // StartPostgres runs the postmaster in the foreground as a child, as the
 // postgres user, on the data dir postgres.sh initialised.
-func (c *cluster) StartPostgres(ctx context.Context) error {
+func (c *Cluster) StartPostgres(ctx context.Context) error {
 	u, err := user.Lookup("postgres")
 	if err != nil {
 		return err
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
-	logf, err := os.OpenFile(filepath.Join(c.dir, "postgres.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	logf, err := os.OpenFile(filepath.Join(c.Dir, "postgres.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(filepath.Join(c.pgBin, "postgres"), "-D", filepath.Join(c.dir, "pgdata"))
+	cmd := exec.Command(filepath.Join(c.PGBin, "postgres"), "-D", filepath.Join(c.Dir, "pgdata"))
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
 	ch, err := c.startChild(cmd, logf)
@@ -323,12 +334,12 @@ func (c *cluster) StartPostgres(ctx context.Context) error {
 	c.mu.Lock()
 	c.pg = ch
 	c.mu.Unlock()
-	return waitListen(net.JoinHostPort("127.0.0.1", strconv.Itoa(c.pgPort)), 60*time.Second, ch)
+	return waitListen(net.JoinHostPort("127.0.0.1", strconv.Itoa(c.PGPort)), 60*time.Second, ch)
 }
 
 // StopPostgres ends PostgreSQL with sig (SIGKILL of the postmaster leaves
 // its backends; SIGQUIT is an immediate shutdown, as a crash) and waits.
-func (c *cluster) StopPostgres(sig syscall.Signal) {
+func (c *Cluster) StopPostgres(sig syscall.Signal) {
 	c.mu.Lock()
 	pg := c.pg
 	c.mu.Unlock()
@@ -345,33 +356,33 @@ func (c *cluster) StopPostgres(sig syscall.Signal) {
 }
 
 // StartNode starts Temporal node i (0-2) with the shared config file.
-func (c *cluster) StartNode(ctx context.Context, i int) error {
-	ip := nodeIPs[i]
+func (c *Cluster) StartNode(ctx context.Context, i int) error {
+	ip := NodeIPs[i]
 	env := []string{
-		"TEMPORAL_BIND_IP=" + ip, "TEMPORAL_PORT_OFFSET=" + strconv.Itoa(c.offset),
-		"TEMPORAL_CERTS_DIR=" + filepath.Join(c.dir, "certs"),
-		"TEMPORAL_DYNAMIC_CONFIG=" + c.dynamicConfig,
-		"POSTGRES_ADDR=127.0.0.1:" + strconv.Itoa(c.pgPort), "POSTGRES_PASSWORD=" + c.pgPassword,
+		"TEMPORAL_BIND_IP=" + ip, "TEMPORAL_PORT_OFFSET=" + strconv.Itoa(c.Offset),
+		"TEMPORAL_CERTS_DIR=" + filepath.Join(c.Dir, "certs"),
+		"TEMPORAL_DYNAMIC_CONFIG=" + c.DynamicConfig,
+		"POSTGRES_ADDR=127.0.0.1:" + strconv.Itoa(c.PGPort), "POSTGRES_PASSWORD=" + c.PGPassword,
 		// Info logs say when membership changed and when a node acquired
 		// a shard: the failover benchmark's timeline reads them.
 		"TEMPORAL_LOG_LEVEL=info",
 	}
-	ch, err := c.spawn(fmt.Sprintf("node%d", i+1), env, filepath.Join(c.tools, "temporal-server"),
-		"--config-file", filepath.Join(c.root, "deploy/temporal/config/temporal.yaml"), "start")
+	ch, err := c.spawn(fmt.Sprintf("node%d", i+1), env, filepath.Join(c.Tools, "temporal-server"),
+		"--config-file", filepath.Join(c.Root, "deploy/temporal/config/temporal.yaml"), "start")
 	if err != nil {
 		return err
 	}
 	c.mu.Lock()
 	c.nodes[i] = ch
 	c.mu.Unlock()
-	if err := waitListen(c.frontend(ip), 120*time.Second, ch); err != nil {
-		return fmt.Errorf("temporal node %d: %w\n%s", i+1, err, c.logTail(fmt.Sprintf("node%d", i+1)))
+	if err := waitListen(c.Frontend(ip), 120*time.Second, ch); err != nil {
+		return fmt.Errorf("temporal node %d: %w\n%s", i+1, err, c.LogTail(fmt.Sprintf("node%d", i+1)))
 	}
 	return nil
 }
 
 // KillNode SIGKILLs Temporal node i, as a crash or a lost host would.
-func (c *cluster) KillNode(i int) {
+func (c *Cluster) KillNode(i int) {
 	c.mu.Lock()
 	n := c.nodes[i]
 	c.mu.Unlock()
@@ -382,9 +393,9 @@ func (c *cluster) KillNode(i int) {
 	<-n.done
 }
 
-func (c *cluster) build(ctx context.Context) error {
-	c.bin, c.supervisor = filepath.Join(c.dir, "berth"), filepath.Join(c.dir, "berth-supervisor")
-	return stacktest.Build(ctx, c.root, c.bin, c.supervisor)
+func (c *Cluster) build(ctx context.Context) error {
+	c.Bin, c.Supervisor = filepath.Join(c.Dir, "berth"), filepath.Join(c.Dir, "berth-supervisor")
+	return stacktest.Build(ctx, c.Root, c.Bin, c.Supervisor)
 }
 
 func waitListen(addr string, limit time.Duration, ch *child) error {
@@ -402,18 +413,18 @@ func waitListen(addr string, limit time.Duration, ch *child) error {
 	return fmt.Errorf("did not listen on %s within %s", addr, limit)
 }
 
-// logTail is the end of a process's log, for failure messages.
-func (c *cluster) logTail(name string) string {
-	b, _ := os.ReadFile(filepath.Join(c.dir, name+".log"))
+// LogTail is the end of a process's log, for failure messages.
+func (c *Cluster) LogTail(name string) string {
+	b, _ := os.ReadFile(filepath.Join(c.Dir, name+".log"))
 	if len(b) > 6000 {
 		b = b[len(b)-6000:]
 	}
 	return "--- " + name + ".log ---\n" + string(b)
 }
 
-// close stops every child (Berth first, PostgreSQL last) and removes the
+// Close stops every child (Berth first, PostgreSQL last) and removes the
 // containers and volumes of this cluster's host id.
-func (c *cluster) close() {
+func (c *Cluster) Close() {
 	stopChild := func(ch *child) {
 		if ch == nil || !ch.alive() {
 			return
@@ -434,12 +445,12 @@ func (c *cluster) close() {
 		stopChild(n)
 	}
 	stopChild(c.pg)
-	if c.docker != nil {
-		stacktest.RemoveHostObjects(context.Background(), c.docker, c.hostID)
-		c.docker.Close()
+	if c.Docker != nil {
+		stacktest.RemoveHostObjects(context.Background(), c.Docker, c.HostID)
+		c.Docker.Close()
 	}
 	if os.Getenv("BERTH_TEST_CLUSTER_KEEP") == "" {
-		os.RemoveAll(c.dir)
+		os.RemoveAll(c.Dir)
 	}
 }
 
@@ -447,4 +458,25 @@ func randHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// NodeUp reports whether Temporal node i's process runs.
+func (c *Cluster) NodeUp(i int) bool {
+	c.mu.Lock()
+	n := c.nodes[i]
+	c.mu.Unlock()
+	return n != nil && n.alive()
+}
+
+// Dial is a Temporal client of the whole cluster, dialled as Berth dials
+// (internal/temporalconn), with the admin certificate.
+func (c *Cluster) Dial(ctx context.Context) (client.Client, error) {
+	cfg := config.Config{TemporalAddress: c.Frontends(), Namespace: "default", TemporalTLS: config.TemporalTLS{
+		CertFile: c.Certs("admin.pem"), KeyFile: c.Certs("admin.key"), CAFile: c.Certs("ca.pem"), ServerName: "temporal"}}
+	opts, dial, err := temporalconn.Options(cfg)
+	if err != nil {
+		return nil, err
+	}
+	opts.ConnectionOptions.DialOptions = dial
+	return client.DialContext(ctx, opts)
 }
