@@ -100,6 +100,17 @@ func freezerOf(pid int) (cgroupFreezer, error) {
 	if err != nil {
 		return cgroupFreezer{}, err
 	}
+	f, ok := freezerIn(data)
+	if !ok {
+		return cgroupFreezer{}, fmt.Errorf("no cgroup freezer for pid %d", pid)
+	}
+	return f, nil
+}
+
+// freezerIn reads a /proc/<pid>/cgroup: the v1 freezer hierarchy's line
+// if there is one with a freezer.state under cgroupRoot, else the unified
+// line's directory if it has a cgroup.freeze.
+func freezerIn(data []byte) (cgroupFreezer, bool) {
 	var unified string
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
@@ -115,19 +126,19 @@ func freezerOf(pid int) (cgroupFreezer, error) {
 			if c == "freezer" {
 				dir := filepath.Join(cgroupRoot, "freezer", parts[2])
 				if _, err := os.Stat(filepath.Join(dir, "freezer.state")); err != nil {
-					return cgroupFreezer{}, err
+					return cgroupFreezer{}, false
 				}
-				return cgroupFreezer{dir: dir}, nil
+				return cgroupFreezer{dir: dir}, true
 			}
 		}
 	}
 	if unified != "" {
 		dir := filepath.Join(cgroupRoot, unified)
 		if _, err := os.Stat(filepath.Join(dir, "cgroup.freeze")); err == nil {
-			return cgroupFreezer{dir: dir, v2: true}, nil
+			return cgroupFreezer{dir: dir, v2: true}, true
 		}
 	}
-	return cgroupFreezer{}, fmt.Errorf("no cgroup freezer for pid %d", pid)
+	return cgroupFreezer{}, false
 }
 
 // frozen reads the freezer: FREEZING counts as frozen (a freeze under
