@@ -17,9 +17,10 @@ import (
 const promptly = 30 * time.Second
 
 // TestDozingSandboxSleepsAndIsDestroyedPromptly: a sandbox frozen with a
-// process running (which holds no signal handler of its own: SIGTERM must
-// reach it) sleeps, with a backup, and another is destroyed, each within
-// the bound; Docker never saw either paused.
+// process running sleeps, and that process gets its SIGTERM (its trap
+// writes to the workspace, found in the backup after the wake: a frozen
+// process would get only the SIGKILL after the grace), and another is
+// destroyed, each within the bound; Docker never saw either paused.
 func TestDozingSandboxSleepsAndIsDestroyedPromptly(t *testing.T) {
 	ctx := testCtx(t, 5*time.Minute)
 	c := stack.Client()
@@ -28,7 +29,8 @@ func TestDozingSandboxSleepsAndIsDestroyedPromptly(t *testing.T) {
 	sbDoomed := newSandbox(t, doomed, createDoze(time.Second))
 	for _, sb := range []*client.Sandbox{sbSleeper, sbDoomed} {
 		run(t, ctx, sb, "echo kept > /workspace/mark")
-		if _, err := sb.Exec(ctx, []string{"sleep", "3600"}, client.ExecOptions{}); err != nil {
+		trap := "trap 'echo term > /workspace/term; exit 0' TERM; while :; do sleep 0.2; done"
+		if _, err := sb.Exec(ctx, []string{"sh", "-c", trap}, client.ExecOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -41,8 +43,10 @@ func TestDozingSandboxSleepsAndIsDestroyedPromptly(t *testing.T) {
 	}
 
 	start := time.Now()
-	if _, err := c.Sleep(ctx, sleeper); err != nil {
-		t.Fatal(err)
+	sctx, cancel := context.WithTimeout(ctx, promptly)
+	defer cancel()
+	if _, err := c.Sleep(sctx, sleeper); err != nil {
+		t.Fatalf("sleep of a dozing sandbox: %v after %s", err, time.Since(start))
 	}
 	waitStatus(t, sleeper, "stopped", promptly)
 	t.Logf("sleep of a dozing sandbox: %s", time.Since(start).Round(time.Millisecond))
@@ -52,8 +56,8 @@ func TestDozingSandboxSleepsAndIsDestroyedPromptly(t *testing.T) {
 	if types := strings.Join(eventTypes(t, sleeper), " "); !strings.Contains(types, "backup-created") {
 		t.Fatalf("events %s: the sleep made no backup", types)
 	}
-	if got := run(t, ctx, sbSleeper, "cat /workspace/mark"); got != "kept\n" {
-		t.Fatalf("after the sleep the workspace says %q", got)
+	if got := run(t, ctx, sbSleeper, "cat /workspace/mark /workspace/term"); got != "kept\nterm\n" {
+		t.Fatalf("after the sleep the workspace says %q, want kept and the SIGTERM trap's term", got)
 	}
 
 	id, _, _ := containerState(t, doomed)
