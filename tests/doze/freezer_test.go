@@ -78,6 +78,19 @@ func TestDozingSandboxSleepsAndIsDestroyedPromptly(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Logf("destroy of a dozing sandbox: %s", time.Since(start).Round(time.Millisecond))
+
+	// Leave nothing behind for the next test's capacity: the woken
+	// sleeper goes now, not in a cleanup racing the next test's start.
+	id, _, _ = containerState(t, sleeper)
+	if _, err := c.Destroy(ctx, sleeper); err != nil {
+		t.Fatal(err)
+	}
+	for info, err := stack.Docker.Inspect(ctx, id); err != nil || info != nil; info, err = stack.Docker.Inspect(ctx, id) {
+		if time.Since(start) > 2*promptly {
+			t.Fatalf("the woken sandbox's container outlived destroy (%v)", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // TestContainerPausedByAnOlderWorkerIsThawed: workers before the freezer
