@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -13,10 +12,11 @@ import (
 
 // Doze freezes an idle sandbox in place: the supervisor fences requests
 // if no client came for in.MinIdleMs (POST /v1/doze), then the container
-// is paused (cgroup freezer). Processes, memory, sockets and terminals
-// stay; the container uses no CPU. A container found paused is what an
-// interrupted Doze left (it fences before it pauses): dozed. A failed
-// pause lifts the fence again.
+// is frozen through its cgroup freezer (dockerrt.Freeze; Docker keeps
+// calling it running). Processes, memory, sockets and terminals stay; the
+// container uses no CPU. A container found frozen is what an interrupted
+// Doze left (it fences before it freezes), or an older worker's doze
+// through Docker's pause: dozed. A failed freeze lifts the fence again.
 func (a *Activities) Doze(ctx context.Context, in contract.DozeInput) (contract.DozeResult, error) {
 	if err := in.Validate(); err != nil {
 		return contract.DozeResult{}, err
@@ -35,7 +35,11 @@ func (a *Activities) Doze(ctx context.Context, in contract.DozeInput) (contract.
 		// Gone or dead: its exit is reported on its own; nothing froze.
 		return contract.DozeResult{Handled: true}, nil
 	}
-	if info.State.Paused {
+	frozen, err := a.Docker.Frozen(ctx, in.Container.ID)
+	if err != nil {
+		return contract.DozeResult{}, err
+	}
+	if frozen {
 		f.container, f.token = in.Container, in.Token
 		return contract.DozeResult{Dozed: true, Handled: true}, nil
 	}
@@ -51,7 +55,7 @@ func (a *Activities) Doze(ctx context.Context, in contract.DozeInput) (contract.
 	if !fence.Dozed {
 		return contract.DozeResult{IdleMs: fence.IdleMs, Handled: true}, nil
 	}
-	if err := a.Docker.Pause(ctx, in.Container.ID); err != nil && !isAlreadyPaused(err) {
+	if err := a.Docker.Freeze(ctx, in.Container.ID); err != nil {
 		a.unfence(context.WithoutCancel(ctx), in.Container)
 		return contract.DozeResult{}, fmt.Errorf("freeze sandbox: %w", err)
 	}
@@ -60,8 +64,9 @@ func (a *Activities) Doze(ctx context.Context, in contract.DozeInput) (contract.
 	return contract.DozeResult{Dozed: true, Handled: true}, nil
 }
 
-// Thaw unpauses a dozing sandbox's container and lifts the supervisor's
-// fence. Idempotent: a running container is only unfenced.
+// Thaw thaws a dozing sandbox's container and lifts the supervisor's
+// fence. Idempotent: a running container is only unfenced; a container
+// gone is no error (its exit is reported on its own).
 func (a *Activities) Thaw(ctx context.Context, in contract.DozeInput) error {
 	if err := in.Validate(); err != nil {
 		return err
@@ -72,10 +77,7 @@ func (a *Activities) Thaw(ctx context.Context, in contract.DozeInput) error {
 	}
 	defer f.release()
 	f.token, f.thawed = 0, false
-	if err := a.Docker.Unpause(ctx, in.Container.ID); err != nil && !isNotPaused(err) {
-		if strings.Contains(err.Error(), "No such container") {
-			return nil // its exit is reported on its own
-		}
+	if _, err := a.Docker.Thaw(ctx, in.Container.ID); err != nil {
 		return fmt.Errorf("thaw sandbox: %w", err)
 	}
 	a.unfence(ctx, in.Container)
@@ -114,5 +116,3 @@ func (a *Activities) unfence(ctx context.Context, c contract.Container) {
 		a.actLog(ctx).Info("lifting the doze fence failed; it lifts itself", zap.String("container", c.ID), zap.Error(err))
 	}
 }
-
-func isNotPaused(err error) bool { return strings.Contains(err.Error(), "is not paused") }

@@ -196,7 +196,7 @@ func (a *Activities) ThawDirect(ctx context.Context, id, bearer string) (ThawRes
 		if !tokenIs(bearer, a.Secret, f.container.BootID) {
 			return ThawResult{}, ErrThawWrongToken
 		}
-		if err := a.Docker.Unpause(ctx, id); err != nil && !isNotPaused(err) {
+		if _, err := a.Docker.Thaw(ctx, id); err != nil {
 			return ThawResult{}, fmt.Errorf("thaw sandbox: %w", err)
 		}
 		at := time.Now()
@@ -220,7 +220,11 @@ func (a *Activities) ThawDirect(ctx context.Context, id, bearer string) (ThawRes
 	if !tokenIs(bearer, a.Secret, l[dockerrt.LabelBoot]) {
 		return ThawResult{}, ErrThawWrongToken
 	}
-	if info.State.Paused {
+	frozen, err := a.Docker.Frozen(ctx, id)
+	if err != nil {
+		return ThawResult{}, err
+	}
+	if frozen {
 		return ThawResult{Outcome: ThawUnknown}, nil
 	}
 	return ThawResult{Outcome: ThawRunning}, nil

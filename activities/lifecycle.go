@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -111,8 +110,8 @@ func (a *Activities) Snapshot(ctx context.Context, in contract.StopInput) (_ con
 		defer f.release()
 		keepFrozen = keepFrozen && !f.thawed
 	}
-	// Thaw on every way out, a failed Pause included (it may have frozen
-	// the container before failing), unless the sandbox dozes: its copy is
+	// Thaw on every way out, a failed freeze included (it thaws what it
+	// froze, but a cancelled one may not have), unless the sandbox dozes: its copy is
 	// read in place and it stays frozen.
 	if !keepFrozen {
 		defer func() {
@@ -121,10 +120,10 @@ func (a *Activities) Snapshot(ctx context.Context, in contract.StopInput) (_ con
 			}
 		}()
 	}
-	if !info.State.Paused {
-		if err := a.Docker.Pause(ctx, name); err != nil && !isAlreadyPaused(err) {
-			return contract.SnapshotResult{}, fmt.Errorf("freeze sandbox: %w", err)
-		}
+	// Through the freezer (dockerrt.Freeze): a container already frozen,
+	// by a doze or an interrupted snapshot, is left as it is.
+	if err := a.Docker.Freeze(ctx, info.ID); err != nil {
+		return contract.SnapshotResult{}, fmt.Errorf("freeze sandbox: %w", err)
 	}
 	m, err := a.backupVolume(work, in.Sandbox, progress)
 	backedUp("backup", m.Bytes, m.Files, err)
@@ -137,25 +136,30 @@ func (a *Activities) Snapshot(ctx context.Context, in contract.StopInput) (_ con
 	return contract.SnapshotResult{BackupID: m.BackupID, Bytes: m.Bytes, Files: m.Files}, nil
 }
 
-// thaw unpauses the container if it is paused: a snapshot's freeze whose
-// worker died, or a doze the caller ends (a stop). It returns what it inspected (nil: no such
-// container), for a caller that goes on to stop it.
+// thaw thaws the container if it is frozen: a snapshot's freeze whose
+// worker died, or a doze the caller ends (a stop). It returns what it
+// inspected (nil: no such container), for a caller that goes on to stop it.
 func (a *Activities) thaw(ctx context.Context, name string) (info *container.InspectResponse, thawed bool, err error) {
 	info, err = a.Docker.Inspect(ctx, name)
 	if err != nil {
 		return nil, false, err
 	}
-	if info == nil || info.State == nil || !info.State.Paused {
+	if info == nil || info.State == nil || !info.State.Running {
 		return info, false, nil
 	}
-	if err := a.Docker.Unpause(ctx, name); err != nil && !strings.Contains(err.Error(), "is not paused") {
+	thawed, err = a.Docker.Thaw(ctx, info.ID)
+	if err != nil {
 		return nil, false, fmt.Errorf("unfreeze sandbox: %w", err)
 	}
-	a.actLog(ctx).Info("thawed a container left paused", zap.String("container", name))
-	return info, true, nil
+	if thawed {
+		a.actLog(ctx).Info("thawed a frozen container", zap.String("container", name))
+		// Docker's unpause (an older worker's pause) changes its state.
+		if info, err = a.Docker.Inspect(ctx, name); err != nil {
+			return nil, false, err
+		}
+	}
+	return info, thawed, nil
 }
-
-func isAlreadyPaused(err error) bool { return strings.Contains(err.Error(), "is already paused") }
 
 // Destroy removes the sandbox's container and workspace volume on this host
 // and lets its backups expire by their TTL.

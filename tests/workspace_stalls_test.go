@@ -95,8 +95,7 @@ func TestManyEmptyFilesSleepInOneAttempt(t *testing.T) {
 }
 
 // A worker killed mid-snapshot leaves the container frozen (fault
-// injection: the test pauses it through the Docker API, as the dead
-// snapshot did). The next snapshot must succeed and thaw it, instead of
+// injection: the test freezes its cgroup, as the dead snapshot did). The next snapshot must succeed and thaw it, instead of
 // failing on "already paused" for good.
 func TestSnapshotAfterOneInterruptedWithTheContainerPaused(t *testing.T) {
 	t.Parallel()
@@ -104,14 +103,16 @@ func TestSnapshotAfterOneInterruptedWithTheContainerPaused(t *testing.T) {
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "keepAlive": true})
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
 	require.NoError(t, os.WriteFile(filepath.Join(workspaceDir(t, stack, n), "note.txt"), []byte("v1"), 0o644))
-	require.NoError(t, stack.Docker.Pause(context.Background(), "berth-"+n))
+	require.NoError(t, stack.Docker.Freeze(context.Background(), "berth-"+n))
 
 	var b struct{ BackupID string }
 	stack.Must(t, 201, "POST", "/v1/sandboxes/"+n+"/backups", nil).JSON(t, &b)
 	require.NotEmpty(t, b.BackupID)
 	cs := sandboxContainers(t, n)
 	require.Len(t, cs, 1)
-	require.Equal(t, "running", cs[0].State, "thawed after the snapshot")
+	frozen, err := stack.Docker.Frozen(context.Background(), cs[0].ID)
+	require.NoError(t, err)
+	require.False(t, frozen, "thawed after the snapshot")
 	// And it serves again.
 	out := run(t, testCtx(t, time.Minute), stack.Client().Sandbox(n), "cat", "/workspace/note.txt")
 	require.Equal(t, "v1", string(out.Stdout))
@@ -125,7 +126,7 @@ func TestPausedContainerStillIdleSleeps(t *testing.T) {
 	n := name(t, "frozen-idle")
 	stack.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": n, "sleepAfter": "2s"})
 	stack.Must(t, 200, "POST", "/v1/sandboxes/"+n+"/start", nil)
-	require.NoError(t, stack.Docker.Pause(context.Background(), "berth-"+n))
+	require.NoError(t, stack.Docker.Freeze(context.Background(), "berth-"+n))
 	stack.WaitStatus(t, n, "stopped", 45*time.Second)
 	require.Empty(t, sandboxContainers(t, n))
 	types := stack.EventTypes(t, n)
@@ -147,9 +148,9 @@ func TestWorkerKilledMidSnapshotLeavesNothingFrozen(t *testing.T) {
 	go func() { done <- stack.Do(t, "POST", "/v1/sandboxes/"+n+"/backups", nil) }()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		info, err := stack.Docker.Inspect(context.Background(), "berth-"+n)
+		frozen, err := stack.Docker.Frozen(context.Background(), "berth-"+n)
 		require.NoError(t, err)
-		if info != nil && info.State != nil && info.State.Paused {
+		if frozen {
 			break
 		}
 		require.True(t, time.Now().Before(deadline), "the snapshot never froze the container")
@@ -165,6 +166,8 @@ func TestWorkerKilledMidSnapshotLeavesNothingFrozen(t *testing.T) {
 	}
 	cs := sandboxContainers(t, n)
 	require.Len(t, cs, 1)
-	require.Equal(t, "running", cs[0].State, "not left frozen")
+	frozen, err := stack.Docker.Frozen(context.Background(), cs[0].ID)
+	require.NoError(t, err)
+	require.False(t, frozen, "not left frozen")
 	stack.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)
 }

@@ -286,24 +286,20 @@ func (r *Runtime) Wait(ctx context.Context, id string) (int64, error) {
 	}
 }
 
-// Pause freezes every process of the container (cgroup freezer).
-func (r *Runtime) Pause(ctx context.Context, id string) error { return r.cli.ContainerPause(ctx, id) }
-
-// Unpause thaws a paused container.
-func (r *Runtime) Unpause(ctx context.Context, id string) error {
-	return r.cli.ContainerUnpause(ctx, id)
-}
-
 // Stop asks the container c (as the caller inspected it; nil: none) to
 // stop (SIGTERM to the supervisor, which ends every process group) and
 // kills it after grace; a missing or already stopped container is not an
-// error.
+// error. A frozen container is thawed first: frozen, its processes would
+// take neither signal (see freezer.go).
 func (r *Runtime) Stop(ctx context.Context, c *container.InspectResponse, grace time.Duration) error {
 	if c == nil {
 		return nil
 	}
 	if c.State != nil && c.State.Running {
 		r.ending.add(c.ID)
+		if _, err := r.Thaw(ctx, c.ID); err != nil {
+			return err
+		}
 	}
 	secs := int(grace.Seconds())
 	err := r.cli.ContainerStop(ctx, c.ID, container.StopOptions{Timeout: &secs})

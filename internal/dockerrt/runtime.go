@@ -57,12 +57,13 @@ const bridgeNameOption = "com.docker.network.bridge.name"
 // Runtime talks to one Docker engine.
 type Runtime struct {
 	cli       *client.Client
-	diskDir   string    // where sandbox disks live; "" until EnableDisks
-	diskLocks sync.Map  // disk root -> *sync.Mutex
-	spareBusy sync.Map  // disk size -> a spare image is being made (disk_spare.go)
-	addrs     addrBook  // sandbox-network addresses (netattach.go)
-	ending    endingSet // containers stopped or removed here (ending.go)
-	hub       eventHub  // the one Docker events subscription (events.go)
+	diskDir   string      // where sandbox disks live; "" until EnableDisks
+	diskLocks sync.Map    // disk root -> *sync.Mutex
+	spareBusy sync.Map    // disk size -> a spare image is being made (disk_spare.go)
+	addrs     addrBook    // sandbox-network addresses (netattach.go)
+	ending    endingSet   // containers stopped or removed here (ending.go)
+	freezers  freezerBook // each container's cgroup freezer (freezer.go)
+	hub       eventHub    // the one Docker events subscription (events.go)
 	// netName and bridgeName replace NetworkName and BridgeName for the
 	// sandbox network's lookup and creation, in tests only.
 	netName, bridgeName string
@@ -360,8 +361,14 @@ func (r *Runtime) RemoveContainer(ctx context.Context, name string) error {
 	}
 	if c.State != nil && c.State.Running {
 		r.ending.add(c.ID)
+		// A container frozen through its freezer would not die of
+		// Docker's SIGKILL until thawed: thaw it first.
+		if _, err := r.Thaw(ctx, c.ID); err != nil {
+			return err
+		}
 	}
 	err = r.cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true})
+	r.freezers.drop(c.ID)
 	if IsNotFound(err) || cerrdefs.IsConflict(err) && isRemovalInProgress(err) {
 		err = nil
 	}

@@ -99,7 +99,7 @@ var (
 	WarmMisses = prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Subsystem: "warm_pool",
 		Name: "misses_total", Help: "Boots that found no warm container to claim on a host with a pool."})
 	Sandboxes = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns,
-		Name: "sandboxes", Help: "Sandbox containers on this host by Docker state (running, paused, created …), instance type and host."},
+		Name: "sandboxes", Help: "Sandbox containers on this host by state (running, paused: frozen by Berth or Docker, created …), instance type and host."},
 		[]string{"status", "instance_type", "host"})
 )
 

@@ -54,17 +54,26 @@ func matchFreeze(ctx context.Context, docker *dockerrt.Runtime, ct container.Sum
 	if s.err != nil || s.missing || s.closed || inFlight(s.view.Status) {
 		return
 	}
-	paused := ct.State == container.StatePaused
+	if ct.State != container.StateRunning && ct.State != container.StatePaused {
+		return
+	}
+	// Berth freezes through the cgroup freezer (Docker lists the container
+	// running); an older worker's freeze shows as Docker's paused.
+	frozen, err := docker.Frozen(ctx, ct.ID)
+	if err != nil {
+		log.Warn("read the freezer", zap.String("container", ct.ID), zap.Error(err))
+		return
+	}
 	dozing := s.view.Status == contract.StatusDozing
 	switch {
-	case paused && !dozing:
+	case frozen && !dozing:
 		log.Info("thawing a frozen container the workflow runs", zap.String("container", ct.ID), zap.String("status", string(s.view.Status)))
-		if err := docker.Unpause(ctx, ct.ID); err != nil {
+		if _, err := docker.Thaw(ctx, ct.ID); err != nil {
 			log.Warn("thaw frozen container", zap.String("container", ct.ID), zap.Error(err))
 		}
-	case ct.State == container.StateRunning && dozing:
+	case !frozen && dozing:
 		log.Info("freezing a container the workflow has dozing", zap.String("container", ct.ID))
-		if err := docker.Pause(ctx, ct.ID); err != nil {
+		if err := docker.Freeze(ctx, ct.ID); err != nil {
 			log.Warn("freeze dozing container", zap.String("container", ct.ID), zap.Error(err))
 		}
 	}

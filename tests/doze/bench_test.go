@@ -3,7 +3,6 @@ package doze
 import (
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -24,8 +23,9 @@ import (
 // a thaw could be made of, measured alone: a thaw Update's round trip on a
 // running sandbox (where it changes nothing: what the thaw cost when the
 // request waited on the workflow), a Docker unpause through the Engine API
-// (what the host's direct thaw does) and a write of THAWED to the
-// container's cgroup v1 freezer (what the unpause does underneath).
+// (what the host's direct thaw did before Berth froze through the cgroup
+// freezer) and Berth's own thaw (dockerrt.Thaw: the freezer write the
+// direct thaw does now).
 func BenchmarkExecThawVsRunningVsWake(b *testing.B) {
 	ctx := context.Background()
 	const runningN, dozingN, wakeN = 40, 15, 5
@@ -62,30 +62,32 @@ func BenchmarkExecThawVsRunningVsWake(b *testing.B) {
 	if got := strings.Count(strings.Join(eventTypes(b, dozing.Name()), " "), "thawed"); got != dozingN {
 		b.Fatalf("%d thaws recorded for %d timed execs on a dozing sandbox", got, dozingN)
 	}
-	// The unpause alone: the dozing sandbox's frozen container, thawed and
+	// The thaw alone: the dozing sandbox's frozen container, thawed and
 	// frozen again behind the workflow's back (it still says dozing).
 	waitStatus(b, dozing.Name(), "dozing", time.Minute)
 	id, _, _ := containerState(b, dozing.Name())
-	freezer := "/sys/fs/cgroup/freezer/docker/" + id + "/freezer.state"
 	for range dozingN {
 		start := time.Now()
-		if err := stack.Docker.Unpause(ctx, id); err != nil {
+		if thawed, err := stack.Docker.Thaw(ctx, id); err != nil || !thawed {
+			b.Fatalf("thaw: %v (was frozen: %v)", err, thawed)
+		}
+		freezerWrites = append(freezerWrites, time.Since(start))
+		if err := stack.Docker.Freeze(ctx, id); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// Docker's unpause alone, on the running sandbox paused through
+	// Docker (as workers did before the freezer).
+	rid, _, _ := containerState(b, running.Name())
+	for range dozingN {
+		if err := stack.DockerAPI.ContainerPause(ctx, rid); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if err := stack.DockerAPI.ContainerUnpause(ctx, rid); err != nil {
 			b.Fatal(err)
 		}
 		unpauses = append(unpauses, time.Since(start))
-		if err := stack.Docker.Pause(ctx, id); err != nil {
-			b.Fatal(err)
-		}
-		// The freezer alone: thaw and freeze again under Docker, which
-		// goes on seeing the container paused, as it is after.
-		start = time.Now()
-		if err := os.WriteFile(freezer, []byte("THAWED"), 0); err != nil {
-			continue // not cgroup v1, or not root: the row stays empty
-		}
-		freezerWrites = append(freezerWrites, time.Since(start))
-		if err := os.WriteFile(freezer, []byte("FROZEN"), 0); err != nil {
-			b.Fatal(err)
-		}
 	}
 	c := stack.Client()
 	for range wakeN {
@@ -107,7 +109,7 @@ func BenchmarkExecThawVsRunningVsWake(b *testing.B) {
 		r.Round(10*time.Microsecond), len(runs), th.Round(10*time.Microsecond), len(thaws), w.Round(time.Millisecond), len(wakes))
 	fmt.Printf("thaw adds %s at p50 (goal ≤ 20ms); thaw+exec is %.1f× faster than wake+exec (goal ≥ 20×)\n",
 		(th - r).Round(10*time.Microsecond), float64(w)/float64(th))
-	fmt.Printf("parts alone, p50: a thaw Update's round trip (running sandbox, no change) %s; Docker unpause %s; cgroup freezer THAWED write %s (n=%d)\n",
+	fmt.Printf("parts alone, p50: a thaw Update's round trip (running sandbox, no change) %s; Docker unpause %s; Berth's freezer thaw (dockerrt.Thaw) %s (n=%d)\n",
 		p50(updates).Round(10*time.Microsecond), p50(unpauses).Round(10*time.Microsecond), p50(freezerWrites).Round(time.Microsecond), len(freezerWrites))
 	b.ReportMetric(float64(r.Microseconds())/1000, "running-ms")
 	b.ReportMetric(float64(th.Microseconds())/1000, "thaw-ms")

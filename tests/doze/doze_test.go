@@ -152,11 +152,15 @@ func TestDozeFreezesInPlaceAndAnyRequestThaws(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Doze: frozen by Docker, no CPU used.
+	// Doze: frozen through its cgroup freezer, no CPU used; Docker still
+	// calls it running (Berth never pauses through Docker).
 	waitStatus(t, n, "dozing", time.Minute)
-	id, paused, _ := containerState(t, n)
-	if !paused {
+	id, frozen, running := containerState(t, n)
+	if !frozen {
 		t.Fatal("the workflow says dozing but the container is not frozen")
+	}
+	if !running || dockerPaused(t, n) {
+		t.Fatal("Docker sees the dozing container paused or not running: the freeze went through Docker")
 	}
 	cpu0 := cpuNanos(t, id)
 	dozeStart := time.Now()

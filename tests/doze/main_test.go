@@ -1,5 +1,5 @@
 // Package doze tests dozing against the real stack: a sandbox idle for
-// dozeAfter is frozen in place (Docker pause) and thawed by the next
+// dozeAfter is frozen in place (its cgroup freezer) and thawed by the next
 // request, processes, memory, sockets and terminals intact.
 package doze
 
@@ -94,14 +94,31 @@ func waitStatus(t testing.TB, n, want string, within time.Duration) {
 	t.Fatalf("sandbox %s is %q after %s, want %q (last error: %v)", n, last, within, want, lastErr)
 }
 
-// containerState is Docker's view of the sandbox's container.
-func containerState(t testing.TB, n string) (id string, paused, running bool) {
+// containerState is the sandbox's container: its id, whether it is
+// frozen (its cgroup freezer, which Berth freezes through, or Docker's
+// pause, an older worker's) and whether Docker says it runs.
+func containerState(t testing.TB, n string) (id string, frozen, running bool) {
 	t.Helper()
 	info, err := stack.Docker.Inspect(context.Background(), "berth-"+n)
 	if err != nil || info == nil || info.State == nil {
 		t.Fatalf("inspect container of %s: %v", n, err)
 	}
-	return info.ID, info.State.Paused, info.State.Running
+	frozen, err = stack.Docker.Frozen(context.Background(), info.ID)
+	if err != nil {
+		t.Fatalf("read the freezer of %s: %v", n, err)
+	}
+	return info.ID, frozen, info.State.Running
+}
+
+// dockerPaused is Docker's own paused state of the sandbox's container:
+// false for Berth's freezes, true only for an older worker's pause.
+func dockerPaused(t testing.TB, n string) bool {
+	t.Helper()
+	info, err := stack.Docker.Inspect(context.Background(), "berth-"+n)
+	if err != nil || info == nil || info.State == nil {
+		t.Fatalf("inspect container of %s: %v", n, err)
+	}
+	return info.State.Paused
 }
 
 // cpuNanos is the CPU time the container's cgroup has used, in

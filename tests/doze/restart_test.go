@@ -9,17 +9,18 @@ import (
 	"github.com/berthdev/berth/client"
 )
 
-// waitPaused waits until Docker says the container is (or is not) frozen.
+// waitPaused waits until the container's freezer says it is (or is not)
+// frozen.
 func waitPaused(t *testing.T, n string, want bool, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		_, paused, _ := containerState(t, n)
-		if paused == want {
+		_, frozen, _ := containerState(t, n)
+		if frozen == want {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("container of %s: paused=%v after %s, want %v", n, paused, within, want)
+			t.Fatalf("container of %s: frozen=%v after %s, want %v", n, frozen, within, want)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -77,10 +78,10 @@ func TestWorkerRestartMatchesFreezesToTheWorkflow_FaultInjected(t *testing.T) {
 	stack.StopWorker(syscall.SIGKILL)
 	idDozing, _, _ := containerState(t, dozing)
 	idAwake, _, _ := containerState(t, awake)
-	if err := stack.Docker.Unpause(context.Background(), idDozing); err != nil {
+	if _, err := stack.Docker.Thaw(context.Background(), idDozing); err != nil {
 		t.Fatal(err)
 	}
-	if err := stack.Docker.Pause(context.Background(), idAwake); err != nil {
+	if err := stack.Docker.Freeze(context.Background(), idAwake); err != nil {
 		t.Fatal(err)
 	}
 	if err := stack.StartWorker(); err != nil {

@@ -192,7 +192,15 @@ func (a *announcer) announce(ctx context.Context) error {
 			continue // removed meanwhile
 		}
 		seen[ct.ID] = true
-		if ct.State == "paused" {
+		state := ct.State
+		if state == "running" {
+			// Berth freezes through the cgroup freezer, which Docker does
+			// not see: read it (a file read once its directory is known).
+			if frozen, err := a.docker.Frozen(ctx, ct.ID); err == nil && frozen {
+				state = "paused"
+			}
+		}
+		if state == "paused" {
 			lim.MilliCPU = 0 // frozen (a dozing sandbox): it holds memory, no CPU
 		}
 		rec.Used = rec.Used.Add(lim) // a warm container holds its limits too
@@ -206,7 +214,7 @@ func (a *announcer) announce(ctx context.Context) error {
 			rec.Warm[ct.Labels[dockerrt.LabelPool]]++
 		} else {
 			rec.Sandboxes = append(rec.Sandboxes, name)
-			counts.add(ct.State, typeOf(a.types, lim))
+			counts.add(state, typeOf(a.types, lim))
 		}
 	}
 	for id := range a.limits {

@@ -25,7 +25,8 @@ func recordHosts(hs []hosts.Host) {
 }
 
 // sandboxCounts counts this host's sandbox containers by Docker state
-// (running, paused, created …: a bounded set) and instance type.
+// (running, paused — frozen through the freezer or by Docker —, created …:
+// a bounded set) and instance type.
 type sandboxCounts map[[2]string]int
 
 func (c sandboxCounts) add(state, instanceType string) { c[[2]string{state, instanceType}]++ }
