@@ -27,6 +27,7 @@ import (
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/hosttls"
 	"github.com/berthdev/berth/internal/names"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -59,6 +60,8 @@ type hostTarget struct {
 	addr  string // ip:port on this host's sandbox network
 	token string // "Bearer <token of its boot>"
 	at    time.Time
+	// sandbox and boot name it in log lines.
+	sandbox, boot string
 }
 
 // targetFresh bounds how long a looked-up container is trusted without
@@ -92,7 +95,7 @@ func New(docker *dockerrt.Runtime, hostID, namespace, secret string, log *zap.Lo
 			tgt := r.Context().Value(hostTargetKey{}).(routed)
 			p.forget(tgt.id)
 			if r.Context().Err() == nil {
-				p.log.Info("supervisor unreachable", zap.String("container", tgt.id), zap.Error(err))
+				p.log.Info("supervisor unreachable", sandboxlog.Of(tgt.sandbox, tgt.boot), zap.String("container", tgt.id), zap.Error(err))
 			}
 			Refuse(w, http.StatusBadGateway, api.CodeContainerUnavailable, "the container's supervisor did not answer")
 		},
@@ -105,6 +108,7 @@ type hostTargetKey struct{}
 // routed is one request's destination.
 type routed struct {
 	id, addr, path, rawPath string
+	sandbox, boot           string
 }
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -149,7 +153,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.tunnel(w, r, t, port)
 		return
 	}
-	ctx := context.WithValue(r.Context(), hostTargetKey{}, routed{id: id, addr: t.addr, path: path, rawPath: rest})
+	ctx := context.WithValue(r.Context(), hostTargetKey{}, routed{id: id, addr: t.addr, path: path, rawPath: rest, sandbox: t.sandbox, boot: t.boot})
 	p.rp.ServeHTTP(w, r.WithContext(ctx))
 }
 
@@ -206,7 +210,8 @@ func (p *Proxy) lookup(ctx context.Context, id string) (hostTarget, error) {
 		return hostTarget{}, errNotHere
 	}
 	return hostTarget{addr: net.JoinHostPort(ip, contract.SupervisorPort),
-		token: "Bearer " + auth.SupervisorToken(p.secret, l[dockerrt.LabelBoot]), at: time.Now()}, nil
+		token: "Bearer " + auth.SupervisorToken(p.secret, l[dockerrt.LabelBoot]), at: time.Now(),
+		sandbox: activities.SandboxOf(l, c.Name), boot: l[dockerrt.LabelBoot]}, nil
 }
 
 // maxTargets bounds the cache; past it, stale entries (containers nobody

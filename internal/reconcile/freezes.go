@@ -12,6 +12,7 @@ import (
 
 	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/internal/dockerrt"
+	"github.com/berthdev/berth/internal/sandboxlog"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -44,7 +45,7 @@ func MatchFreezes(ctx context.Context, c client.Client, docker *dockerrt.Runtime
 			return fmt.Errorf("ask Temporal about sandbox %s: %w", name, err)
 		}
 		if keep, _ := keepContainer(s, hostID, ct.Labels[dockerrt.LabelBoot]); keep {
-			matchFreeze(ctx, docker, ct, s, log)
+			matchFreeze(ctx, docker, ct, s, log.With(sandboxlog.Of(name, ct.Labels[dockerrt.LabelBoot])))
 		}
 	}
 	return nil
