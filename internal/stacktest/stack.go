@@ -72,7 +72,8 @@ type Stack struct {
 	checked     *http.Server // see CheckedURL
 	checkedURL  string
 
-	holdsBuilt bool // see build
+	holdsBuilt bool     // see build
+	alive      *os.File // see liveStacks
 }
 
 // Start builds the binaries and the test image if needed and starts
@@ -93,6 +94,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		return nil, err
 	}
 	s.holdsBuilt = true
+	s.alive = liveStacks()
 	if s.Docker, err = dockerrt.New(); err != nil {
 		s.Close()
 		return nil, err
@@ -336,6 +338,10 @@ func (s *Stack) Close() {
 		s.DockerAPI.Close()
 	}
 	os.RemoveAll(s.Dir)
+	if s.alive != nil {
+		s.alive.Close()
+		s.alive = nil
+	}
 	if s.holdsBuilt {
 		s.holdsBuilt = false
 		releaseBuilt()
@@ -345,13 +351,45 @@ func (s *Stack) Close() {
 func (s *Stack) removeDockerObjects() {
 	ctx := context.Background()
 	RemoveHostObjects(ctx, s.Docker, s.HostID)
-	// The sandbox network is shared by every Berth on this engine; remove
-	// it only when no sandbox is left on it. Docker cannot tell: the
-	// workers attach sandboxes themselves.
+	// The sandbox network is shared by every Berth on this engine: only
+	// the last stack alive on the machine removes it, and only when no
+	// sandbox is left on it (Docker cannot tell: the workers attach
+	// sandboxes themselves). Removed under another package's running
+	// stack, it broke that stack's sandboxes until a worker made it anew
+	// (CI: an isolation probe lost, an egress table missing its network).
+	if !s.lastAlive() {
+		return
+	}
 	running, err := s.Docker.Containers(ctx, filters.NewArgs(filters.Arg("label", dockerrt.LabelAddr)), false)
 	if err == nil && len(running) == 0 {
 		_ = s.DockerAPI.NetworkRemove(ctx, dockerrt.NetworkName)
 	}
+}
+
+// liveStacksLock is held shared by every stack alive on this machine,
+// whatever its process (each test package runs in its own).
+var liveStacksLock = filepath.Join(os.TempDir(), "berth-stacks.lock")
+
+// liveStacks takes a shared hold on liveStacksLock for the stack's life
+// (nil when the lock cannot be made: the stack then never counts as the
+// last).
+func liveStacks() *os.File {
+	f, err := os.OpenFile(liveStacksLock, os.O_CREATE|os.O_RDWR|syscall.O_CLOEXEC, 0o666)
+	if err != nil {
+		return nil
+	}
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_SH) != nil {
+		f.Close()
+		return nil
+	}
+	return f
+}
+
+// lastAlive reports whether no other stack holds liveStacksLock: the
+// stack's own hold turns exclusive only then (holds are per open file,
+// so other stacks of this process count too).
+func (s *Stack) lastAlive() bool {
+	return s.alive != nil && syscall.Flock(int(s.alive.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
 }
 
 func randHex(n int) string {
