@@ -122,8 +122,21 @@ func startPolling(ctx context.Context, log *zap.Logger, what string, newWorker f
 // workerOptions are both queues' worker options: the interceptor that
 // gives each activity's log lines its sandbox, run and boot.
 func workerOptions() sdkworker.Options {
-	return sdkworker.Options{Interceptors: []interceptor.WorkerInterceptor{sandboxlog.Interceptor()}}
+	return sdkworker.Options{Interceptors: []interceptor.WorkerInterceptor{sandboxlog.Interceptor()},
+		MaxConcurrentWorkflowTaskPollers: workflowTaskPollers, MaxConcurrentActivityTaskPollers: activityTaskPollers}
 }
+
+// workflowTaskPollers and activityTaskPollers: enough long polls that
+// every partition of a task queue (Temporal's default is 4) has one
+// waiting. With the SDK's 2 (split between the sticky and the shared
+// queue), a burst of 100 warm creates had 10 workflow tasks dispatched in
+// the first 2 s and the other 90 left in a partition's backlog until
+// the parked poll expired, 60 s later: every create then answered at
+// 62-66 s, though its claim took 30 ms.
+const (
+	workflowTaskPollers = 16
+	activityTaskPollers = 8
+)
 
 // stickyScheduleToStart is how long a workflow task waits on this worker's
 // sticky queue before Temporal gives it to the shared queue (the SDK's
