@@ -115,6 +115,19 @@ func TestSandboxNetworkIsolation(t *testing.T) {
 	require.NoError(t, iso.StartWorker())
 	require.Eventually(t, func() bool { return guardInstalled(t) },
 		30*time.Second, 100*time.Millisecond, "the restarted worker did not install the guard")
+	// The guard goes in before the restarted worker's egress proxy has
+	// adopted the running sandbox; until then the sandbox's TCP to the
+	// internet is refused (fail closed: two CI runs probed in that gap).
+	// The round checks the policy once the worker is up.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		gap, _ := checkProbes(t, ctx, lab, a, []probe{{"the internet", "tcp", lab.public, lab.nsTCP, true, true}})
+		if len(gap) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the restarted worker's egress proxy never carried the sandbox's TCP: %v", gap)
+		}
+	}
 	round("after a worker restart")
 }
 
