@@ -68,7 +68,15 @@ func TestEgressAndPlacementMetricsMoveWithConnections(t *testing.T) {
 // against the spec, and /metrics is not the API).
 func scrapeMetrics(t *testing.T, url string) map[string]*dto.MetricFamily {
 	t.Helper()
-	resp, err := (&http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}).Get(url)
+	// A stack is up once its gateway listens; its worker may still be
+	// starting, metrics listener included (CI: refused right after the
+	// start): wait for it.
+	hc := &http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}
+	resp, err := hc.Get(url)
+	for deadline := time.Now().Add(30 * time.Second); err != nil && time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+		resp, err = hc.Get(url)
+	}
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
