@@ -97,10 +97,10 @@ func FuzzSupervisorRequest(f *testing.F) {
 // defang sets the argv of a JSON object body to /bin/true and drops its
 // user (another user needs an entry in this host's passwd); see
 // FuzzSupervisorRequest. A body that is not a JSON object passes as is
-// (no handler runs anything for it).
+// (no handler runs anything for it), nor does a JSON null.
 func defang(body []byte) []byte {
 	var obj map[string]json.RawMessage
-	if json.Unmarshal(body, &obj) != nil {
+	if json.Unmarshal(body, &obj) != nil || obj == nil { // "null" decodes to a nil map
 		return body
 	}
 	// encoding/json matches field names case-insensitively: "ARGV" is argv.
