@@ -62,9 +62,10 @@ type Activities struct {
 	Hosts *hosts.Registry
 	// Pool holds warm containers boots claim (warm.go); nil: none.
 	Pool *WarmPool
-	// LocalBoots lets Place offer a workflow in this worker a BootWarm on
-	// this host (PlaceResult.Local). Off, every boot goes through the
-	// host's queue.
+	// LocalBoots lets a workflow in this worker act on this host without
+	// its queue: Place offers a BootWarm here (PlaceResult.Local), and the
+	// Local variants of Doze, Thaw and Stop act. Off, all of it goes
+	// through the host's queue.
 	LocalBoots bool
 
 	markerMu sync.Mutex // restore markers: a flush never removes a newer restore's

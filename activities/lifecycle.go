@@ -79,6 +79,25 @@ func (a *Activities) Stop(ctx context.Context, in contract.StopInput) (_ contrac
 	return res, nil
 }
 
+// StopLocal is Stop run as a local activity in the workflow's worker: a
+// sleep then waits on no host queue. It acts only on this worker's own
+// host (the container's); elsewhere it answers Handled false and the
+// workflow runs Stop on the host's queue, as it does after any error here
+// (Stop is idempotent). A local activity cannot heartbeat: the backup's
+// stall watchdog still bounds it, and a crashed worker shows as its
+// workflow task timing out.
+func (a *Activities) StopLocal(ctx context.Context, in contract.StopInput) (contract.StopResult, error) {
+	if !a.LocalBoots || in.Container.Host != a.HostID || in.Container.Host == "" {
+		return contract.StopResult{}, nil
+	}
+	res, err := a.Stop(ctx, in)
+	if err != nil {
+		return contract.StopResult{}, err
+	}
+	res.Handled = true
+	return res, nil
+}
+
 // Snapshot backs up a running sandbox without stopping it: its processes
 // are frozen (cgroup freezer) for the copy, so the snapshot is consistent.
 // A container found already frozen is what a snapshot interrupted by a

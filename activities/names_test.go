@@ -32,6 +32,7 @@ func TestContractActivityNamesAreMethods(t *testing.T) {
 		contract.ActivityThaw:      {reflect.TypeFor[contract.DozeInput](), nil},
 		contract.ActivityDozeLocal: {reflect.TypeFor[contract.DozeInput](), reflect.TypeFor[contract.DozeResult]()},
 		contract.ActivityThawLocal: {reflect.TypeFor[contract.DozeInput](), reflect.TypeFor[contract.DozeResult]()},
+		contract.ActivityStopLocal: {reflect.TypeFor[contract.StopInput](), reflect.TypeFor[contract.StopResult]()},
 	}
 	if len(want) != len(contract.ActivityNames) {
 		t.Fatalf("contract.ActivityNames has %d names, this test knows %d", len(contract.ActivityNames), len(want))

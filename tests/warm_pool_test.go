@@ -112,13 +112,21 @@ func containerOf(t *testing.T, ctx context.Context, s *stacktest.Stack, n string
 // workflow's own worker, recorded as a marker).
 func bootsOf(t *testing.T, s *stacktest.Stack, n string) (hostQueue, inWorker int) {
 	t.Helper()
+	return activitiesOf(t, s, n, contract.ActivityBoot, contract.ActivityBootWarm)
+}
+
+// activitiesOf counts, in a sandbox's current run, the activities named
+// queued that were scheduled on a queue, and the local activities named
+// local (each recorded as a marker).
+func activitiesOf(t *testing.T, s *stacktest.Stack, n, queued, local string) (hostQueue, inWorker int) {
+	t.Helper()
 	for _, ev := range sandboxHistory(t, s, n) {
-		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == contract.ActivityBoot {
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == queued {
 			hostQueue++
 		}
 		if m := ev.GetMarkerRecordedEventAttributes(); m != nil && m.GetMarkerName() == "LocalActivity" {
 			for _, p := range m.GetDetails()["data"].GetPayloads() {
-				if strings.Contains(string(p.GetData()), `"`+contract.ActivityBootWarm+`"`) {
+				if strings.Contains(string(p.GetData()), `"`+local+`"`) {
 					inWorker++
 				}
 			}

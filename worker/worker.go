@@ -52,8 +52,9 @@ func Run(ctx context.Context, c client.Client, acts *activities.Activities) erro
 	}
 	// Fault injection (tests only): BERTH_FAULT_NO_HOST_QUEUE, below.
 	noHostQueue := faults.Get("NO_HOST_QUEUE") == "1"
-	// BERTH_FAULT_NO_LOCAL_BOOT=1 (tests only) sends every boot through
-	// the host's queue, as when the workflow's worker is on another host.
+	// BERTH_FAULT_NO_LOCAL_BOOT=1 (tests only) sends every boot, doze,
+	// thaw and stop through the host's queue, as when the workflow's
+	// worker is on another host.
 	acts.LocalBoots = !noHostQueue && faults.Get("NO_LOCAL_BOOT") != "1" // before any Place runs
 	shared, err := startPolling(ctx, acts.Log, "shared", func() sdkworker.Worker {
 		opts := workerOptions()

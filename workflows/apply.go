@@ -204,7 +204,11 @@ func (s *sandbox) sleep(ctx workflow.Context, requested bool) {
 			return workflow.ExecuteActivity(opts(actx, host), contract.ActivityStop, in)
 		}, out)
 	}
-	lost, err := stop(stopOptions, &res)
+	var lost *contract.HostLost
+	var err error
+	if !s.stoppedLocally(ctx, in, &res) {
+		lost, err = stop(stopOptions, &res)
+	}
 	// Runs that predate the bound retried the stop without limit, so an
 	// error never reached them.
 	if lost == nil && err != nil && workflow.GetVersion(ctx, "stop-without-backup", workflow.DefaultVersion, 1) == 1 {

@@ -42,6 +42,9 @@ type harness struct {
 	boot func(contract.BootInput) error
 	// stop answers the Stop activity (default: a backup named b0).
 	stop func(contract.StopInput) (contract.StopResult, error)
+	// stopLocal answers StopLocal; nil: the workflow's worker is not on
+	// the container's host (Handled false), so Stop runs on the queue.
+	stopLocal func(contract.StopInput) (contract.StopResult, error)
 	// place answers the Place activity (default: PreferHost if it is not
 	// excluded, else h1, else h2; the preferred host alive).
 	place  func(contract.PlaceInput) (contract.PlaceResult, error)
@@ -114,6 +117,13 @@ func newHarness(t *testing.T) *harness {
 				return h.stop(in)
 			}
 			return contract.StopResult{BackupID: "b0"}, nil
+		})
+	h.env.OnActivity(acts.StopLocal, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in contract.StopInput) (contract.StopResult, error) {
+			if h.stopLocal != nil {
+				return h.stopLocal(in)
+			}
+			return contract.StopResult{}, nil
 		})
 	h.env.OnActivity(acts.Destroy, mock.Anything, mock.Anything).Return(
 		func(context.Context, contract.DestroyInput) error { return h.destroyErr })

@@ -107,7 +107,8 @@ func TestMetricsFollowALifecycleAFailedBackupAndARefusal_FaultInjected(t *testin
 	require.Equal(t, 1.0, delta(wk0, wk, "berth_lifecycle_operations_total", map[string]string{"op": "destroy", "outcome": "ok"}))
 	// A failed attempt (retried by Temporal) counts as one error: as many
 	// as the worker's log shows (a boot attempt can fail on this loaded
-	// machine and succeed on its retry).
+	// machine and succeed on its retry). A failed local stop has no SDK
+	// line; the workflow's fallback line counts it.
 	failed := 0
 	for _, l := range s.Grep("worker", `"msg":"Activity error."`) {
 		for _, a := range []string{"Boot", "BootWarm", "Stop", "Snapshot", "Destroy"} {
@@ -116,6 +117,7 @@ func TestMetricsFollowALifecycleAFailedBackupAndARefusal_FaultInjected(t *testin
 			}
 		}
 	}
+	failed += len(s.Grep("worker", `"msg":"stopping on this worker's host failed`))
 	require.Equal(t, float64(failed), delta(wk0, wk, "berth_lifecycle_operations_total", map[string]string{"outcome": "error"}))
 
 	// Placement: each boot was placed, on this stack's only host.

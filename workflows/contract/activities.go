@@ -83,6 +83,9 @@ type StopResult struct {
 	BackupError string `json:"backupError,omitempty"`
 	Bytes       int64  `json:"bytes,omitempty"`
 	Files       int64  `json:"files,omitempty"`
+	// Handled is false from StopLocal run in a worker that is not on the
+	// container's host: nothing was done, the host's queue is to stop it.
+	Handled bool `json:"handled,omitempty"`
 }
 
 // DestroyInput removes everything a sandbox has on this host.

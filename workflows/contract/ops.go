@@ -54,9 +54,15 @@ const (
 	ActivityThaw      = "Thaw"
 	ActivityDozeLocal = "DozeLocal"
 	ActivityThawLocal = "ThawLocal"
+	// ActivityStopLocal (StopInput -> StopResult) is Stop as a local
+	// activity, in the workflow's worker when that worker is on the
+	// container's host (StopInput.Container.Host), answering Handled false
+	// otherwise: a sleep then needs no host queue, which a Temporal node's
+	// loss can hold for seconds.
+	ActivityStopLocal = "StopLocal"
 )
 
 // ActivityNames lists every activity type the workflow schedules.
 var ActivityNames = []string{ActivityBoot, ActivityBootWarm, ActivityStop, ActivitySnapshot, ActivityDestroy,
 	ActivityWatch, ActivityCheckIdle, ActivityApplyEnv, ActivityApplyEgress, ActivityArchiveEvents, ActivityApplyServices,
-	ActivityDoze, ActivityThaw, ActivityDozeLocal, ActivityThawLocal}
+	ActivityDoze, ActivityThaw, ActivityDozeLocal, ActivityThawLocal, ActivityStopLocal}
