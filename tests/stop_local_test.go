@@ -42,5 +42,4 @@ func TestSleepOnTheWorkflowsHostStopsWithoutTheHostQueue(t *testing.T) {
 	rc.Close()
 	require.NoError(t, err)
 	require.True(t, bytes.Equal(data, got), "the workspace came back different")
-	stack.Must(t, 200, "DELETE", "/v1/sandboxes/"+n, nil)
 }
