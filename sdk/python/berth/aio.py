@@ -254,6 +254,19 @@ class AsyncSandbox:
     async def unexpose_port(self, port: int) -> None:
         await self.client._request("DELETE", self._p(f"/ports/{port}"))
 
+    # services (declared commands every boot starts)
+    async def services(self) -> dict[str, Any]:
+        """The declared services and their states: {"services": [...]}."""
+        return await self.client._call("GET", self._p("/services"))
+
+    async def set_service(self, name: str, argv: list[str], *, restart: str = "always", cwd: Optional[str] = None,
+                          env: Optional[dict[str, str]] = None, port: Optional[int] = None) -> dict[str, Any]:
+        return await self.client._call("PUT", self._p(f"/services/{h.quote(name, safe='')}"),
+                                       json_body=h.body(argv=argv, restart=restart, cwd=cwd, env=env, port=port))
+
+    async def delete_service(self, name: str) -> None:
+        await self.client._request("DELETE", self._p(f"/services/{h.quote(name, safe='')}"))
+
 
 class AsyncProcess:
     def __init__(self, sandbox: AsyncSandbox, info: ProcessInfo) -> None:

@@ -312,7 +312,8 @@ class Sandbox:
         return self.client._call("POST", self._p(f"/terminals/{h.quote(id, safe='')}/close"))
 
     # services (declared commands every boot starts)
-    def services(self) -> list[dict[str, Any]]:
+    def services(self) -> dict[str, Any]:
+        """The declared services and their states: {"services": [...]}."""
         return self.client._call("GET", self._p("/services"))
 
     def set_service(self, name: str, argv: list[str], *, restart: str = "always", cwd: Optional[str] = None,

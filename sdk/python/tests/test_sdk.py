@@ -113,6 +113,16 @@ def test_async_client(stack) -> None:
                 assert (await sb.expose_port(9000)).port == 9000
                 assert [p.port for p in await sb.ports()] == [9000]
                 assert (await sb.update(keep_alive=True)).keep_alive
+                # Services: declared, started, listed, removed.
+                await sb.set_service("tick", ["sh", "-c", "while :; do sleep 1; done"])
+                for _ in range(100):
+                    svc = {x["name"]: x for x in (await sb.services())["services"]}
+                    if svc.get("tick", {}).get("state") == "running":
+                        break
+                    await asyncio.sleep(0.1)
+                assert svc["tick"]["state"] == "running" and svc["tick"].get("processId")
+                await sb.delete_service("tick")
+                assert (await sb.services())["services"] == []
             finally:
                 await sb.destroy()
 
