@@ -4,15 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+
+	"github.com/berthdev/berth/api"
 )
 
 // ForkFrom names a fork's origin: sandbox Sandbox, and optionally which of
 // its backups (BackupID). Without one the fork starts as a fresh snapshot
 // of a running origin, or as its newest good backup.
-type ForkFrom struct {
-	Sandbox  string
-	BackupID string
-}
+type ForkFrom = api.ForkFrom
 
 // forkRequest is a CreateRequest with "from".
 type forkRequest struct {
@@ -21,19 +20,11 @@ type forkRequest struct {
 }
 
 func (r forkRequest) MarshalJSON() ([]byte, error) {
-	base, err := r.CreateRequest.MarshalJSON()
+	w, err := r.CreateRequest.wire()
 	if err != nil {
 		return nil, err
 	}
-	var w map[string]any
-	if err := json.Unmarshal(base, &w); err != nil {
-		return nil, err
-	}
-	from := map[string]string{"sandbox": r.From.Sandbox}
-	if r.From.BackupID != "" {
-		from["backupId"] = r.From.BackupID
-	}
-	w["from"] = from
+	w.From = &r.From
 	return json.Marshal(w)
 }
 

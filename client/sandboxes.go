@@ -110,6 +110,15 @@ type CreateRequest struct {
 }
 
 func (r CreateRequest) MarshalJSON() ([]byte, error) {
+	w, err := r.wire()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(w)
+}
+
+// wire is the request as the API's CreateRequest.
+func (r CreateRequest) wire() (api.CreateRequest, error) {
 	w := api.CreateRequest{Name: r.Name, InstanceType: r.InstanceType, Image: r.Image, Start: r.Start}
 	if r.SleepAfter != 0 {
 		w.SleepAfter = api.SleepAfter{D: r.SleepAfter, Set: true}
@@ -129,14 +138,14 @@ func (r CreateRequest) MarshalJSON() ([]byte, error) {
 	if r.Egress != nil {
 		egress, err := json.Marshal(r.Egress)
 		if err != nil {
-			return nil, err
+			return api.CreateRequest{}, err
 		}
 		w.Egress = egress
 	}
 	if len(r.Services) > 0 {
 		w.Services = r.Services
 	}
-	return json.Marshal(w)
+	return w, nil
 }
 
 func sandboxPath(name string, rest ...string) string {

@@ -157,3 +157,23 @@ func TestErrorMapping(t *testing.T) {
 		t.Fatalf("non-envelope error: %#v", err)
 	}
 }
+
+// A fork is a create whose body carries "from" beside the create's fields.
+func TestForkRequestCarriesItsOrigin(t *testing.T) {
+	g, c, _ := setup(t, supervisortest.Options{})
+	log := fakeLifecycle(t, g, func(*http.Request) (int, string, http.Header) { return 201, sandboxJSON, nil })
+	req := client.CreateRequest{Name: "sb", SleepAfter: 30 * time.Second, Env: map[string]string{"A": "1"}}
+	if _, created, err := c.Fork(context.Background(), req, client.ForkFrom{Sandbox: "origin", BackupID: "b1"}); err != nil || !created {
+		t.Fatalf("fork = %v, %v", created, err)
+	}
+	b := (*log)[0].body
+	from, _ := b["from"].(map[string]any)
+	if b["name"] != "sb" || b["sleepAfter"] != "30s" || b["env"].(map[string]any)["A"] != "1" ||
+		from["sandbox"] != "origin" || from["backupId"] != "b1" {
+		t.Errorf("fork body %v", b)
+	}
+	c.Fork(context.Background(), req, client.ForkFrom{Sandbox: "origin"})
+	if from := (*log)[1].body["from"].(map[string]any); len(from) != 1 || from["sandbox"] != "origin" {
+		t.Errorf("fork without a backup: from %v", from)
+	}
+}
