@@ -106,11 +106,16 @@ type callSteps struct {
 	wftScheduled, wftStarted, accepted time.Duration // the workflow task that took the update
 	actScheduled, actStarted           time.Duration // the activity the sleep ran (0: none)
 	completed, answered                time.Duration
+	stoppedLocally                     bool // by StopLocal, in the workflow's worker
 }
 
 func (s callSteps) String() string {
-	return fmt.Sprintf("wft sched %s start %s, accepted %s, activity sched %s start %s, completed %s, answered %s",
-		secs(s.wftScheduled), secs(s.wftStarted), secs(s.accepted), secs(s.actScheduled), secs(s.actStarted), secs(s.completed), secs(s.answered))
+	stop := fmt.Sprintf("activity sched %s start %s", secs(s.actScheduled), secs(s.actStarted))
+	if s.stoppedLocally {
+		stop = "stopped in the workflow's worker"
+	}
+	return fmt.Sprintf("wft sched %s start %s, accepted %s, %s, completed %s, answered %s",
+		secs(s.wftScheduled), secs(s.wftStarted), secs(s.accepted), stop, secs(s.completed), secs(s.answered))
 }
 
 func secs(d time.Duration) string {
@@ -161,6 +166,10 @@ func steps(ctx context.Context, tc client.Client, name string, kill time.Time, a
 			set(&s.actStarted)
 		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED:
 			set(&s.completed)
+		case enumspb.EVENT_TYPE_MARKER_RECORDED:
+			for _, p := range e.GetMarkerRecordedEventAttributes().GetDetails()["data"].GetPayloads() {
+				s.stoppedLocally = s.stoppedLocally || strings.Contains(string(p.GetData()), `"`+contract.ActivityStopLocal+`"`)
+			}
 		}
 	}
 	return s, nil
