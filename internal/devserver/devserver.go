@@ -178,7 +178,8 @@ func (s *Server) args() ([]string, error) {
 //     tasks, all answered within 0.5 s), each then timing out after the
 //     workflow task timeout of 10 s, and the others waited 3 s (p50) for
 //     dispatch. Partitions spread a queue over matching nodes; a dev
-//     server has one.
+//     server has one. The production cluster runs one partition too
+//     (deploy/temporal/config/dynamicconfig.yaml, docs/design/production.md).
 //   - No search-attribute cache refresh on every read (the CLI's default
 //     forces one, so that attributes registered while it runs are seen at
 //     once). Ours are registered by --search-attribute before it serves
