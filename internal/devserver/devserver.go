@@ -159,7 +159,37 @@ func (s *Server) args() ([]string, error) {
 	for _, sa := range searchAttributes {
 		args = append(args, "--search-attribute", sa+"=Keyword")
 	}
+	for _, kv := range dynamicConfig {
+		args = append(args, "--dynamic-config-value", kv)
+	}
 	return args, nil
+}
+
+// dynamicConfig is the dev server's dynamic configuration beyond the CLI's
+// defaults, for a single node under bursts of work (bench:burst: 100
+// creates at once, each a workflow, on two cores). Measured there on the
+// CLI's defaults (docs/design/reliability.md, the fourth run):
+//
+//   - One partition per task queue. With Temporal's default of four, a
+//     workflow task added to a partition with no poller waiting is
+//     forwarded to the root (at most one at a time, ten a second), and a
+//     poll is forwarded too; in the burst 22 of 148 workflow tasks were
+//     recorded started and never reached the worker (its SDK received 126
+//     tasks, all answered within 0.5 s), each then timing out after the
+//     workflow task timeout of 10 s, and the others waited 3 s (p50) for
+//     dispatch. Partitions spread a queue over matching nodes; a dev
+//     server has one. The production cluster runs one partition too
+//     (deploy/temporal/config/dynamicconfig.yaml, docs/design/production.md).
+//   - No search-attribute cache refresh on every read (the CLI's default
+//     forces one, so that attributes registered while it runs are seen at
+//     once). Ours are registered by --search-attribute before it serves
+//     anything, and a refresh is a read of the cluster metadata: 2,578 of
+//     them in a 20 s burst, on the one SQLite connection every other read
+//     and write of the server waits for.
+var dynamicConfig = []string{
+	"matching.numTaskqueueReadPartitions=1",
+	"matching.numTaskqueueWritePartitions=1",
+	"system.forceSearchAttributesCacheRefreshOnRead=false",
 }
 
 // launch starts one dev server process on the database in Dir.

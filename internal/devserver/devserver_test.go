@@ -128,3 +128,23 @@ func TestNoRestartWithoutOption(t *testing.T) {
 		t.Fatal("restarted without Restart")
 	}
 }
+
+// Every launch passes the dev server's dynamic configuration (one
+// partition per task queue, no search-attribute refresh on read).
+func TestArgsCarryDynamicConfig(t *testing.T) {
+	s := &Server{o: Options{IP: "127.0.0.1", Port: 7233, UIPort: -1, Namespace: "default", Dir: t.TempDir()}}
+	args, err := s.args()
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Join(args, " ")
+	for _, want := range []string{
+		"--dynamic-config-value matching.numTaskqueueReadPartitions=1",
+		"--dynamic-config-value matching.numTaskqueueWritePartitions=1",
+		"--dynamic-config-value system.forceSearchAttributesCacheRefreshOnRead=false",
+	} {
+		if !strings.Contains(line, want) {
+			t.Errorf("args lack %q: %s", want, line)
+		}
+	}
+}

@@ -163,9 +163,20 @@ func berthBurst(s *stacktest.Stack, what, prefix string) *result {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	c := client.New(s.URL, s.Token)
+	before, serverBefore := scrapeSDK(s), scrapeServer(s)
 	r := together(what, func(i int) (time.Duration, error) {
 		return firstOutput(ctx, c, fmt.Sprintf("%s-%s-%d", prefix, s.HostID, i), burstTypes[i%2].Name)
 	})
+	after, serverAfter := scrapeSDK(s), scrapeServer(s)
+	fmt.Printf("\n%s: where the time went\n", what)
+	traceHistories(s, prefix).print("histories")
+	fmt.Printf("  the worker's SDK metrics over the burst:\n")
+	printSDK(before, after)
+	fmt.Printf("  the dev server's metrics over the burst:\n")
+	printSDK(serverBefore, serverAfter)
+	for _, l := range s.Grep("gateway", "TEMPORAL_UNAVAILABLE") {
+		fmt.Printf("  gateway: %s\n", l)
+	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
 	for i := range burst {
