@@ -20,6 +20,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/berthdev/berth/activities"
 	"github.com/berthdev/berth/client"
@@ -158,6 +159,17 @@ func newStack(b *testing.B, pool string) *stacktest.Stack {
 	return s
 }
 
+// eachSandbox calls fn with the name of each of the burst's sandboxes
+// (prefix-<host>-i), eight at a time.
+func eachSandbox(s *stacktest.Stack, prefix string, fn func(name string)) {
+	var g errgroup.Group
+	g.SetLimit(8)
+	for i := range burst {
+		g.Go(func() error { fn(fmt.Sprintf("%s-%s-%d", prefix, s.HostID, i)); return nil })
+	}
+	_ = g.Wait()
+}
+
 // berthBurst runs the burst of creates on s and destroys its sandboxes.
 func berthBurst(s *stacktest.Stack, what, prefix string) *result {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
@@ -177,17 +189,7 @@ func berthBurst(s *stacktest.Stack, what, prefix string) *result {
 	for _, l := range s.Grep("gateway", "TEMPORAL_UNAVAILABLE") {
 		fmt.Printf("  gateway: %s\n", l)
 	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	for i := range burst {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			_, _ = c.Destroy(ctx, fmt.Sprintf("%s-%s-%d", prefix, s.HostID, i))
-		}()
-	}
-	wg.Wait()
+	eachSandbox(s, prefix, func(name string) { _, _ = c.Destroy(ctx, name) })
 	return r
 }
 

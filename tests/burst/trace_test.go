@@ -48,33 +48,24 @@ func traceHistories(s *stacktest.Stack, prefix string) *taskFigures {
 	defer cancel()
 	f := &taskFigures{timedOut: map[string]int{}, failed: map[string]int{}}
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	for i := range burst {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			id := contract.WorkflowID(fmt.Sprintf("%s-%s-%d", prefix, s.HostID, i))
-			h := &historypb.History{}
-			it := s.Temporal.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-			for it.HasNext() {
-				ev, err := it.Next()
-				if err != nil {
-					break
-				}
-				h.Events = append(h.Events, ev)
+	eachSandbox(s, prefix, func(name string) {
+		h := &historypb.History{}
+		it := s.Temporal.GetWorkflowHistory(ctx, contract.WorkflowID(name), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for it.HasNext() {
+			ev, err := it.Next()
+			if err != nil {
+				break
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			if len(h.Events) == 0 {
-				f.unread++
-				return
-			}
-			f.add(h)
-		}()
-	}
-	wg.Wait()
+			h.Events = append(h.Events, ev)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(h.Events) == 0 {
+			f.unread++
+			return
+		}
+		f.add(h)
+	})
 	return f
 }
 
