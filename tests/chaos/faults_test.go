@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"syscall"
 	"time"
 
@@ -39,21 +38,12 @@ type faults struct {
 	disk  *diskFault
 	rnd   *rand.Rand
 	log   func(format string, args ...any)
-
-	mu       sync.Mutex
-	count    map[string]int
-	problems []string
+	faultTally
 }
 
 func (f *faults) run(ctx context.Context, every time.Duration) {
 	var cycle []string // every kind once, in a seeded order, then again
-	for {
-		wait := every/2 + time.Duration(f.rnd.Int64N(int64(every)))
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(wait):
-		}
+	for nextFault(ctx, f.rnd, every) {
 		// Every fault draws the same numbers, whatever it finds, so the
 		// seed fixes the sequence of kinds, holds and picks.
 		if len(cycle) == 0 {
@@ -69,16 +59,8 @@ func (f *faults) run(ctx context.Context, every time.Duration) {
 		if err := f.inject(kind, hold, pick); err != nil {
 			f.problem(fmt.Sprintf("fault %s: %v", kind, err))
 		}
-		f.mu.Lock()
-		f.count[kind]++
-		f.mu.Unlock()
+		f.add(kind)
 	}
-}
-
-func (f *faults) problem(s string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.problems = append(f.problems, s)
 }
 
 func (f *faults) inject(kind string, hold time.Duration, pick float64) error {
