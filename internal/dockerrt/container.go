@@ -162,7 +162,7 @@ func (r *Runtime) runOnce(ctx context.Context, s Spec) (id, ip string, err error
 			// Cancelled while Docker may have created it anyway: then no
 			// id came back to remove it by, so remove it by name (a warm
 			// pool's fill cut short by the worker's exit left one).
-			_ = r.cli.ContainerRemove(context.WithoutCancel(ctx), s.Name, container.RemoveOptions{Force: true})
+			_ = r.cli.ContainerRemove(context.WithoutCancel(ctx), s.Name, container.RemoveOptions{Force: true, RemoveVolumes: true})
 		}
 		return "", "", fmt.Errorf("create container %s: %w", s.Name, err)
 	}

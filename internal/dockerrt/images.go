@@ -260,7 +260,9 @@ func (r *Runtime) PathKind(ctx context.Context, img, path string) (string, error
 	if err != nil {
 		return "", fmt.Errorf("inspect the files of %s: %w", img, err)
 	}
-	defer r.cli.ContainerRemove(context.WithoutCancel(ctx), c.ID, container.RemoveOptions{Force: true})
+	// RemoveVolumes: creating it made an anonymous volume for each of the
+	// image's VOLUME paths.
+	defer r.cli.ContainerRemove(context.WithoutCancel(ctx), c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
 	st, err := r.cli.ContainerStatPath(ctx, c.ID, path)
 	if err != nil {
 		if IsNotFound(err) {

@@ -367,7 +367,9 @@ func (r *Runtime) RemoveContainer(ctx context.Context, name string) error {
 			return err
 		}
 	}
-	err = r.cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true})
+	// RemoveVolumes: the anonymous volumes Docker made for the image's
+	// own VOLUME paths go with the container (the named workspace stays).
+	err = r.cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
 	r.freezers.drop(c.ID)
 	if IsNotFound(err) || cerrdefs.IsConflict(err) && isRemovalInProgress(err) {
 		err = nil

@@ -1,5 +1,5 @@
 // Package imagetest builds sandbox images of the shapes people bring (no
-// /workspace, VOLUME /workspace, content baked into /workspace, whiteouts
+// /workspace, VOLUME /workspace or another path, content baked into /workspace, whiteouts
 // and opaque directories, a non-root USER with and without a passwd entry,
 // ENTRYPOINT/CMD, WORKDIR and ENV, a symlinked or regular-file /workspace,
 // many layers) with `docker build`, from Debian's static busybox and no
@@ -18,24 +18,28 @@ import (
 
 // Shape names; the image of shape S is Tag(S).
 const (
-	NoWorkspace   = "no-workspace" // FROM scratch + busybox, CMD ["/bin/sh"]; the base of the rest
-	Volume        = "volume"       // VOLUME /workspace
-	Baked         = "baked"        // /workspace/src/hello.txt = "seeded\n", owned by 0:0
-	Whiteouts     = "whiteouts"    // /opt/a replaced (opaque), /opt/gone removed (whiteout)
-	UserNamed     = "user-named"   // USER app (1000:1000 in /etc/passwd, home /home/app)
-	UserNumeric   = "user-numeric" // USER 1234:1234, no passwd entry
-	Entrypoint    = "entrypoint"   // ENTRYPOINT ["/bin/false"], CMD ["never"]
-	WorkdirEnv    = "workdir-env"  // WORKDIR /app, ENV FROM_IMAGE=image SHARED=image
-	Symlink       = "symlink"      // /workspace -> /data
-	RegularFile   = "regular-file" // /workspace is a regular file: unsupported
-	ManyLayers    = "many-layers"  // 30 more layers, each adding /layers/N holding "N\n"
-	ManyLayersN   = 30
-	tagPrefix     = "berth/shape-"
-	busyboxSource = "/bin/busybox"
+	NoWorkspace = "no-workspace" // FROM scratch + busybox, CMD ["/bin/sh"]; the base of the rest
+	Volume      = "volume"       // VOLUME /workspace
+	Baked       = "baked"        // /workspace/src/hello.txt = "seeded\n", owned by 0:0
+	Whiteouts   = "whiteouts"    // /opt/a replaced (opaque), /opt/gone removed (whiteout)
+	UserNamed   = "user-named"   // USER app (1000:1000 in /etc/passwd, home /home/app)
+	UserNumeric = "user-numeric" // USER 1234:1234, no passwd entry
+	Entrypoint  = "entrypoint"   // ENTRYPOINT ["/bin/false"], CMD ["never"]
+	WorkdirEnv  = "workdir-env"  // WORKDIR /app, ENV FROM_IMAGE=image SHARED=image
+	Symlink     = "symlink"      // /workspace -> /data
+	RegularFile = "regular-file" // /workspace is a regular file: unsupported
+	ManyLayers  = "many-layers"  // 30 more layers, each adding /layers/N holding "N\n"
+	ManyLayersN = 30
+	DataVolume  = "data-volume" // VOLUME /data holding DataVolumeSeed from the image
+	// DataVolumeSeed is the file the data-volume image has in /data: it
+	// marks the anonymous volumes Docker makes for that path.
+	DataVolumeSeed = "/data/berth-shape-seed"
+	tagPrefix      = "berth/shape-"
+	busyboxSource  = "/bin/busybox"
 )
 
 // All is every shape, base first.
-var All = []string{NoWorkspace, Volume, Baked, Whiteouts, UserNamed, UserNumeric, Entrypoint, WorkdirEnv, Symlink, RegularFile, ManyLayers}
+var All = []string{NoWorkspace, Volume, Baked, Whiteouts, UserNamed, UserNumeric, Entrypoint, WorkdirEnv, Symlink, RegularFile, ManyLayers, DataVolume}
 
 // Tag is the image tag of a shape.
 func Tag(shape string) string { return tagPrefix + shape + ":latest" }
@@ -69,6 +73,8 @@ func dockerfile(shape string) string {
 		return from + "RUN mkdir /data && ln -s /data /workspace\n"
 	case RegularFile:
 		return from + "RUN echo not-a-directory > /workspace\n"
+	case DataVolume:
+		return from + "RUN mkdir /data && echo image > " + DataVolumeSeed + "\nVOLUME /data\n"
 	case ManyLayers:
 		var b strings.Builder
 		b.WriteString(from)

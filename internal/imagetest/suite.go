@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -86,6 +87,8 @@ func expectOf(shape string) expect {
 		e.checks = [][2]string{{"echo $FROM_IMAGE $SHARED", "image sandbox"}}
 	case ManyLayers:
 		e.checks = [][2]string{{"cat /layers/0 /layers/29", "0\n29"}}
+	case DataVolume:
+		e.checks = [][2]string{{"cat " + DataVolumeSeed, "image"}}
 	case Symlink:
 		e.pwd = "/data" // the shell prints the physical directory
 		e.checks = [][2]string{{"cat /data/marker", "kept"}}
@@ -164,6 +167,11 @@ func runShape(t *testing.T, tg Target, shape string) {
 	if _, err := tg.Client.Sleep(ctx, name); err != nil {
 		t.Fatalf("sleep: %v", err)
 	}
+	if shape == DataVolume {
+		// Docker made an anonymous volume for the image's /data at the
+		// create's check and at the boot: none may outlive its container.
+		requireNoLeftoverSeededVolumes(t, ctx, tg.DockerHost)
+	}
 	want := "by-command\nby-api\nmore"
 	if got := sh("cat /workspace/w/cmd.txt /workspace/w/api.txt", client.RunOptions{}); got != want {
 		t.Errorf("after sleep and wake: %q, want %q", got, want)
@@ -199,5 +207,44 @@ func runShape(t *testing.T, tg Target, shape string) {
 	}
 	if got := strings.TrimSpace(string(r.Stdout)); got != e.uid+"\nby-command" {
 		t.Errorf("in the fork: %q, want the image's user and the origin's file", got)
+	}
+}
+
+// requireNoLeftoverSeededVolumes fails when a volume that no container
+// uses holds DataVolumeSeed: an anonymous volume of the data-volume image
+// left behind. A removal in flight (another test's) is given 10 s.
+func requireNoLeftoverSeededVolumes(t *testing.T, ctx context.Context, host string) {
+	t.Helper()
+	docker := func(args ...string) (string, error) {
+		c := exec.CommandContext(ctx, "docker", args...)
+		if host != "" {
+			c.Env = append(os.Environ(), "DOCKER_HOST="+host)
+		}
+		out, err := c.Output()
+		return strings.TrimSpace(string(out)), err
+	}
+	var left []string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		left = left[:0]
+		names, err := docker("volume", "ls", "-q", "--filter", "dangling=true")
+		if err != nil {
+			t.Fatalf("docker volume ls: %v", err)
+		}
+		if names != "" {
+			// An error with some output: one went meanwhile; the rest count.
+			out, _ := docker(append([]string{"volume", "inspect", "--format", "{{.Name}} {{.Mountpoint}}"}, strings.Fields(names)...)...)
+			for _, l := range strings.Split(out, "\n") {
+				name, mp, _ := strings.Cut(l, " ")
+				if _, err := os.Stat(filepath.Join(mp, filepath.Base(DataVolumeSeed))); err == nil {
+					left = append(left, name)
+				}
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("anonymous volumes of the image's VOLUME /data outlived their containers: %v", left)
+		}
 	}
 }
