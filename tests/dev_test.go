@@ -325,3 +325,27 @@ func TestDevDropsItsWarmPoolOnExit(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, vs, "warm volumes outlived berth dev")
 }
+
+// Ctrl-C sleeps a dozing sandbox too: its frozen container must not
+// outlive berth dev (it did: only running ones were put to sleep).
+func TestDevSleepsDozingSandboxesOnExit(t *testing.T) {
+	t.Parallel()
+	d := startDev(t, stacktest.TestImage, 2*time.Minute)
+	ctx := context.Background()
+	docker, err := dockerrt.New()
+	require.NoError(t, err)
+	defer docker.Close()
+	d.api.Must(t, 201, "POST", "/v1/sandboxes", map[string]any{"name": "dozy-dev", "start": true, "dozeAfter": "1s"})
+	require.Eventually(t, func() bool {
+		var v struct{ Status string }
+		d.api.Must(t, 200, "GET", "/v1/sandboxes/dozy-dev", nil).JSON(t, &v)
+		return v.Status == "dozing"
+	}, time.Minute, 200*time.Millisecond, "the sandbox never dozed")
+
+	d.interrupt(t, 2*time.Minute)
+	require.Equal(t, 0, d.exitCode)
+	cs, err := docker.Containers(ctx, filters.NewArgs(filters.Arg("label", dockerrt.LabelSandbox+"=dozy-dev"),
+		filters.Arg("label", dockerrt.LabelHost+"="+d.hostID)), true)
+	require.NoError(t, err)
+	require.Empty(t, cs, "a dozing sandbox's container outlived berth dev")
+}

@@ -159,14 +159,15 @@ func runDev(ctx context.Context, cfg config.Config, o devOptions) error {
 	return runErr
 }
 
-// sleepRunning puts every running sandbox to sleep so nothing of Berth's
-// keeps running after `berth dev` exits; their workspaces stay, and the next
-// start (or first command) wakes them.
+// sleepRunning puts every running or dozing sandbox to sleep so nothing of
+// Berth's keeps running (or stays frozen) after `berth dev` exits; their
+// workspaces stay, and the next start (or first command) wakes them.
 func sleepRunning(c client.Client, namespace string, log *zap.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: namespace,
-		Query: fmt.Sprintf("WorkflowType = '%s' AND BerthStatus = 'running' AND ExecutionStatus = 'Running'", contract.WorkflowType)})
+		Query: fmt.Sprintf("WorkflowType = '%s' AND BerthStatus IN ('%s', '%s') AND ExecutionStatus = 'Running'",
+			contract.WorkflowType, contract.StatusRunning, contract.StatusDozing)})
 	if err != nil {
 		log.Warn("could not list running sandboxes to sleep them", zap.Error(err))
 		return
