@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -29,6 +31,15 @@ const localStopMaxBytes = 1 << 30
 func (s *sandbox) stoppedLocally(ctx workflow.Context, in contract.StopInput, out *contract.StopResult) bool {
 	if s.st.LastBackupSize.Bytes > localStopMaxBytes ||
 		workflow.GetVersion(ctx, stopLocalVersion, workflow.DefaultVersion, 1) != 1 {
+		return false
+	}
+	// The workflow task that took the sleep completes before the stop
+	// starts (a timer's round trip), so a worker that dies mid-stop leaves
+	// a history in which the sleep is under way. Without it the next
+	// worker replayed from before the sleep, met the container-exited
+	// signal of the half-done stop first and answered the sleep as an
+	// exited container's: stopped, without a backup.
+	if err := workflow.Sleep(ctx, time.Millisecond); err != nil {
 		return false
 	}
 	var res contract.StopResult
