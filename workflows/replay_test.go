@@ -162,12 +162,12 @@ import (
 //	                 "thaw-direct" marker, no activity); dozes; a start
 //	                 thaws it through the workflow (ThawLocal); dozes; an
 //	                 exec thaws it through the host again; destroy
-//	stop-local       (9ea33aa) recorded on the real stack: create with env,
-//	                 start by an exec, sleep (the "stop-local" marker, the
-//	                 Stop done by a StopLocal local activity in the
-//	                 workflow's own worker, on the container's host), an
-//	                 exec wakes it, sleep (StopLocal again), start,
-//	                 destroy (two runs)
+//	stop-local       (a79c5f2) recorded on the real stack: create with env,
+//	                 start by an exec, sleep (the "stop-local" marker, a
+//	                 1 ms timer, then the Stop done by a StopLocal local
+//	                 activity in the workflow's own worker, on the
+//	                 container's host), an exec wakes it, sleep (timer,
+//	                 StopLocal), start, destroy (three runs)
 //
 // To record a new history (do it whenever you add a path to the workflow,
 // and keep the old files: they are what running workflows look like):
