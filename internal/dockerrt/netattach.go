@@ -186,7 +186,10 @@ func (r *Runtime) rejoinPorts(n network.Summary) error {
 		if l.Type() != "veth" || !strings.HasPrefix(a.Name, VethPrefix) {
 			continue
 		}
-		if a.MasterIndex != br.Attrs().Index {
+		// Only ports that lost their bridge (deleting a bridge frees its
+		// ports) join: one that is a port of another live bridge is not
+		// this network's (a CI run saw a worker take a test network's).
+		if a.MasterIndex == 0 {
 			if err := netlink.LinkSetMaster(l, br); err != nil {
 				errs = append(errs, fmt.Errorf("%s joins %s: %w", a.Name, name, err))
 				continue
@@ -194,7 +197,9 @@ func (r *Runtime) rejoinPorts(n network.Summary) error {
 			errs = append(errs, netlink.LinkSetUp(l))
 		}
 		// Ports an older worker attached were not isolated.
-		errs = append(errs, netlink.LinkSetIsolated(l, true))
+		if a.MasterIndex == 0 || a.MasterIndex == br.Attrs().Index {
+			errs = append(errs, netlink.LinkSetIsolated(l, true))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		r.addrs.joined.Store(0) // try again at the next check
