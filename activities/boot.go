@@ -5,23 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/berthdev/berth/internal/auth"
 	"github.com/berthdev/berth/internal/config"
 	"github.com/berthdev/berth/internal/dockerrt"
 	"github.com/berthdev/berth/internal/metrics"
 	"github.com/berthdev/berth/internal/supervisorapi"
-	"github.com/berthdev/berth/internal/tracing"
 	"github.com/berthdev/berth/workflows/contract"
 )
 
@@ -250,162 +244,4 @@ func (a *Activities) ensureSandboxNetwork(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// runContainer starts a container of instance type it whose supervisor
-// serves boot bootID, with /workspace on volume. A container that fails
-// to start is removed, and the error says why it died when it did.
-func (a *Activities) runContainer(ctx context.Context, name, volume, bootID string, it config.InstanceType, img bootImage,
-	labels map[string]string, eb EgressBoot) (id, ip string, err error) {
-	base := []string{supervisorapi.EnvBootID + "=" + bootID, supervisorapi.EnvListen + "=:" + contract.SupervisorPort}
-	if n := a.diskBytes(it); n > 0 && a.Docker.DisksEnabled() {
-		// The supervisor reports the disk's use (GET /v1/stats) only
-		// when /workspace is the sandbox's own disk.
-		base = append(base, supervisorapi.EnvDiskBytes+"="+strconv.FormatInt(n, 10))
-	}
-	id, ip, err = a.Docker.Run(ctx, dockerrt.Spec{
-		Name: name, Image: img.Ref, Volume: volume, SupervisorHost: a.SupervisorPath, SeedWorkspace: img.seed,
-		Env:      append(append(append(base, img.supervisorEnv()...), a.SupervisorEnv...), eb.Env...),
-		ReadOnly: eb.ReadOnly, BeforeStart: eb.BeforeStart,
-		// Never in the environment: that stays readable in /proc/1/environ.
-		Files:    []dockerrt.File{{Path: supervisorapi.TokenFile, Mode: 0o400, Data: []byte(auth.SupervisorToken(a.Secret, bootID))}},
-		Labels:   labels,
-		NanoCPUs: it.NanoCPUs(), MemoryBytes: it.MemoryBytes(), Pids: it.Pids, DiskBytes: a.diskBytes(it),
-	})
-	if err == nil && !setCPUBurst(id, it.NanoCPUs()) {
-		a.actLog(ctx).Debug("no CFS burst for the container's cgroup", zap.String("container", name))
-	}
-	err = imageRunError(img, err)
-	if err != nil && id != "" {
-		if exitErr := a.exited(ctx, id); exitErr != nil {
-			err = exitErr // it died at once: say why
-		}
-		// Leave nothing half-started behind; the retry starts clean.
-		_ = a.Docker.RemoveContainer(context.WithoutCancel(ctx), id)
-	}
-	return id, ip, err
-}
-
-// labelRestored records on a container which backup its workspace came from.
-const labelRestored = "io.berth.restored"
-
-// volumeLabels label a sandbox's workspace volume; LabelDisk sizes its disk.
-func (a *Activities) volumeLabels(in contract.BootInput) map[string]string {
-	labels := a.labels(in.Sandbox)
-	if it, ok := a.InstanceTypes[in.InstanceType]; ok && a.diskBytes(it) > 0 {
-		labels[dockerrt.LabelDisk] = strconv.FormatInt(a.diskBytes(it), 10)
-	}
-	return labels
-}
-
-// diskBytes is the disk of an instance type, 0 when disks are off.
-func (a *Activities) diskBytes(it config.InstanceType) int64 {
-	if a.NoDiskLimits {
-		return 0
-	}
-	return it.DiskBytes()
-}
-
-func (a *Activities) labels(sandbox string) map[string]string {
-	return map[string]string{
-		dockerrt.LabelManaged:   "true",
-		dockerrt.LabelSandbox:   sandbox,
-		dockerrt.LabelHost:      a.HostID,
-		dockerrt.LabelVersion:   a.Version,
-		dockerrt.LabelNamespace: a.Namespace,
-	}
-}
-
-// waitHealthy polls the supervisor's health route until it names our boot.
-// A container that has exited fails it at once, with the supervisor's last
-// words; one whose supervisor refused its configuration (exit code 2) fails
-// for good, since a retry would only meet the same image again.
-//
-// A supervisor answers some tens of milliseconds after its container
-// started, so the first healthPollFast are polled every healthPollEvery (a
-// refused connection costs microseconds); the doubling backoff this
-// replaced let up to half of that time pass after the supervisor was up.
-// Whether the container died is asked of Docker at most every
-// healthExitEvery, not at every poll.
-func (a *Activities) waitHealthy(ctx context.Context, c contract.Container, limit time.Duration) (err error) {
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	// One span for the wait, not one per poll: polled every 2 ms, a boot
-	// made tens of spans of refused connections, most of what tracing
-	// cost a create.
-	polls := 0
-	if tracing.Enabled() {
-		var span trace.Span
-		ctx, span = tracing.Tracer().Start(ctx, "supervisor health wait", trace.WithSpanKind(trace.SpanKindClient))
-		defer func() {
-			span.SetAttributes(attribute.Int("berth.polls", polls))
-			if err != nil {
-				span.SetStatus(codes.Error, err.Error())
-			}
-			span.End()
-		}()
-	}
-	start := time.Now()
-	delay := healthPollEvery
-	var last error
-	var exitChecked time.Time
-	for {
-		reqCtx, reqCancel := context.WithTimeout(tracing.Untraced(ctx), time.Second)
-		var h supervisorapi.Health
-		h, last = a.supervisor(c).Health(reqCtx)
-		polls++
-		reqCancel()
-		if last == nil && h.BootID == c.BootID {
-			return nil
-		}
-		if last == nil {
-			last = fmt.Errorf("supervisor answered for boot %q, want %q", h.BootID, c.BootID)
-		}
-		if time.Since(exitChecked) >= healthExitEvery {
-			if err := a.exited(ctx, c.ID); err != nil {
-				return err
-			}
-			exitChecked = time.Now()
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("supervisor of %s did not become healthy: %w", c.Addr, last)
-		case <-time.After(delay):
-		}
-		if time.Since(start) > healthPollFast && delay < 100*time.Millisecond {
-			delay *= 2
-		}
-	}
-}
-
-// The health poll's pace (see waitHealthy).
-const (
-	healthPollEvery = 2 * time.Millisecond
-	healthPollFast  = 300 * time.Millisecond
-	healthExitEvery = 25 * time.Millisecond
-)
-
-// exitConfig is the supervisor's exit code for a configuration it refuses.
-const exitConfig = 2
-
-// exited returns an error when the container ran and has stopped.
-func (a *Activities) exited(ctx context.Context, id string) error {
-	info, err := a.Docker.Inspect(ctx, id)
-	switch {
-	case err != nil:
-		return nil // unknown: keep waiting
-	case info == nil:
-		return errors.New("the container was removed before its supervisor served")
-	case info.State == nil || info.State.Status != "exited" && info.State.Status != "dead":
-		return nil // not started yet, or running
-	}
-	code := info.State.ExitCode
-	msg := fmt.Sprintf("the supervisor exited with code %d before serving", code)
-	if tail := a.Docker.LogTail(ctx, id, 5); tail != "" {
-		msg += ": " + tail
-	}
-	if code == exitConfig {
-		return temporal.NewNonRetryableApplicationError(msg, "SUPERVISOR_FAILED", nil)
-	}
-	return errors.New(msg)
 }
